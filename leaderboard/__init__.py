@@ -1,0 +1,87 @@
+"""SWORDS leaderboard: Flask application factory."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from flask import Flask
+
+from leaderboard.config import PROJECT_ROOT, load_settings, resolve_secret_key
+
+
+def create_app(overrides: dict[str, Any] | None = None) -> Flask:
+    """Build the app: settings (defaults, ``LEADERBOARD_*`` env, ``overrides``), then wiring.
+
+    Nothing here touches the database or Redis; migrations run as a command and Redis is
+    connected on first use.
+    """
+    settings = load_settings(overrides)
+    app = Flask(
+        __name__,
+        instance_path=settings["INSTANCE_PATH"],
+        template_folder=str(PROJECT_ROOT / "templates"),
+        static_folder=str(PROJECT_ROOT / "static"),
+    )
+    app.config["LEADERBOARD"] = settings
+    app.config.update(
+        SECRET_KEY=resolve_secret_key(settings),
+        MAX_CONTENT_LENGTH=settings["MAX_UPLOAD_BYTES"] + 64 * 1024,
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=settings["SESSION_HOURS"]),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings["ENV"] == "production",
+        REMEMBER_COOKIE_SECURE=settings["ENV"] == "production",
+        REMEMBER_COOKIE_HTTPONLY=True,
+        WTF_CSRF_TIME_LIMIT=None,
+        RATELIMIT_STORAGE_URI=_limiter_storage_uri(settings["REDIS_URL"]),
+        RATELIMIT_HEADERS_ENABLED=True,
+    )
+    for key, value in (overrides or {}).items():
+        if key.isupper() and key not in settings:
+            app.config[key] = value  # plain Flask settings such as TESTING or WTF_CSRF_ENABLED
+
+    _init_extensions(app)
+    _register_blueprints(app)
+    _register_commands(app)
+    return app
+
+
+def _limiter_storage_uri(redis_url: str) -> str:
+    if not redis_url:
+        return "memory://"
+    if redis_url.startswith("unix://"):
+        return "redis+unix://" + redis_url.removeprefix("unix://").split("?")[0]
+    return redis_url
+
+
+def _init_extensions(app: Flask) -> None:
+    from leaderboard import db
+    from leaderboard.extensions import csrf, limiter, login_manager
+
+    app.extensions["db_engine"] = db.make_engine(app.config["LEADERBOARD"]["DATABASE_URL"])
+    app.teardown_appcontext(db.close_session)
+    login_manager.init_app(app)
+    csrf.init_app(app)
+    limiter.init_app(app)
+
+    from leaderboard.services import accounts
+
+    login_manager.user_loader(accounts.load_user_for_session)
+
+
+def _register_commands(app: Flask) -> None:
+    from leaderboard.commands import all_commands
+
+    for command in all_commands():
+        app.cli.add_command(command)
+
+
+def _register_blueprints(app: Flask) -> None:
+    from leaderboard.blueprints import account, admin, api, errors, public
+
+    app.register_blueprint(public.bp)
+    app.register_blueprint(account.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(admin.bp)
+    errors.register(app)

@@ -1,0 +1,1 @@
+"""One blueprint per audience: public, account, api (/api/v1), admin (/admin)."""

@@ -1,0 +1,36 @@
+"""Click commands of the ``leaderboard`` console script, one module per concern."""
+
+from __future__ import annotations
+
+import click
+
+
+def all_commands() -> list[click.Command]:
+    """Every command, imported on demand so that importing the app stays light."""
+    from leaderboard.commands import (
+        admin,
+        benchmark,
+        db,
+        queue,
+        reference,
+        rescore,
+        score,
+        serve,
+        submit,
+        team,
+        token,
+        wordnet,
+        worker,
+    )
+
+    return [
+        score.score_command, wordnet.wordnet_group, db.db_group, team.team_group,
+        token.token_group, admin.admin_group, submit.submit_command, worker.worker_command,
+        queue.queue_group, serve.serve_command, benchmark.benchmark_group,
+        reference.reference_group, rescore.rescore_command,
+    ]
+
+
+# Commands that need no app (no database, no secret): the console script offers them even
+# where the app cannot be built.
+APP_FREE = {"score", "wordnet", "submit"}

@@ -1,0 +1,8 @@
+"""leaderboard admin: create site administrators."""
+
+import click
+
+
+@click.group("admin")
+def admin_group():
+    """(not implemented yet)"""

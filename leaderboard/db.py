@@ -1,0 +1,69 @@
+"""Engines and sessions. Web requests get one session per request on ``g``; jobs and
+commands open their own with ``session_scope``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from flask import current_app, g
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, SQLModel, create_engine
+
+from leaderboard import models  # noqa: F401  (registers the tables on SQLModel.metadata)
+
+
+def make_engine(url: str) -> Engine:
+    """Create an engine; SQLite gets a busy timeout and WAL so web and worker can share it."""
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection, _record):  # pragma: no cover - trivial wiring
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        return engine
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    return create_engine(url, pool_pre_ping=True)
+
+
+def create_all(engine: Engine) -> None:
+    """Create every table directly (tests); real databases are built by migrations."""
+    SQLModel.metadata.create_all(engine)
+
+
+@contextmanager
+def session_scope(engine: Engine) -> Iterator[Session]:
+    """A session that commits on success and rolls back on error."""
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def get_engine() -> Engine:
+    """The current app's engine."""
+    return current_app.extensions["db_engine"]
+
+
+def get_session() -> Session:
+    """The request's session, opened on first use and closed at teardown."""
+    if "db_session" not in g:
+        g.db_session = Session(get_engine(), expire_on_commit=False)
+    return g.db_session
+
+
+def close_session(_exc: BaseException | None = None) -> None:
+    session = g.pop("db_session", None)
+    if session is not None:
+        session.close()

@@ -1,0 +1,43 @@
+"""Alembic environment: the URL comes from the caller's Config (see leaderboard.migrate)."""
+
+from alembic import context
+from sqlalchemy import engine_from_config, pool
+from sqlmodel import SQLModel
+
+from leaderboard import models  # noqa: F401  (registers the tables)
+
+config = context.config
+target_metadata = SQLModel.metadata
+
+
+def run_migrations_offline() -> None:
+    context.configure(url=config.get_main_option("sqlalchemy.url"),
+                      target_metadata=target_metadata, literal_binds=True,
+                      render_as_batch=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_migrations_online() -> None:
+    connectable = config.attributes.get("connection")
+    if connectable is None:
+        connectable = engine_from_config(config.get_section(config.config_ini_section, {}),
+                                         prefix="sqlalchemy.", poolclass=pool.NullPool)
+        with connectable.connect() as connection:
+            _run(connection)
+    else:
+        _run(connectable)
+
+
+def _run(connection) -> None:
+    # Batch mode lets later ALTERs work on SQLite too.
+    context.configure(connection=connection, target_metadata=target_metadata,
+                      render_as_batch=True, compare_type=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+if context.is_offline_mode():
+    run_migrations_offline()
+else:
+    run_migrations_online()

@@ -1,0 +1,176 @@
+"""Database tables. The submission row is the truth about a submission; RQ state is a cache.
+
+Datetimes are timezone-aware UTC (``utcnow``); SQLModel's UTCDateTime stores them alike on
+SQLite and PostgreSQL and refuses naive values.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, LargeBinary, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    """Current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class SubmissionStatus:
+    """Lifecycle: queued -> running -> scored | invalid | failed."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    SCORED = "scored"
+    INVALID = "invalid"
+    FAILED = "failed"
+    PENDING = (QUEUED, RUNNING)
+    ALL = (QUEUED, RUNNING, SCORED, INVALID, FAILED)
+
+
+class Team(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True, max_length=80)
+    disabled: bool = False
+    # Moves the start of the quota window (admin "reset quota").
+    quota_reset_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class User(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(index=True, unique=True, max_length=254)
+    password_hash: str = Field(max_length=255)
+    team_id: int | None = Field(default=None, foreign_key="team.id", index=True)
+    is_admin: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+    password_changed_at: datetime = Field(default_factory=utcnow)
+
+
+class ApiToken(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    team_id: int = Field(foreign_key="team.id", index=True)
+    created_by_id: int | None = Field(default=None, foreign_key="user.id")
+    name: str = Field(max_length=80)
+    # First characters of the secret, kept in clear so a token can be found and shown.
+    prefix: str = Field(index=True, max_length=16)
+    secret_hash: str = Field(max_length=128)
+    scopes: str = Field(default="submit read", max_length=200)
+    created_at: datetime = Field(default_factory=utcnow)
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
+class Benchmark(SQLModel, table=True):
+    """One split of one benchmark version, with its prepared gold."""
+
+    __table_args__ = (UniqueConstraint("name", "version", "split"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=80)
+    version: str = Field(max_length=40)
+    split: str = Field(max_length=80)
+    checksum: str = Field(max_length=64)
+    hidden: bool = True
+    is_default: bool = False
+    n_targets: int = 0
+    # The file as imported (gzipped JSON), for input export and re-preparation.
+    source_bytes: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    # PreparedSplit.to_bytes(): what a worker loads instead of re-lemmatizing gold.
+    prepared_bytes: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    scorer_version: str = Field(max_length=40)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Submission(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("team_id", "idempotency_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    team_id: int = Field(foreign_key="team.id", index=True)
+    benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    submitted_by_id: int | None = Field(default=None, foreign_key="user.id")
+    system_name: str = Field(max_length=120)
+    description: str = Field(default="", max_length=5000)
+    paper_url: str = Field(default="", max_length=500)
+    code_url: str = Field(default="", max_length=500)
+    filename: str = Field(default="", max_length=255)
+    file_bytes: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    file_sha256: str = Field(index=True, max_length=64)
+    file_size: int = 0
+    substitutes_lemmatized: bool | None = None
+    status: str = Field(default=SubmissionStatus.QUEUED, index=True, max_length=16)
+    # Human-readable stage while running: validating, scoring, intervals.
+    progress: str = Field(default="", max_length=40)
+    errors: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
+    warnings: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    failure_reason: str = Field(default="", max_length=2000)
+    attempts: int = 0
+    is_public: bool = False
+    hidden: bool = False
+    hidden_reason: str = Field(default="", max_length=1000)
+    idempotency_key: str | None = Field(default=None, max_length=200)
+    scorer_version: str = Field(default="", max_length=40)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    queued_at: datetime | None = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    heartbeat_at: datetime | None = None
+
+
+class Result(SQLModel, table=True):
+    """One scoring of a submission; older rows are kept as history (``is_current`` false)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    submission_id: int = Field(foreign_key="submission.id", index=True)
+    is_current: bool = True
+    scorer_version: str = Field(max_length=40)
+    split_checksum: str = Field(max_length=64)
+    bootstrap_seed: int = 0
+    bootstrap_samples: int = 1000
+    metrics: dict[str, float] = Field(default_factory=dict, sa_column=Column(JSON))
+    intervals: dict[str, list[float]] = Field(default_factory=dict, sa_column=Column(JSON))
+    by_pos: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    counts: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    # Private per-target statistics (TargetStats.to_bytes()): never served publicly.
+    target_stats: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ReferenceSystem(SQLModel, table=True):
+    """Humans and oracle rows: scored by the same engine, shown pinned, never ranked."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    name: str = Field(max_length=120)
+    kind: str = Field(max_length=16)  # "human" or "oracle"
+    note: str = Field(default="", max_length=1000)
+    # Which metric keys this file provides (None: all); Humans combines three files.
+    metric_keys: list[str] | None = Field(default=None, sa_column=Column(JSON))
+    file_bytes: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    file_sha256: str = Field(max_length=64)
+    scorer_version: str = Field(default="", max_length=40)
+    metrics: dict[str, float] = Field(default_factory=dict, sa_column=Column(JSON))
+    intervals: dict[str, list[float]] = Field(default_factory=dict, sa_column=Column(JSON))
+    by_pos: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class LeaderboardSnapshot(SQLModel, table=True):
+    """Ranks, rank intervals and ties, recomputed when a submission is scored/published/hidden."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class AuditLog(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    actor_id: int | None = Field(default=None, foreign_key="user.id")
+    action: str = Field(max_length=80)
+    object_type: str = Field(max_length=40)
+    object_id: int | None = None
+    reason: str = Field(default="", max_length=1000)
+    created_at: datetime = Field(default_factory=utcnow)

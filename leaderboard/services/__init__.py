@@ -1,0 +1,1 @@
+"""Service functions: queries and rules, called by views, commands and jobs."""

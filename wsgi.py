@@ -1,0 +1,3 @@
+from leaderboard import create_app
+
+app = create_app()
