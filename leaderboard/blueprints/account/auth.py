@@ -1,0 +1,3 @@
+"""account blueprint: auth."""
+
+from leaderboard.blueprints.account import bp  # noqa: F401

@@ -1,0 +1,3 @@
+"""account blueprint: submissions."""
+
+from leaderboard.blueprints.account import bp  # noqa: F401

@@ -1,0 +1,3 @@
+"""account blueprint: tokens."""
+
+from leaderboard.blueprints.account import bp  # noqa: F401

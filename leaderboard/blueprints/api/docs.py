@@ -1,0 +1,3 @@
+"""api blueprint: docs."""
+
+from leaderboard.blueprints.api import bp  # noqa: F401

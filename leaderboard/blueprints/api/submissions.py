@@ -1,0 +1,3 @@
+"""api blueprint: submissions."""
+
+from leaderboard.blueprints.api import bp  # noqa: F401
