@@ -1,0 +1,16 @@
+"""gunicorn settings for the web process (Procfile ``web:``); overridable by environment."""
+
+import os
+
+bind = os.environ.get("GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:"
+                      f"{os.environ.get('PORT', '8000')}")
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+worker_class = "gthread"
+timeout = 60
+graceful_timeout = 20
+# Uploads are read and stored by the app itself; keep gunicorn's own limits generous.
+limit_request_field_size = 16384
+# One structured line per request comes from the app (leaderboard/logs.py), not gunicorn.
+accesslog = None
+errorlog = "-"
