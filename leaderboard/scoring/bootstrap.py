@@ -1,0 +1,93 @@
+"""Paired bootstrap over targets (spec section 6).
+
+Resamples are drawn once per split from (number of targets, B, seed) with numpy's
+``default_rng``, so every submission on a split sees the same resamples; per part of speech
+they are drawn the same way within that POS, from a stream of their own. A resample is kept
+as a (B, n) matrix of row multiplicities, so all metrics on all resamples are one product
+``counts @ rows`` away.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from leaderboard.scoring.stats import TargetStats
+
+INTERVAL_PERCENTILES = (2.5, 97.5)
+_POS_STREAMS = {None: 0, "NOUN": 1, "VERB": 2, "ADJ": 3, "ADV": 4}
+
+
+def pos_stream(pos: str | None) -> int:
+    """Stable random-stream number of a POS (0 for all targets)."""
+    if pos in _POS_STREAMS:
+        return _POS_STREAMS[pos]
+    return 5 + sum(pos.encode())  # an unexpected POS still gets a fixed stream
+
+
+@lru_cache(maxsize=32)
+def resample_counts(n: int, bootstrap: int, seed: int, stream: int = 0) -> np.ndarray:
+    """(B, n) float matrix: how often each of n targets is drawn in each of B resamples."""
+    if n == 0 or bootstrap <= 0:
+        return np.zeros((max(bootstrap, 0), n))
+    rng = np.random.default_rng([seed, stream])
+    idx = rng.integers(0, n, size=(bootstrap, n))
+    flat = (idx + (np.arange(bootstrap) * n)[:, None]).ravel()
+    counts = np.bincount(flat, minlength=bootstrap * n).reshape(bootstrap, n)
+    counts = counts.astype(np.float64)
+    counts.flags.writeable = False  # shared between callers through the cache
+    return counts
+
+
+def percentile_interval(values: np.ndarray) -> list[float]:
+    """The 95% percentile interval [2.5th, 97.5th] of resampled metric values."""
+    lo, hi = np.percentile(values, INTERVAL_PERCENTILES)
+    return [float(lo), float(hi)]
+
+
+def _shared_counts(stats: list[TargetStats], pos: str | None) -> np.ndarray:
+    first = stats[0]
+    for other in stats[1:]:
+        if (other.split_checksum, other.seed, other.bootstrap, other.rows.shape) != (
+            first.split_checksum, first.seed, first.bootstrap, first.rows.shape
+        ):
+            raise ValueError("statistics come from different splits or resampling settings")
+    n = first.rows.shape[0] if pos is None else int(np.sum(first.pos == pos))
+    return resample_counts(n, first.bootstrap, first.seed, pos_stream(pos))
+
+
+def compare(stats_a: TargetStats, stats_b: TargetStats, metric: str, *,
+            pos: str | None = None) -> float:
+    """Paired-bootstrap probability that A beats B on ``metric``.
+
+    The fraction of shared resamples in which A's value is higher than B's; a tie counts
+    half, so compare(a, b) + compare(b, a) == 1.
+    """
+    counts = _shared_counts([stats_a, stats_b], pos)
+    if counts.shape[0] == 0:
+        raise ValueError("no resamples: bootstrap is 0")
+    a = stats_a.resampled(counts, pos)[metric]
+    b = stats_b.resampled(counts, pos)[metric]
+    return float(np.mean(a > b) + 0.5 * np.mean(a == b))
+
+
+def rank_intervals(stats: list[TargetStats], metric: str, *,
+                   pos: str | None = None) -> list[tuple[int, int]]:
+    """95% rank interval of each submission across the shared resamples (1 = best).
+
+    In each resample a submission's rank is 1 + the number of submissions strictly better
+    (ties share the better rank); the interval runs from the 2.5th to the 97.5th percentile
+    of those ranks, taking the nearest observed ranks outward.
+    """
+    if not stats:
+        return []
+    counts = _shared_counts(stats, pos)
+    if counts.shape[0] == 0:
+        raise ValueError("no resamples: bootstrap is 0")
+    values = np.stack([s.resampled(counts, pos)[metric] for s in stats])  # (m, B)
+    better = (values[None, :, :] > values[:, None, :]).sum(axis=1)  # (m, B)
+    ranks = 1 + better
+    lo = np.percentile(ranks, INTERVAL_PERCENTILES[0], axis=1, method="lower")
+    hi = np.percentile(ranks, INTERVAL_PERCENTILES[1], axis=1, method="higher")
+    return [(int(a), int(b)) for a, b in zip(lo, hi, strict=True)]

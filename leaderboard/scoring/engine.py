@@ -1,0 +1,128 @@
+"""Score a validated submission against a prepared split: point estimates, intervals, per POS."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from leaderboard.scoring.bootstrap import percentile_interval
+from leaderboard.scoring.gap import gap_row
+from leaderboard.scoring.generative import generative_row
+from leaderboard.scoring.gold import GoldTarget, PreparedSplit
+from leaderboard.scoring.lemmatize import lemma
+from leaderboard.scoring.semeval import semeval_row
+from leaderboard.scoring.stats import COLUMNS, TargetStats
+from leaderboard.scoring.validate import Submission, ValidationReport, validate_submission
+from leaderboard.scoring.version import SCORER_VERSION
+
+POS_ORDER = ("NOUN", "VERB", "ADJ", "ADV")
+
+
+@dataclass
+class ScoreResult:
+    """Everything shown about a scored submission, plus its private per-target statistics.
+
+    ``metrics`` and ``intervals`` are in percent; ``by_pos`` maps a POS to its own
+    ``{"metrics", "intervals"}``; ``target_stats`` is private (never shown publicly).
+    """
+
+    metrics: dict[str, float]
+    intervals: dict[str, list[float]]
+    by_pos: dict[str, dict[str, dict]]
+    warnings: list[str]
+    counts: dict[str, float]
+    signature: dict[str, object]
+    target_stats: TargetStats = field(repr=False)
+
+    def to_dict(self) -> dict:
+        """The public, JSON-ready part (no per-target statistics)."""
+        return {"metrics": self.metrics, "intervals": self.intervals, "by_pos": self.by_pos,
+                "warnings": self.warnings, "counts": self.counts, "signature": self.signature}
+
+
+def normalise_list(entries: list[tuple[str, float]], target: GoldTarget) -> list[str]:
+    """A target's submitted list as scored (spec section 2, submission side).
+
+    Stable sort by score, descending; lemmatize; drop the target's own lemma; several
+    entries with one lemma keep the first position and the maximum score; stable re-sort.
+    """
+    ranked = sorted(entries, key=lambda e: -e[1])
+    best: dict[str, float] = {}
+    for sub, score in ranked:
+        lem = lemma(sub, target.pos)
+        if lem == target.lemma:
+            continue
+        if lem not in best or score > best[lem]:
+            best[lem] = score
+    return sorted(best, key=lambda k: -best[k])
+
+
+def target_row(ranked: list[str], target: GoldTarget) -> tuple[float, ...]:
+    """All per-target statistic columns for one ranked list."""
+    return (
+        generative_row(ranked, target.candidate_set, target.acceptable, target.conceivable)
+        + gap_row(ranked, target.votes, target.ratios, target.gap_denominator,
+                  target.gap_rat_denominator)
+        + semeval_row(target.semeval, ranked)
+    )
+
+
+def _as_submission(prepared: PreparedSplit, obj: object) -> tuple[Submission, list[str]]:
+    if isinstance(obj, ValidationReport):
+        report = obj
+    elif isinstance(obj, Submission):
+        return obj, []
+    elif isinstance(obj, Mapping):
+        report = validate_submission(json.dumps(obj).encode("utf-8"), prepared)
+    else:
+        raise TypeError(f"cannot score a {type(obj).__name__}")
+    if not report.ok or report.submission is None:
+        raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
+    return report.submission, [p.message for p in report.warnings]
+
+
+def _block(stats: TargetStats, counts: np.ndarray, pos: str | None) -> tuple[dict, dict]:
+    metrics = stats.metrics(pos)
+    if counts.shape[0] == 0:
+        return metrics, {}
+    resampled = stats.resampled(counts, pos)
+    return metrics, {k: percentile_interval(v) for k, v in resampled.items()}
+
+
+def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
+                     bootstrap: int | None = None, seed: int | None = None) -> ScoreResult:
+    """Score a submission (a valid :class:`ValidationReport`, a :class:`Submission` or a
+    parsed JSON mapping) on a prepared split.
+
+    ``bootstrap``/``seed`` default to the split's; with ``bootstrap=0`` no interval is given.
+    """
+    submission, warnings = _as_submission(prepared, report_or_parsed)
+    b = prepared.bootstrap if bootstrap is None else bootstrap
+    s = prepared.seed if seed is None else seed
+    rows = np.zeros((len(prepared.scored_targets), len(COLUMNS)))
+    lengths = []
+    for i, target in enumerate(prepared.scored_targets):
+        ranked = normalise_list(submission.entries.get(target.target_id, []), target)
+        if ranked:
+            lengths.append(len(ranked))
+        rows[i] = target_row(ranked, target)
+    stats = TargetStats(rows, prepared.scored_pos.copy(), prepared.checksum, s, b, SCORER_VERSION)
+    metrics, intervals = _block(stats, prepared.resamples(bootstrap=b, seed=s), None)
+    by_pos = {}
+    present = set(stats.pos)
+    for pos in [p for p in POS_ORDER if p in present] + sorted(present - set(POS_ORDER)):
+        pm, pi = _block(stats, prepared.resamples(pos, bootstrap=b, seed=s), pos)
+        by_pos[pos] = {"metrics": pm, "intervals": pi}
+    answered = sum(1 for entries in submission.entries.values() if entries)
+    counts = {
+        "targets_in_split": len(prepared.targets),
+        "targets_scored": len(prepared.scored_targets),
+        "targets_answered": answered,
+        "mean_list_length": float(np.mean(lengths)) if lengths else 0.0,
+    }
+    signature = {"scorer_version": SCORER_VERSION, "split_checksum": prepared.checksum,
+                 "seed": s, "bootstrap": b}
+    return ScoreResult(metrics, intervals, by_pos, warnings, counts, signature, stats)

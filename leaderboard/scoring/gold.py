@@ -1,0 +1,187 @@
+"""Gold side of a benchmark split, prepared once and reused for every submission (spec 2).
+
+:func:`prepare_split` lemmatizes every substitute (this needs WordNet); the result
+serialises with :meth:`PreparedSplit.to_bytes` to gzipped JSON so that any worker can load it
+with :meth:`PreparedSplit.from_bytes` without WordNet-preparing the gold again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from leaderboard.scoring.bootstrap import pos_stream, resample_counts
+from leaderboard.scoring.lemmatize import lemma
+from leaderboard.scoring.semeval import SemEvalGold, build_semeval_gold
+
+POSITIVE_LABELS = frozenset({"TRUE", "TRUE_IMPLICIT"})
+NEGATIVE_LABELS = frozenset({"FALSE", "FALSE_IMPLICIT"})
+UNSURE = "UNSURE"
+#: Upstream thresholds: acceptable is "score > 0.5", implemented as >= 0.5 + 1e-4.
+ACCEPTABLE_THRESHOLD = 0.5 + 1e-4
+CONCEIVABLE_THRESHOLD = 0.1
+FORMAT_VERSION = 1
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def load_split(path_or_bytes: str | Path | bytes) -> dict:
+    """Read a SWORDS split from a path or from bytes, plain or gzipped JSON."""
+    raw = path_or_bytes if isinstance(path_or_bytes, bytes) else Path(path_or_bytes).read_bytes()
+    if raw[:2] == GZIP_MAGIC:
+        raw = gzip.decompress(raw)
+    return json.loads(raw.decode("utf-8"))
+
+
+def split_checksum(split: dict) -> str:
+    """sha256 of the split's canonical JSON (sorted keys, compact), whatever file it came from."""
+    canonical = json.dumps(split, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class GoldTarget:
+    """One target's merged, lemmatized gold: candidates with positive and total label counts."""
+
+    target_id: str
+    pos: str
+    lemma: str
+    candidates: list[str]
+    positives: list[int]
+    n_labels: list[int]
+
+    def __post_init__(self) -> None:
+        pos = np.asarray(self.positives, dtype=np.float64)
+        pairs = list(zip(self.positives, self.n_labels, strict=True))
+        # the same float division as upstream, so threshold comparisons agree bit for bit
+        self.scores: list[float] = [p / n for p, n in pairs]
+        scored = list(zip(self.candidates, self.scores, strict=True))
+        self.candidate_set = frozenset(self.candidates)
+        self.acceptable = frozenset(c for c, s in scored if s >= ACCEPTABLE_THRESHOLD)
+        self.conceivable = frozenset(c for c, s in scored if s >= CONCEIVABLE_THRESHOLD)
+        self.votes = dict(zip(self.candidates, self.positives, strict=True))
+        self.ratios = dict(scored)
+        self.gap_denominator = _ideal_gap(pos)
+        self.gap_rat_denominator = _ideal_gap(np.asarray(self.scores, dtype=np.float64))
+        self.semeval: SemEvalGold = build_semeval_gold(self.candidates, self.positives)
+
+    @property
+    def scored(self) -> bool:
+        """A target with no remaining substitute is left out of every metric (spec 2.7)."""
+        return bool(self.candidates)
+
+    def ranked_candidates(self) -> list[str]:
+        """Candidates by gold score, descending (stable): the oracle ranking."""
+        order = sorted(range(len(self.candidates)), key=lambda i: -self.scores[i])
+        return [self.candidates[i] for i in order]
+
+
+def _ideal_gap(weights: np.ndarray) -> float:
+    """GAP denominator: sum_j (g_1 + ... + g_j) / j over positive weights sorted descending."""
+    g = np.sort(weights[weights > 0])[::-1]
+    if g.size == 0:
+        return 0.0
+    return float(np.sum(np.cumsum(g) / np.arange(1, g.size + 1)))
+
+
+@dataclass
+class PreparedSplit:
+    """Everything the scorer needs about a split, with no further WordNet work."""
+
+    name: str
+    checksum: str
+    targets: list[GoldTarget]
+    bootstrap: int = 1000
+    seed: int = 0
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def target_index(self) -> dict[str, GoldTarget]:
+        """Target id -> gold target, for every target of the split (scored or not)."""
+        return {t.target_id: t for t in self.targets}
+
+    @cached_property
+    def scored_targets(self) -> list[GoldTarget]:
+        """Targets that enter the metrics, in split order: the rows of every statistic."""
+        return [t for t in self.targets if t.scored]
+
+    @cached_property
+    def scored_pos(self) -> np.ndarray:
+        """POS of each scored target, aligned with :attr:`scored_targets`."""
+        return np.array([t.pos for t in self.scored_targets], dtype=object)
+
+    def resamples(self, pos: str | None = None, *, bootstrap: int | None = None,
+                  seed: int | None = None) -> np.ndarray:
+        """(B, n) resample count matrix over scored targets (of one POS), fixed per split."""
+        b = self.bootstrap if bootstrap is None else bootstrap
+        s = self.seed if seed is None else seed
+        n = len(self.scored_targets) if pos is None else int(np.sum(self.scored_pos == pos))
+        return resample_counts(n, b, s, pos_stream(pos))
+
+    def to_bytes(self) -> bytes:
+        """Compact gzipped JSON (no pickle); :meth:`from_bytes` restores it exactly."""
+        doc = {
+            "format": FORMAT_VERSION,
+            "name": self.name,
+            "checksum": self.checksum,
+            "bootstrap": self.bootstrap,
+            "seed": self.seed,
+            "targets": [
+                [t.target_id, t.pos, t.lemma, t.candidates, t.positives, t.n_labels]
+                for t in self.targets
+            ],
+        }
+        text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+        return gzip.compress(text.encode("utf-8"), mtime=0)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> PreparedSplit:
+        """Load what :meth:`to_bytes` wrote."""
+        doc = json.loads(gzip.decompress(data).decode("utf-8"))
+        if doc.get("format") != FORMAT_VERSION:
+            raise ValueError(f"unsupported prepared-split format {doc.get('format')!r}")
+        targets = [GoldTarget(*row) for row in doc["targets"]]
+        return cls(doc["name"], doc["checksum"], targets, doc["bootstrap"], doc["seed"])
+
+
+def prepare_split(split: dict, *, name: str = "split", bootstrap: int = 1000,
+                  seed: int = 0) -> PreparedSplit:
+    """Lemmatize, merge and score the gold of a SWORDS split (spec section 2, steps 1-7).
+
+    Per target: each substitute maps to ``lemma(substitute, target POS)``; one equal to the
+    target's lemma is dropped; substitutes sharing a lemma are merged (labels concatenated);
+    UNSURE labels are dropped and so is a substitute left with none.
+    """
+    targets = split["targets"]
+    target_lemma = {tid: lemma(t["target"], t.get("pos")) for tid, t in targets.items()}
+    merged: dict[str, dict[str, list[int]]] = {tid: {} for tid in targets}
+    labels_by_sid = split.get("substitute_labels", {})
+    for sid, sub in split["substitutes"].items():
+        tid = sub["target_id"]
+        if tid not in targets:
+            raise ValueError(f"substitute {sid} points to unknown target {tid}")
+        lem = lemma(sub["substitute"], targets[tid].get("pos"))
+        if lem == target_lemma[tid]:
+            continue
+        counts = merged[tid].setdefault(lem, [0, 0])
+        for label in labels_by_sid.get(sid, ()):
+            if label in POSITIVE_LABELS:
+                counts[0] += 1
+                counts[1] += 1
+            elif label in NEGATIVE_LABELS:
+                counts[1] += 1
+            elif label != UNSURE:
+                raise ValueError(f"substitute {sid} has unknown label {label!r}")
+    gold = []
+    for tid, t in targets.items():
+        kept = [(c, p, n) for c, (p, n) in merged[tid].items() if n > 0]
+        gold.append(GoldTarget(
+            tid, t.get("pos") or "", target_lemma[tid],
+            [c for c, _, _ in kept], [p for _, p, _ in kept], [n for _, _, n in kept],
+        ))
+    return PreparedSplit(name, split_checksum(split), gold, bootstrap, seed)

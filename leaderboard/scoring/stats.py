@@ -1,0 +1,92 @@
+"""Per-target statistics: the private, compact form every metric is recomputed from.
+
+Each scored target is one row of a float matrix whose columns are the counts and credits
+of :mod:`generative`, :mod:`gap` and :mod:`semeval`. Every metric is a function of column
+sums, so a point estimate sums all rows and a bootstrap resample sums rows with weights.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from leaderboard.scoring import gap, generative, semeval
+
+COLUMNS: tuple[str, ...] = generative.COLUMNS + gap.COLUMNS + semeval.COLUMNS
+COLUMN_INDEX = {name: i for i, name in enumerate(COLUMNS)}
+
+#: Metric keys in display order (spec sections 3-5).
+METRIC_KEYS: tuple[str, ...] = tuple(
+    f"{mode}_{ref}_{m}@10"
+    for mode in ("strict", "lenient")
+    for ref in ("a", "c")
+    for m in ("f", "fs", "p", "r", "rs")
+) + ("strict_c_p@1", "gap", "gap_rat") + (
+    "best_p", "best_r", "best_mode_p", "best_mode_r",
+    "oot_p", "oot_r", "oot_mode_p", "oot_mode_r",
+)
+
+
+def metrics_from_sums(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """Every metric, in percent, from column sums of shape (..., len(COLUMNS))."""
+    s = {name: sums[..., i] for name, i in COLUMN_INDEX.items()}
+    fractions: dict[str, object] = {}
+    fractions.update(generative.generative_metrics(s))
+    fractions.update(gap.gap_metrics(s))
+    fractions.update(semeval.semeval_metrics(s))
+    return {key: np.asarray(fractions[key]) * 100.0 for key in METRIC_KEYS}
+
+
+@dataclass
+class TargetStats:
+    """Per-target statistics of one submission on one split, plus what pairs them up.
+
+    ``rows`` has one row per scored target of the split, in split order; ``pos`` gives each
+    row's part of speech. Two submissions are comparable when ``split_checksum``, ``seed``
+    and ``bootstrap`` agree: they then share the same resamples.
+    """
+
+    rows: np.ndarray
+    pos: np.ndarray
+    split_checksum: str
+    seed: int
+    bootstrap: int
+    scorer_version: str
+
+    def metrics(self, pos: str | None = None) -> dict[str, float]:
+        """Point estimates (percent) on all targets or on one POS."""
+        rows = self.rows if pos is None else self.rows[self.pos == pos]
+        return {k: float(v) for k, v in metrics_from_sums(rows.sum(axis=0)).items()}
+
+    def resampled(self, counts: np.ndarray, pos: str | None = None) -> dict[str, np.ndarray]:
+        """Metric values (percent) on each resample: ``counts`` is (B, n) row multiplicities."""
+        rows = self.rows if pos is None else self.rows[self.pos == pos]
+        return metrics_from_sums(counts @ rows)
+
+    def to_bytes(self) -> bytes:
+        """npz (no pickle): the matrix, POS codes and a JSON header."""
+        meta = {
+            "columns": list(COLUMNS),
+            "split_checksum": self.split_checksum,
+            "seed": self.seed,
+            "bootstrap": self.bootstrap,
+            "scorer_version": self.scorer_version,
+        }
+        buf = io.BytesIO()
+        np.savez_compressed(buf, rows=self.rows, pos=self.pos.astype(str),
+                            meta=np.array(json.dumps(meta)))
+        return buf.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> TargetStats:
+        """Load what :meth:`to_bytes` wrote; refuses statistics with other columns."""
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            meta = json.loads(str(npz["meta"]))
+            if tuple(meta["columns"]) != COLUMNS:
+                raise ValueError("target statistics were written with other columns")
+            return cls(npz["rows"].astype(np.float64), npz["pos"].astype(object),
+                       meta["split_checksum"], meta["seed"], meta["bootstrap"],
+                       meta["scorer_version"])

@@ -1,0 +1,262 @@
+"""Submission validation: every problem at once, nothing derived from the gold labels.
+
+A submission is ``{"substitutes_lemmatized": bool, "substitutes": {tid: [[sub, score], ...]
+or [sub, ...]}}`` (spec section 1), plain or gzipped. Only the split's target ids are
+consulted, which are public.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from dataclasses import dataclass, field
+
+from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit
+
+MAX_DETAILED_PROBLEMS = 1000
+_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: a machine ``code``, where it is, and a message for people."""
+
+    code: str
+    message: str
+    target_id: str | None = None
+    position: int | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-ready form."""
+        return {"code": self.code, "message": self.message, "target_id": self.target_id,
+                "position": self.position}
+
+
+@dataclass
+class Submission:
+    """A valid submission: per target, (substitute, score) in the order submitted."""
+
+    substitutes_lemmatized: bool
+    entries: dict[str, list[tuple[str, float]]]
+
+
+@dataclass
+class ValidationReport:
+    """Errors (which make a submission invalid), warnings, counts and the parsed submission."""
+
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    submission: Submission | None = None
+    errors_not_shown: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no error (warnings allowed)."""
+        return not self.errors and not self.errors_not_shown
+
+    def error(self, code: str, message: str, target_id: str | None = None,
+              position: int | None = None) -> None:
+        """Record an error; beyond :data:`MAX_DETAILED_PROBLEMS` only count it."""
+        if len(self.errors) < MAX_DETAILED_PROBLEMS:
+            self.errors.append(Problem(code, message, target_id, position))
+        else:
+            self.errors_not_shown += 1
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (without the parsed submission)."""
+        return {"ok": self.ok, "errors": [p.to_dict() for p in self.errors],
+                "errors_not_shown": self.errors_not_shown,
+                "warnings": [p.to_dict() for p in self.warnings], "counts": dict(self.counts)}
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _gunzip_capped(raw: bytes, cap: int) -> bytes:
+    """Decompress (possibly multi-member) gzip without ever holding more than ``cap`` bytes."""
+    out = bytearray()
+    data = raw
+    while True:
+        d = zlib.decompressobj(wbits=31)
+        pos = 0
+        while not d.eof:
+            if d.unconsumed_tail:
+                chunk = d.unconsumed_tail
+            elif pos < len(data):
+                chunk = data[pos:pos + _CHUNK]
+                pos += len(chunk)
+            else:
+                raise zlib.error("truncated gzip stream")
+            out += d.decompress(chunk, cap + 1 - len(out))
+            if len(out) > cap:
+                raise _TooLarge
+        rest = d.unused_data + data[pos:]
+        if rest[:2] != GZIP_MAGIC:  # trailing garbage after the last member is ignored
+            return bytes(out)
+        data = rest
+
+
+class _Obj(dict):
+    duplicates: list[str]
+
+
+def _object_hook(pairs: list[tuple[str, object]]) -> _Obj:
+    obj = _Obj(pairs)
+    obj.duplicates = []
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        obj.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]
+    return obj
+
+
+def _score(value: object) -> tuple[float | None, str | None]:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None, "non_numeric_score"
+    try:
+        f = float(value)
+    except OverflowError:
+        return None, "non_finite_score"
+    return (f, None) if math.isfinite(f) else (None, "non_finite_score")
+
+
+def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
+                        max_bytes: int = 50_000_000,
+                        max_substitutes: int = 5000,
+                        allow_empty: bool = False) -> ValidationReport:
+    """Check a submission against a split and report every problem found.
+
+    ``max_bytes`` caps both the upload and its decompressed size (gzip bombs stop there);
+    ``max_substitutes`` caps one target's list. Missing targets are a warning: they count as
+    abstentions. The report's ``submission`` is set when there is no error.
+
+    Empty (or blank) substitutes are errors; with ``allow_empty`` they are kept and scored
+    as the original scorer did (a guess that matches nothing), with a warning. Some
+    published reference outputs contain them.
+    """
+    report = ValidationReport()
+    split_ids = prepared.target_index
+    report.counts = {"targets_in_split": len(split_ids), "answered": 0, "missing": len(split_ids),
+                     "unknown": 0, "substitutes_total": 0}
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8")
+    if len(raw) > max_bytes:
+        report.error("file_too_large", f"the file has {len(raw):,} bytes; the limit is "
+                     f"{max_bytes:,}")
+        return report
+    if raw[:2] == GZIP_MAGIC:
+        try:
+            raw = _gunzip_capped(raw, max_bytes)
+        except _TooLarge:
+            report.error("file_too_large", f"the file decompresses to more than {max_bytes:,} "
+                         "bytes")
+            return report
+        except zlib.error as exc:
+            report.error("bad_gzip", f"the file looks gzipped but cannot be decompressed: {exc}")
+            return report
+    try:
+        doc = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_object_hook)
+    except UnicodeDecodeError as exc:
+        report.error("not_utf8", f"the file is not UTF-8 text: {exc.reason} at byte {exc.start}")
+        return report
+    except (ValueError, RecursionError) as exc:
+        report.error("not_json", f"the file is not valid JSON: {exc}")
+        return report
+    if not isinstance(doc, dict):
+        report.error("not_object", "the top level must be a JSON object with a "
+                     f"\"substitutes\" key, not {type(doc).__name__}")
+        return report
+    for key in getattr(doc, "duplicates", []):
+        report.error("duplicate_key", f"the top-level key {key!r} appears more than once")
+    lemmatized = doc.get("substitutes_lemmatized", False)
+    if "substitutes_lemmatized" not in doc:
+        report.warnings.append(Problem("substitutes_lemmatized_missing",
+                                       "\"substitutes_lemmatized\" is absent; recorded as false "
+                                       "(every substitute is lemmatized anyway)"))
+    elif not isinstance(lemmatized, bool):
+        report.error("wrong_type", "\"substitutes_lemmatized\" must be true or false")
+    for key in doc:
+        if key not in ("substitutes", "substitutes_lemmatized"):
+            report.warnings.append(Problem("unknown_key", f"top-level key {key!r} is ignored"))
+    if "substitutes" not in doc:
+        report.error("missing_substitutes", "the object has no \"substitutes\" key")
+        return report
+    subs = doc["substitutes"]
+    if not isinstance(subs, dict):
+        report.error("wrong_type", "\"substitutes\" must be an object mapping target ids to "
+                     f"lists, not {type(subs).__name__}")
+        return report
+    for tid in getattr(subs, "duplicates", []):
+        report.error("duplicate_target", f"target {tid} appears more than once", tid)
+    entries: dict[str, list[tuple[str, float]]] = {}
+    unknown = [tid for tid in subs if tid not in split_ids]
+    for tid in unknown:
+        report.error("unknown_target", f"target {tid} is not in this split", tid)
+    for tid, items in subs.items():
+        if tid in split_ids:
+            parsed = _check_list(report, tid, items, max_substitutes, allow_empty)
+            if parsed is not None:
+                entries[tid] = parsed
+    answered = sum(1 for tid in subs if tid in split_ids and isinstance(subs[tid], list)
+                   and subs[tid])
+    missing = [tid for tid in split_ids if tid not in subs]
+    report.counts.update(answered=answered, missing=len(missing), unknown=len(unknown),
+                         substitutes_total=sum(len(v) for v in subs.values()
+                                               if isinstance(v, list)))
+    if report.counts.get("empty_substitutes"):
+        report.warnings.append(Problem(
+            "empty_substitutes", f"{report.counts['empty_substitutes']} empty substitutes are "
+            "kept as guesses that match nothing"))
+    if missing:
+        report.warnings.append(Problem(
+            "missing_targets", f"{len(missing)} of {len(split_ids)} targets have no entry; "
+            "they count as abstentions (empty lists)"))
+    if report.ok:
+        report.submission = Submission(bool(lemmatized), entries)
+    return report
+
+
+def _check_list(report: ValidationReport, tid: str, items: object, max_substitutes: int,
+                allow_empty: bool) -> list[tuple[str, float]] | None:
+    """Validate one target's list; return it as (substitute, score) pairs when clean."""
+    if not isinstance(items, list):
+        report.error("wrong_type", f"the entry of {tid} must be a list, not "
+                     f"{type(items).__name__}", tid)
+        return None
+    if len(items) > max_substitutes:
+        report.error("too_many_substitutes", f"{tid} has {len(items):,} substitutes; the limit "
+                     f"is {max_substitutes:,}", tid)
+        return None
+    out: list[tuple[str, float]] = []
+    clean = True
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            sub, score = item, float(-i)  # a bare list ranks by position: scores 0, -1, -2...
+        elif isinstance(item, list) and len(item) == 2:
+            sub, raw_score = item
+            score, code = _score(raw_score)
+            if code:
+                report.error(code, f"the score of item {i} of {tid} must be a finite number, "
+                             f"not {json.dumps(raw_score)}", tid, i)
+                clean = False
+        else:
+            report.error("wrong_type", f"item {i} of {tid} must be a string or a "
+                         "[substitute, score] pair", tid, i)
+            clean = False
+            continue
+        if not isinstance(sub, str):
+            report.error("non_string_substitute", f"the substitute of item {i} of {tid} must be "
+                         f"a string, not {type(sub).__name__}", tid, i)
+            clean = False
+        elif not sub.strip() and allow_empty:
+            report.counts["empty_substitutes"] = report.counts.get("empty_substitutes", 0) + 1
+            if clean:
+                out.append((sub, score))
+        elif not sub.strip():
+            report.error("empty_substitute", f"item {i} of {tid} is an empty substitute", tid, i)
+            clean = False
+        elif clean:
+            out.append((sub, score))
+    return out if clean else None
