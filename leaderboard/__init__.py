@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Flask
 
-from leaderboard.config import PROJECT_ROOT, load_settings, resolve_secret_key
+from leaderboard.config import DEFAULTS, PROJECT_ROOT, load_settings, resolve_secret_key
 
 
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
@@ -38,7 +38,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         RATELIMIT_HEADERS_ENABLED=True,
     )
     for key, value in (overrides or {}).items():
-        if key.isupper() and key not in settings:
+        if key.isupper() and key not in DEFAULTS:
             app.config[key] = value  # plain Flask settings such as TESTING or WTF_CSRF_ENABLED
 
     _init_extensions(app)

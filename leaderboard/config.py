@@ -43,6 +43,8 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_HOURS": 24 * 14,
     "PORT": 8000,
     "HOST": "127.0.0.1",
+    # Base of links printed by host commands (set-password links); empty: http://HOST:PORT.
+    "PUBLIC_URL": "",
 }
 
 

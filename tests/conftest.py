@@ -65,6 +65,8 @@ def app_overrides(tmp_path, database_url, redis_url) -> dict:
         "SECRET_KEY": "test-secret-key",
         # A queue of its own per test, so runs sharing a Redis never see each other's jobs.
         "QUEUE_NAME": f"test-{uuid.uuid4().hex[:12]}",
+        # Rate-limit counters of their own too: tests share the embedded Redis and one IP.
+        "RATELIMIT_KEY_PREFIX": f"test-{uuid.uuid4().hex[:12]}",
         "TESTING": True,
     }
 
