@@ -1,0 +1,225 @@
+"""Benchmark splits: validated import, the default split, prepared gold cached per process.
+
+A split is stored twice: the source file (gzipped, for input export and re-preparation) and
+``PreparedSplit.to_bytes()`` so a worker loads the lemmatized gold without WordNet work.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import threading
+from typing import Any
+
+from sqlmodel import Session, select
+
+from leaderboard.models import Benchmark
+from leaderboard.scoring import SCORER_VERSION, PreparedSplit, prepare_split
+from leaderboard.scoring.gold import GZIP_MAGIC, split_checksum
+
+LABELS = frozenset({"TRUE", "FALSE", "UNSURE", "TRUE_IMPLICIT", "FALSE_IMPLICIT"})
+POS_VALUES = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
+ID_PATTERNS = {kind: re.compile(rf"^{kind}:[0-9a-f]{{40}}$") for kind in ("c", "t", "s")}
+#: Problems listed in one error; a broken file would otherwise produce thousands.
+MAX_PROBLEMS = 20
+
+
+class BenchmarkInvalid(ValueError):
+    """The file is not a well-formed SWORDS split; ``problems`` says where."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        shown = problems[:MAX_PROBLEMS]
+        more = len(problems) - len(shown)
+        super().__init__("; ".join(shown) + (f"; ... and {more} more" if more else ""))
+
+
+class BenchmarkConflict(ValueError):
+    """Different content was offered under a name/version/split that already exists."""
+
+
+def parse_split(raw: bytes) -> dict:
+    """Decode a SWORDS split (plain or gzipped JSON); raises BenchmarkInvalid when unreadable."""
+    try:
+        data = gzip.decompress(raw) if raw[:2] == GZIP_MAGIC else raw
+        split = json.loads(data.decode("utf-8"))
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BenchmarkInvalid([f"not a JSON or gzipped JSON file: {exc}"]) from exc
+    if not isinstance(split, dict):
+        raise BenchmarkInvalid(["top level must be a JSON object"])
+    return split
+
+
+def validate_split(split: dict) -> list[str]:
+    """Every structural problem of a split: ids, references, POS and label values."""
+    problems: list[str] = []
+    sections = {}
+    for key in ("contexts", "targets", "substitutes", "substitute_labels"):
+        value = split.get(key)
+        if not isinstance(value, dict):
+            problems.append(f"'{key}' must be an object")
+        sections[key] = value if isinstance(value, dict) else {}
+    if problems:
+        return problems
+    contexts, targets = sections["contexts"], sections["targets"]
+    substitutes, labels = sections["substitutes"], sections["substitute_labels"]
+    if not targets:
+        problems.append("the split has no targets")
+    for kind, key, section in (("c", "contexts", contexts), ("t", "targets", targets),
+                               ("s", "substitutes", substitutes)):
+        for item_id, item in section.items():
+            if not ID_PATTERNS[kind].match(item_id):
+                problems.append(f"{key}: bad id {item_id!r} (expected '{kind}:' + 40 hex)")
+            if not isinstance(item, dict):
+                problems.append(f"{key}: {item_id} must be an object")
+    if problems:
+        return problems
+    for cid, ctx in contexts.items():
+        if not isinstance(ctx.get("context"), str):
+            problems.append(f"context {cid} has no 'context' text")
+    for tid, target in targets.items():
+        if target.get("context_id") not in contexts:
+            problems.append(f"target {tid} points to unknown context {target.get('context_id')!r}")
+        if not isinstance(target.get("target"), str) or not target.get("target"):
+            problems.append(f"target {tid} has no 'target' word")
+        if target.get("pos") not in POS_VALUES:
+            problems.append(f"target {tid} has POS {target.get('pos')!r} "
+                            f"(expected one of {', '.join(sorted(POS_VALUES))})")
+    for sid, sub in substitutes.items():
+        if sub.get("target_id") not in targets:
+            problems.append(f"substitute {sid} points to unknown target {sub.get('target_id')!r}")
+        if not isinstance(sub.get("substitute"), str):
+            problems.append(f"substitute {sid} has no 'substitute' text")
+    for sid, values in labels.items():
+        if sid not in substitutes:
+            problems.append(f"substitute_labels: unknown substitute {sid!r}")
+        if not isinstance(values, list):
+            problems.append(f"substitute_labels: {sid} must be a list")
+            continue
+        for value in values:
+            if value not in LABELS:
+                problems.append(f"substitute_labels: {sid} has unknown label {value!r}")
+    return problems
+
+
+def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, split: str,
+                     hidden: bool = True, make_default: bool = False,
+                     bootstrap: int = 1000, seed: int = 0) -> Benchmark:
+    """Validate, prepare and store a split; commits.
+
+    The same content under the same name/version/split returns the existing row (and makes
+    it the default when asked); different content raises :class:`BenchmarkConflict`.
+    Invalid files raise :class:`BenchmarkInvalid`. Preparing needs WordNet.
+    """
+    data = parse_split(raw)
+    problems = validate_split(data)
+    if problems:
+        raise BenchmarkInvalid(problems)
+    checksum = split_checksum(data)
+    existing = session.exec(select(Benchmark).where(
+        Benchmark.name == name, Benchmark.version == version, Benchmark.split == split)).first()
+    if existing is not None:
+        if existing.checksum != checksum:
+            raise BenchmarkConflict(
+                f"{name} {version} {split} already exists with different content "
+                f"(checksum {existing.checksum[:12]}, offered {checksum[:12]}); "
+                "import it under a new version instead")
+        if make_default and not existing.is_default:
+            _set_default(session, existing)
+            session.commit()
+        return existing
+    prepared = prepare_split(data, name=f"{name}-{version}-{split}", bootstrap=bootstrap,
+                             seed=seed)
+    source = raw if raw[:2] == GZIP_MAGIC else gzip.compress(raw, mtime=0)
+    benchmark = Benchmark(
+        name=name, version=version, split=split, checksum=checksum, hidden=hidden,
+        n_targets=len(data["targets"]), source_bytes=source,
+        prepared_bytes=prepared.to_bytes(), scorer_version=SCORER_VERSION)
+    session.add(benchmark)
+    session.flush()
+    if make_default or default_benchmark(session) is None:
+        _set_default(session, benchmark)
+    session.commit()
+    _CACHE[checksum] = prepared
+    return benchmark
+
+
+def _set_default(session: Session, benchmark: Benchmark) -> None:
+    for other in session.exec(select(Benchmark).where(Benchmark.is_default)).all():
+        if other.id != benchmark.id:
+            other.is_default = False
+            session.add(other)
+    benchmark.is_default = True
+    session.add(benchmark)
+
+
+def default_benchmark(session: Session) -> Benchmark | None:
+    """The split the site shows and the API scores against when none is named."""
+    return session.exec(select(Benchmark).where(Benchmark.is_default)
+                        .order_by(Benchmark.id.desc())).first()
+
+
+def find_benchmark(session: Session, name: str, version: str | None = None,
+                   split: str | None = None) -> Benchmark | None:
+    """The named split; without version/split, the newest matching row."""
+    query = select(Benchmark).where(Benchmark.name == name)
+    if version:
+        query = query.where(Benchmark.version == version)
+    if split:
+        query = query.where(Benchmark.split == split)
+    return session.exec(query.order_by(Benchmark.id.desc())).first()
+
+
+def list_benchmarks(session: Session) -> list[Benchmark]:
+    """Every stored split, oldest first."""
+    return list(session.exec(select(Benchmark).order_by(Benchmark.id)).all())
+
+
+_CACHE: dict[str, PreparedSplit] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def get_prepared(benchmark: Benchmark) -> PreparedSplit:
+    """The prepared gold of ``benchmark``, decoded once per process (keyed by checksum)."""
+    prepared = _CACHE.get(benchmark.checksum)
+    if prepared is None:
+        with _CACHE_LOCK:
+            prepared = _CACHE.get(benchmark.checksum)
+            if prepared is None:
+                prepared = PreparedSplit.from_bytes(benchmark.prepared_bytes)
+                _CACHE[benchmark.checksum] = prepared
+    return prepared
+
+
+def split_inputs(benchmark: Benchmark) -> dict[str, Any]:
+    """What participants need to run a system: contexts, targets (with POS) and candidate
+    substitutes, with every label removed."""
+    data = parse_split(benchmark.source_bytes)
+    return {
+        "benchmark": {"name": benchmark.name, "version": benchmark.version,
+                      "split": benchmark.split, "checksum": benchmark.checksum},
+        "contexts": data["contexts"],
+        "targets": data["targets"],
+        "substitutes": {sid: {"target_id": s["target_id"], "substitute": s["substitute"]}
+                        for sid, s in data["substitutes"].items()},
+    }
+
+
+def split_inputs_gz(benchmark: Benchmark) -> bytes:
+    """:func:`split_inputs` as gzipped JSON (deterministic bytes)."""
+    text = json.dumps(split_inputs(benchmark), ensure_ascii=False, separators=(",", ":"))
+    return gzip.compress(text.encode("utf-8"), mtime=0)
+
+
+def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
+              queue_name: str | None = None) -> Benchmark:
+    """Import the invented demo split (hidden, default) with public demo submissions.
+
+    Safe to run again: nothing is duplicated. With ``enqueue`` the demo submissions not yet
+    scored are queued (``connection``/``queue_name`` default to the current app's).
+    """
+    from leaderboard.services import demo
+
+    return demo.load_demo(session=session, enqueue=enqueue, connection=connection,
+                          queue_name=queue_name)
