@@ -1,0 +1,128 @@
+"""Submission validation: every problem, with code, target and position."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from leaderboard.scoring import validate_submission
+
+
+@pytest.fixture(scope="module")
+def ids(tiny):
+    return tiny.ids
+
+
+def codes(report) -> list[str]:
+    return [p.code for p in report.errors]
+
+
+def test_valid_submission_is_parsed(tiny, ids):
+    raw = json.dumps({"substitutes_lemmatized": True, "substitutes": {
+        ids["car"]: [["auto", 1], ["truck", 0.5]], ids["run"]: ["dash", "jog"]}})
+    report = validate_submission(raw.encode(), tiny)
+    assert report.ok and report.errors == []
+    assert report.submission.entries[ids["run"]] == [("dash", 0.0), ("jog", -1.0)]
+    assert report.submission.substitutes_lemmatized is True
+    assert report.counts == {"targets_in_split": 5, "answered": 2, "missing": 3, "unknown": 0,
+                             "substitutes_total": 4}
+    assert [w.code for w in report.warnings] == ["missing_targets"]
+    assert "3 of 5" in report.warnings[0].message
+
+
+def test_gzipped_submission(tiny, ids):
+    raw = gzip.compress(json.dumps({"substitutes": {ids["car"]: ["auto"]}}).encode())
+    assert validate_submission(raw, tiny).ok
+
+
+@pytest.mark.parametrize("raw, code", [
+    (b"{not json", "not_json"),
+    (b"\xff\xfe\x00", "not_utf8"),
+    (b"[1, 2]", "not_object"),
+    (b"{}", "missing_substitutes"),
+    (b'{"substitutes": []}', "wrong_type"),
+    (b"\x1f\x8bnot really gzip", "bad_gzip"),
+])
+def test_malformed_files(tiny, raw, code):
+    report = validate_submission(raw, tiny)
+    assert not report.ok and codes(report) == [code]
+    assert report.submission is None
+
+
+def test_every_problem_is_reported_with_target_and_position(tiny, ids):
+    car, run, big = ids["car"], ids["run"], ids["big"]
+    raw = (
+        '{"substitutes_lemmatized": true, "substitutes": {'
+        f'"{car}": [["auto", NaN], ["x", Infinity], ["y", true], ["z", "1"], [3, 1], ""], '
+        f'"{run}": "dash", '
+        f'"{big}": [["large"], ["huge", 1, 2], {{"a": 1}}, "  "], '
+        '"t:0000000000000000000000000000000000000000": ["x"], '
+        '"t:1111111111111111111111111111111111111111": ["y"]}}'
+    )
+    report = validate_submission(raw.encode(), tiny)
+    found = [(p.code, p.target_id, p.position) for p in report.errors]
+    assert ("non_finite_score", car, 0) in found
+    assert ("non_finite_score", car, 1) in found
+    assert ("non_numeric_score", car, 2) in found
+    assert ("non_numeric_score", car, 3) in found
+    assert ("non_string_substitute", car, 4) in found
+    assert ("empty_substitute", car, 5) in found
+    assert ("wrong_type", run, None) in found
+    assert ("wrong_type", big, 0) in found
+    assert ("wrong_type", big, 1) in found
+    assert ("wrong_type", big, 2) in found
+    assert ("empty_substitute", big, 3) in found
+    unknown = [p.target_id for p in report.errors if p.code == "unknown_target"]
+    assert sorted(unknown) == ["t:" + "0" * 40, "t:" + "1" * 40]
+    assert report.counts["unknown"] == 2
+    assert len(report.errors) == 13
+    assert all(p.message for p in report.errors)
+
+
+def test_duplicate_target_ids_are_detected(tiny, ids):
+    raw = f'{{"substitutes": {{"{ids["car"]}": ["a"], "{ids["car"]}": ["b"]}}}}'
+    report = validate_submission(raw.encode(), tiny)
+    assert codes(report) == ["duplicate_target"]
+    assert report.errors[0].target_id == ids["car"]
+
+
+def test_too_many_substitutes(tiny, ids):
+    raw = json.dumps({"substitutes": {ids["car"]: [f"w{i}" for i in range(11)]}})
+    report = validate_submission(raw.encode(), tiny, max_substitutes=10)
+    assert codes(report) == ["too_many_substitutes"]
+    assert validate_submission(raw.encode(), tiny, max_substitutes=11).ok
+
+
+def test_file_too_large(tiny, ids):
+    raw = json.dumps({"substitutes": {ids["car"]: ["x" * 500]}}).encode()
+    assert codes(validate_submission(raw, tiny, max_bytes=100)) == ["file_too_large"]
+
+
+def test_gzip_bomb_stops_at_the_cap(tiny):
+    bomb = gzip.compress(b"[" + b" " * 50_000_000 + b"]")
+    assert len(bomb) < 100_000
+    report = validate_submission(bomb, tiny, max_bytes=1_000_000)
+    assert codes(report) == ["file_too_large"]
+    assert "decompresses" in report.errors[0].message
+
+
+def test_huge_integer_scores_are_not_finite(tiny, ids):
+    huge = "1" + "0" * 400
+    raw = '{"substitutes": {"' + ids["car"] + '": [["a", ' + huge + "]]}}"
+    assert codes(validate_submission(raw.encode(), tiny)) == ["non_finite_score"]
+
+
+def test_allow_empty_keeps_blank_substitutes_with_a_warning(tiny, ids):
+    raw = json.dumps({"substitutes": {ids["car"]: ["auto", ""]}}).encode()
+    report = validate_submission(raw, tiny, allow_empty=True)
+    assert report.ok and report.submission.entries[ids["car"]] == [("auto", 0.0), ("", -1.0)]
+    assert "empty_substitutes" in [w.code for w in report.warnings]
+
+
+def test_report_never_mentions_gold(tiny, ids):
+    raw = json.dumps({"substitutes": {ids["car"]: ["automobile", ["vehicle", "x"]]}}).encode()
+    text = json.dumps(validate_submission(raw, tiny).to_dict())
+    for gold_word in ("truck", "train", "sprint", "large"):
+        assert gold_word not in text
