@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask_login import UserMixin
+from sqlalchemy import func
 from sqlmodel import Session, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -40,8 +41,12 @@ def check_password(user: User, password: str) -> bool:
     return check_password_hash(user.password_hash, password)
 
 
-def _stamp(user: User) -> str:
+def password_stamp(user: User) -> str:
+    """Changes whenever the password changes: ties sessions and reset links to a password."""
     return user.password_changed_at.strftime("%Y%m%d%H%M%S%f")
+
+
+_stamp = password_stamp
 
 
 def to_current_user(session: Session, user: User) -> CurrentUser:
@@ -79,7 +84,7 @@ def create_team(*, session: Session, name: str, email: str, password: str) -> tu
         raise AccountError("Enter a valid e-mail address.")
     if len(password) < 8:
         raise AccountError("Password must be at least 8 characters.")
-    if session.exec(select(Team).where(Team.name == name)).first():
+    if session.exec(select(Team).where(func.lower(Team.name) == name.lower())).first():
         raise AccountError(f"The team name {name!r} is taken.")
     if session.exec(select(User).where(User.email == email)).first():
         raise AccountError("An account with that e-mail already exists.")
@@ -107,3 +112,52 @@ def set_password(*, session: Session, user: User, password: str) -> None:
     user.password_hash = hash_password(password)
     user.password_changed_at = utcnow()
     session.add(user)
+
+
+def find_user(*, session: Session, email: str) -> User | None:
+    """The user with this e-mail (case-insensitive), or None."""
+    return session.exec(select(User).where(User.email == email.strip().lower())).first()
+
+
+def find_team(*, session: Session, name: str) -> Team | None:
+    """The team with this name (case-insensitive), or None."""
+    return session.exec(select(Team).where(func.lower(Team.name) == name.strip().lower())).first()
+
+
+def team_members(*, session: Session, team_id: int) -> list[User]:
+    """Members of a team, oldest first."""
+    return list(session.exec(select(User).where(User.team_id == team_id).order_by(User.id)).all())
+
+
+def list_teams(*, session: Session) -> list[tuple[Team, list[User]]]:
+    """Every team with its members, by name."""
+    teams = session.exec(select(Team).order_by(func.lower(Team.name))).all()
+    return [(team, team_members(session=session, team_id=team.id)) for team in teams]
+
+
+def make_admin(*, session: Session, email: str, password: str | None) -> tuple[User, bool]:
+    """Promote the user with ``email`` to admin, or create a team-less admin.
+
+    Returns (user, created). A new admin needs ``password``; for an existing user the
+    password is changed only when one is given.
+    """
+    email = email.strip().lower()
+    if "@" not in email:
+        raise AccountError("Enter a valid e-mail address.")
+    user = find_user(session=session, email=email)
+    created = user is None
+    if user is None:
+        if password is None:
+            raise AccountError("A new admin needs a password.")
+        user = User(email=email, password_hash="!")
+    if password is not None:
+        set_password(session=session, user=user, password=password)
+    user.is_admin = True
+    session.add(user)
+    session.flush()
+    return user, created
+
+
+def get_user(*, session: Session, user_id: int) -> User | None:
+    """The user row with this id, or None."""
+    return session.get(User, user_id)

@@ -51,3 +51,22 @@ def revoke_token(*, session: Session, token: ApiToken) -> None:
     if token.revoked_at is None:
         token.revoked_at = utcnow()
         session.add(token)
+
+
+def list_tokens(*, session: Session, team_id: int) -> list[ApiToken]:
+    """A team's tokens, newest first, revoked ones included (for the record)."""
+    query = select(ApiToken).where(ApiToken.team_id == team_id).order_by(ApiToken.id.desc())
+    return list(session.exec(query).all())
+
+
+def get_team_token(*, session: Session, team_id: int, token_id: int) -> ApiToken | None:
+    """Token ``token_id`` if it belongs to the team, else None."""
+    token = session.get(ApiToken, token_id)
+    return token if token is not None and token.team_id == team_id else None
+
+
+def live_tokens_named(*, session: Session, team_id: int, name: str) -> list[ApiToken]:
+    """The team's unrevoked tokens called ``name``."""
+    query = select(ApiToken).where(ApiToken.team_id == team_id, ApiToken.name == name.strip(),
+                                   ApiToken.revoked_at.is_(None))
+    return list(session.exec(query).all())

@@ -1,3 +1,168 @@
-"""account blueprint: auth."""
+"""Sign-up, login, logout, password change and reset, and the account home page."""
 
-from leaderboard.blueprints.account import bp  # noqa: F401
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required, login_user, logout_user
+
+from leaderboard import tokens
+from leaderboard.blueprints.account import bp
+from leaderboard.db import get_session
+from leaderboard.extensions import limiter
+from leaderboard.forms import (
+    ActionForm,
+    ChangePasswordForm,
+    LoginForm,
+    ResetPasswordForm,
+    ResetRequestForm,
+    SignupForm,
+)
+from leaderboard.models import Team
+from leaderboard.services import accounts
+
+WRONG_LOGIN = "Wrong e-mail or password."
+LOGIN_LIMITED = ("Too many login attempts from your address. Wait a minute, then try again "
+                 "(or reset your password from the login page).")
+
+
+def _login_limit() -> str:
+    return current_app.config["LEADERBOARD"]["LOGIN_RATE_LIMIT"]
+
+
+def _safe_next(default: str) -> str:
+    target = request.args.get("next", "")
+    parts = urlsplit(target)
+    # Only same-site paths: an open redirect after login would help phishing.
+    if target.startswith("/") and not target.startswith("//") and not parts.netloc:
+        return target
+    return default
+
+
+@bp.route("/signup", methods=["GET", "POST"])
+def signup():
+    """Create a team and its first member, then log them in."""
+    form = SignupForm()
+    if form.validate_on_submit():
+        session = get_session()
+        try:
+            _team, user = accounts.create_team(session=session, name=form.team_name.data,
+                                               email=form.email.data, password=form.password.data)
+        except accounts.AccountError as exc:
+            session.rollback()
+            target = form.email if "e-mail" in str(exc) else form.team_name
+            target.errors.append(str(exc))
+        else:
+            session.commit()
+            login_user(accounts.to_current_user(session, user))
+            flash(f"Welcome, {user.email}: team {form.team_name.data.strip()} is registered.",
+                  "success")
+            return redirect(url_for("account.home"))
+    status = 200 if request.method == "GET" else 400
+    return render_template("account/signup.html", form=form), status
+
+
+@bp.route("/login", methods=["GET", "POST"])
+@limiter.limit(_login_limit, methods=["POST"], error_message=LOGIN_LIMITED)
+def login():
+    """Log in with e-mail and password."""
+    form = LoginForm()
+    error = None
+    if form.validate_on_submit():
+        session = get_session()
+        user = accounts.authenticate(session=session, email=form.email.data,
+                                     password=form.password.data)
+        team = session.get(Team, user.team_id) if user and user.team_id else None
+        if user is None:
+            error = WRONG_LOGIN
+        elif team is not None and team.disabled and not user.is_admin:
+            error = "This team is disabled. Contact the hosts of the leaderboard."
+        else:
+            login_user(accounts.to_current_user(session, user))
+            return redirect(_safe_next(url_for("account.home")))
+    status = 200 if request.method == "GET" else 400
+    return render_template("account/login.html", form=form, error=error), status
+
+
+@bp.post("/logout")
+def logout():
+    """Log out (POST with CSRF token, so a link elsewhere cannot log you out)."""
+    form = ActionForm()
+    if not form.validate_on_submit():
+        abort(400, description="The log-out form was not valid. Reload the page and try again.")
+    logout_user()
+    flash("You are logged out.", "info")
+    return redirect(url_for("public.ranking"))
+
+
+@bp.get("/")
+@login_required
+def home():
+    """The account page: team, members, and where to go next."""
+    session = get_session()
+    members = []
+    if current_user.team_id is not None:
+        members = accounts.team_members(session=session, team_id=current_user.team_id)
+    return render_template("account/home.html", members=members)
+
+
+@bp.route("/password", methods=["GET", "POST"])
+@login_required
+def change_password():
+    """Change the password; every other session of this user is logged out."""
+    form = ChangePasswordForm()
+    if form.validate_on_submit():
+        session = get_session()
+        user = accounts.get_user(session=session, user_id=current_user.id)
+        if not accounts.check_password(user, form.current_password.data):
+            form.current_password.errors.append("That is not your current password.")
+        else:
+            accounts.set_password(session=session, user=user, password=form.password.data)
+            session.commit()
+            # The stamp changed: re-issue this session so only the others end.
+            login_user(accounts.to_current_user(session, user))
+            flash("Password changed. Other sessions have been logged out.", "success")
+            return redirect(url_for("account.home"))
+    status = 200 if request.method == "GET" else 400
+    return render_template("account/change_password.html", form=form), status
+
+
+@bp.route("/reset", methods=["GET", "POST"])
+def reset_request():
+    """Ask for a reset link. The answer is the same whether the e-mail is known or not."""
+    form = ResetRequestForm()
+    if form.validate_on_submit():
+        session = get_session()
+        user = accounts.find_user(session=session, email=form.email.data)
+        if user is not None:
+            token = tokens.make_password_token(user, tokens.password_reset())
+            link = url_for("account.reset_password", token=token, _external=True)
+            # No mail server is configured: the hosts read the link from the log.
+            current_app.logger.warning("Password reset link for %s: %s", user.email, link)
+        return render_template("account/reset_sent.html", email=form.email.data)
+    status = 200 if request.method == "GET" else 400
+    return render_template("account/reset_request.html", form=form), status
+
+
+@bp.route("/reset/<token>", methods=["GET", "POST"], defaults={"kind": "reset"},
+          endpoint="reset_password")
+@bp.route("/set-password/<token>", methods=["GET", "POST"], defaults={"kind": "set"},
+          endpoint="set_password")
+def reset_password(token: str, kind: str):
+    """Choose a new password from a signed link; the link stops working once used."""
+    session = get_session()
+    try:
+        user = tokens.read_password_token(session=session, token=token,
+                                          purpose=tokens.PURPOSES[kind]())
+    except tokens.LinkError as exc:
+        abort(400, description=str(exc))
+    form = ResetPasswordForm()
+    if form.validate_on_submit():
+        accounts.set_password(session=session, user=user, password=form.password.data)
+        session.commit()
+        logout_user()
+        flash("Your password is set. Log in with it now.", "success")
+        return redirect(url_for("account.login"))
+    status = 200 if request.method == "GET" else 400
+    return render_template("account/reset_password.html", form=form, email=user.email), status

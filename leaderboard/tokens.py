@@ -1,0 +1,70 @@
+"""Signed, expiring links: one ``URLSafeTimedSerializer`` per purpose, each with its own salt.
+
+A link for one purpose never validates for another (different salt). Password links carry
+the user's password stamp, so they stop working as soon as the password changes: a reset
+link works once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from sqlmodel import Session
+
+from leaderboard.models import User
+from leaderboard.services.accounts import password_stamp
+
+SET_PASSWORD_MAX_AGE = 7 * 24 * 3600
+
+
+class LinkError(ValueError):
+    """A signed link that is expired, tampered with, or already used; message fit for users."""
+
+
+@dataclass(frozen=True)
+class Purpose:
+    """What a link is for: its salt and how long it stays valid (seconds)."""
+
+    salt: str
+    max_age: int
+
+
+def password_reset() -> Purpose:
+    """Reset link asked for on the site; lifetime ``PASSWORD_RESET_MAX_AGE``."""
+    max_age = int(current_app.config["LEADERBOARD"]["PASSWORD_RESET_MAX_AGE"])
+    return Purpose("password-reset", max_age)
+
+
+def set_password() -> Purpose:
+    """First-password link printed by ``leaderboard team create``; valid a week."""
+    return Purpose("set-password", SET_PASSWORD_MAX_AGE)
+
+
+PURPOSES = {"reset": password_reset, "set": set_password}
+
+
+def serializer(purpose: Purpose, secret_key: str | None = None) -> URLSafeTimedSerializer:
+    """The serializer for ``purpose`` under the app's secret key."""
+    return URLSafeTimedSerializer(secret_key or current_app.secret_key, salt=purpose.salt)
+
+
+def make_password_token(user: User, purpose: Purpose) -> str:
+    """A signed token naming ``user`` and their current password stamp."""
+    return serializer(purpose).dumps({"uid": user.id, "stamp": password_stamp(user)})
+
+
+def read_password_token(*, session: Session, token: str, purpose: Purpose) -> User:
+    """The user a valid, unused token names; raises LinkError otherwise."""
+    try:
+        payload = serializer(purpose).loads(token, max_age=purpose.max_age)
+    except SignatureExpired as exc:
+        raise LinkError("This link has expired. Ask for a new password reset link.") from exc
+    except BadSignature as exc:
+        raise LinkError("This link is not valid. Check that it was copied completely.") from exc
+    user = session.get(User, payload.get("uid")) if isinstance(payload, dict) else None
+    if user is None or payload.get("stamp") != password_stamp(user):
+        raise LinkError("This link has already been used or the password has changed since. "
+                        "Ask for a new password reset link.")
+    return user
