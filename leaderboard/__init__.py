@@ -42,6 +42,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
             app.config[key] = value  # plain Flask settings such as TESTING or WTF_CSRF_ENABLED
 
     _init_extensions(app)
+    _init_security(app)
     _register_blueprints(app)
     _register_commands(app)
     return app
@@ -70,6 +71,12 @@ def _init_extensions(app: Flask) -> None:
     login_manager.user_loader(accounts.load_user_for_session)
 
 
+def _init_security(app: Flask) -> None:
+    from leaderboard import security
+
+    security.init_app(app)
+
+
 def _register_commands(app: Flask) -> None:
     from leaderboard.commands import all_commands
 
@@ -78,10 +85,11 @@ def _register_commands(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from leaderboard.blueprints import account, admin, api, errors, public
+    from leaderboard.blueprints import account, admin, api, downloads, errors, public
 
     app.register_blueprint(public.bp)
     app.register_blueprint(account.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(admin.bp)
+    app.register_blueprint(downloads.bp)
     errors.register(app)

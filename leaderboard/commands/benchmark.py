@@ -1,8 +1,114 @@
-"""leaderboard benchmark: import, list and export benchmark splits."""
+"""leaderboard benchmark: import, list and export benchmark splits, and load the demo."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
 
 import click
+from flask.cli import with_appcontext
+
+from leaderboard.db import get_engine, session_scope
+from leaderboard.scoring import WordNetMissing
+from leaderboard.services import benchmarks
 
 
 @click.group("benchmark")
-def benchmark_group():
-    """(not implemented yet)"""
+def benchmark_group() -> None:
+    """Benchmark splits: import (validated, prepared), list, export inputs, demo."""
+
+
+@benchmark_group.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--name", required=True, help="Benchmark name, e.g. swords.")
+@click.option("--version", "version", required=True, help="Benchmark version, e.g. 1.1.")
+@click.option("--split", required=True, help="Split name, e.g. test.")
+@click.option("--hidden/--public", default=True, show_default=True,
+              help="Hidden splits never serve labels (inputs are always downloadable).")
+@click.option("--default", "make_default", is_flag=True,
+              help="Make this the split the site shows and the API scores against.")
+@with_appcontext
+def import_command(path: Path, name: str, version: str, split: str, hidden: bool,
+                   make_default: bool) -> None:
+    """Validate PATH (SWORDS JSON, plain or .gz), prepare its gold and store it.
+
+    Importing the same content again is a no-op; different content under the same
+    name/version/split is refused (import it as a new version).
+    """
+    from flask import current_app
+
+    settings = current_app.config["LEADERBOARD"]
+    try:
+        with session_scope(get_engine()) as session:
+            row = benchmarks.import_benchmark(
+                session=session, raw=path.read_bytes(), name=name, version=version,
+                split=split, hidden=hidden, make_default=make_default,
+                bootstrap=settings["BOOTSTRAP_SAMPLES"], seed=settings["BOOTSTRAP_SEED"])
+            click.echo(f"{_describe(row)}  checksum {row.checksum[:12]}")
+    except benchmarks.BenchmarkInvalid as exc:
+        raise click.ClickException(f"{path} is not a valid SWORDS split: {exc}") from exc
+    except (benchmarks.BenchmarkConflict, WordNetMissing) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _describe(row) -> str:
+    flags = ["hidden" if row.hidden else "public"] + (["default"] if row.is_default else [])
+    return (f"#{row.id} {row.name} {row.version} {row.split}: {row.n_targets} targets "
+            f"({', '.join(flags)})")
+
+
+@benchmark_group.command("list")
+@with_appcontext
+def list_command() -> None:
+    """Every stored split with its id, size, visibility and checksum."""
+    with session_scope(get_engine()) as session:
+        rows = benchmarks.list_benchmarks(session)
+        if not rows:
+            click.echo("No benchmark imported yet (see `leaderboard benchmark import`).")
+        for row in rows:
+            click.echo(f"{_describe(row)}  checksum {row.checksum[:12]}  "
+                       f"scorer {row.scorer_version}")
+
+
+@benchmark_group.command("export-inputs")
+@click.argument("name")
+@click.option("--version", "version", default=None, help="Version (default: newest).")
+@click.option("--split", default=None, help="Split (default: newest).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write here (gzipped when it ends in .gz); default: standard output.")
+@with_appcontext
+def export_inputs_command(name: str, version: str | None, split: str | None,
+                          output: Path | None) -> None:
+    """Contexts, targets, POS and candidate substitutes of a split, without any label."""
+    with session_scope(get_engine()) as session:
+        row = benchmarks.find_benchmark(session, name, version, split)
+        if row is None:
+            raise click.ClickException(f"no benchmark {name} {version or ''} {split or ''}".strip())
+        if output is None:
+            click.echo(json.dumps(benchmarks.split_inputs(row), ensure_ascii=False, indent=1))
+            return
+        if output.suffix == ".gz":
+            output.write_bytes(benchmarks.split_inputs_gz(row))
+        else:
+            output.write_bytes(gzip.decompress(benchmarks.split_inputs_gz(row)))
+        click.echo(f"Wrote the inputs of {_describe(row)} to {output}", err=True)
+
+
+@benchmark_group.command("load-demo")
+@click.option("--enqueue/--no-enqueue", default=True, show_default=True,
+              help="Queue the demo submissions for scoring.")
+@with_appcontext
+def load_demo_command(enqueue: bool) -> None:
+    """Import the invented demo split with three demo teams' public submissions."""
+    from leaderboard import queue
+
+    # Until the pipeline's enqueue_scoring is present, the demo is loaded unqueued.
+    enqueue = enqueue and hasattr(queue, "enqueue_scoring")
+    try:
+        with session_scope(get_engine()) as session:
+            row = benchmarks.load_demo(session=session, enqueue=enqueue)
+            click.echo(f"Demo loaded: {_describe(row)}"
+                       + ("; submissions queued" if enqueue else ""))
+    except WordNetMissing as exc:
+        raise click.ClickException(str(exc)) from exc

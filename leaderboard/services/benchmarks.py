@@ -206,10 +206,17 @@ def split_inputs(benchmark: Benchmark) -> dict[str, Any]:
     }
 
 
+_INPUTS_CACHE: dict[tuple[int | None, str], bytes] = {}
+
+
 def split_inputs_gz(benchmark: Benchmark) -> bytes:
-    """:func:`split_inputs` as gzipped JSON (deterministic bytes)."""
-    text = json.dumps(split_inputs(benchmark), ensure_ascii=False, separators=(",", ":"))
-    return gzip.compress(text.encode("utf-8"), mtime=0)
+    """:func:`split_inputs` as gzipped JSON (deterministic bytes, built once per process)."""
+    key = (benchmark.id, benchmark.checksum)
+    data = _INPUTS_CACHE.get(key)
+    if data is None:
+        text = json.dumps(split_inputs(benchmark), ensure_ascii=False, separators=(",", ":"))
+        data = _INPUTS_CACHE[key] = gzip.compress(text.encode("utf-8"), mtime=0)
+    return data
 
 
 def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
