@@ -45,6 +45,11 @@ DEFAULTS: dict[str, Any] = {
     "HOST": "127.0.0.1",
     # Base of links printed by host commands (set-password links); empty: http://HOST:PORT.
     "PUBLIC_URL": "",
+    # Reverse proxies in front of gunicorn whose X-Forwarded-* headers are trusted (0: none).
+    "PROXY_FIX_HOPS": 0,
+    # One JSON line per request on standard error (jobs always log theirs).
+    "LOG_REQUESTS": True,
+    "LOG_LEVEL": "INFO",
 }
 
 
