@@ -1,19 +1,251 @@
-"""Leaderboard snapshots: ranks, intervals and ties computed once, read by every page load."""
+"""Leaderboard snapshots: ranks, intervals and ties computed once, read by every page load.
+
+``refresh_snapshot`` runs when a submission is scored, published, hidden or unhidden and when
+reference rows change: it loads the private per-target statistics of every public submission,
+computes rank intervals, conservative ranks and neighbour ties on the shared bootstrap
+resamples, and stores the public aggregates as JSON in ``LeaderboardSnapshot.data``. Page loads
+read only that JSON (cached per process by snapshot id) and never touch target statistics.
+"""
 
 from __future__ import annotations
 
-from sqlmodel import Session
+import logging
+import threading
+from collections import Counter
+from typing import Any
 
-from leaderboard.models import LeaderboardSnapshot
+import numpy as np
+from sqlmodel import Session, col, select
+
+from leaderboard.models import (
+    Benchmark,
+    LeaderboardSnapshot,
+    ReferenceSystem,
+    Result,
+    Submission,
+    SubmissionStatus,
+    Team,
+    utcnow,
+)
+from leaderboard.scoring import TargetStats, resample_counts
+from leaderboard.scoring.bootstrap import pos_stream
+from leaderboard.services import ranking_stats as rs
+from leaderboard.services.metric_info import DISPLAYED, HEADLINES, POS_VALUES
+
+log = logging.getLogger(__name__)
+SNAPSHOT_FORMAT = 1
+KEEP_SNAPSHOTS = 2
+_cache: dict[tuple, dict[str, Any]] = {}
+_cache_lock = threading.Lock()
+
+
+def public_submissions(session: Session,
+                       benchmark_id: int) -> list[tuple[Submission, Result, Team]]:
+    """Scored, public, non-hidden submissions of enabled teams with their current result."""
+    stmt = (
+        select(Submission, Result, Team)
+        .join(Result, col(Result.submission_id) == col(Submission.id))
+        .join(Team, col(Team.id) == col(Submission.team_id))
+        .where(Submission.benchmark_id == benchmark_id,
+               Submission.status == SubmissionStatus.SCORED,
+               col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
+               col(Result.is_current).is_(True), col(Team.disabled).is_(False))
+        .order_by(col(Submission.created_at), col(Submission.id))
+    )
+    return list(session.exec(stmt).all())
+
+
+def reference_rows(session: Session, benchmark: Benchmark) -> list[dict[str, Any]]:
+    """Reference systems of the benchmark's name/version (any split), merged by name.
+
+    Humans comes as several rows of one name, each providing the keys in ``metric_keys``.
+    """
+    stmt = (select(ReferenceSystem, Benchmark)
+            .join(Benchmark, col(Benchmark.id) == col(ReferenceSystem.benchmark_id))
+            .where(Benchmark.name == benchmark.name, Benchmark.version == benchmark.version)
+            .order_by(col(ReferenceSystem.id)))
+    merged: dict[str, dict[str, Any]] = {}
+    for ref, bench in session.exec(stmt).all():
+        row = merged.setdefault(ref.name, {
+            "name": ref.name, "kind": ref.kind, "note": ref.note, "split": bench.split,
+            "n_targets": bench.n_targets, "subset": bench.id != benchmark.id,
+            "scorer_version": ref.scorer_version, "metrics": {}, "intervals": {}, "by_pos": {}})
+        keys = ref.metric_keys if ref.metric_keys is not None else list(ref.metrics)
+        for key in keys:
+            if key in ref.metrics:
+                row["metrics"][key] = ref.metrics[key]
+            if key in (ref.intervals or {}):
+                row["intervals"][key] = ref.intervals[key]
+        for pos, block in (ref.by_pos or {}).items():
+            target = row["by_pos"].setdefault(pos, {"metrics": {}, "intervals": {}})
+            for key in keys:
+                if key in block.get("metrics", {}):
+                    target["metrics"][key] = block["metrics"][key]
+                if key in block.get("intervals", {}):
+                    target["intervals"][key] = block["intervals"][key]
+        row["note"] = row["note"] or ref.note
+    kinds = {"human": 0, "oracle": 1}
+    return sorted(merged.values(), key=lambda r: (kinds.get(r["kind"], 2), r["name"]))
+
+
+def _load_stats(results: list[Result]) -> list[TargetStats | None]:
+    stats: list[TargetStats | None] = []
+    for result in results:
+        try:
+            stats.append(TargetStats.from_bytes(result.target_stats))
+        except Exception:  # an unreadable blob must not take the whole ranking down
+            log.exception("unreadable target statistics for result %s", result.id)
+            stats.append(None)
+    return stats
+
+
+def _pos_block(points: dict[str, np.ndarray], resampled: dict[str, np.ndarray] | None,
+               members: list[int], m: int, tiebreak: list) -> dict[str, Any]:
+    """Ranks (headline metrics) and tie p-values (every displayed metric) on one POS."""
+    block: dict[str, Any] = {"ties": {}, "ranks": {}}
+    local = {i: n for n, i in enumerate(members)}
+    for key in DISPLAYED:
+        order = rs.order_by_points(points[key], tiebreak)
+        p: list[float | None] = [None] * m
+        if resampled is not None:
+            p = rs.neighbour_p_values(resampled[key], order, local)
+        block["ties"][key] = p
+    for key in HEADLINES:
+        rank = rs.point_ranks(points[key]).tolist()
+        lo: list[int | None] = [None] * m
+        hi: list[int | None] = [None] * m
+        cons: list[int | None] = [None] * m
+        if resampled is not None and members:
+            values = resampled[key]
+            r_lo, r_hi = rs.rank_interval_bounds(values)
+            c = rs.conservative_ranks(values)
+            for n, i in enumerate(members):
+                lo[i], hi[i], cons[i] = int(r_lo[n]), int(r_hi[n]), int(c[n])
+        block["ranks"][key] = {"rank": rank, "lo": lo, "hi": hi, "conservative": cons}
+    return block
+
+
+def _resample_group(stats: list[TargetStats | None], pos: str | None
+                    ) -> tuple[list[int], dict[str, np.ndarray] | None]:
+    """Members sharing the most common resampling signature, and their (k, B) values."""
+    sig = [None if s is None else (s.split_checksum, s.seed, s.bootstrap, s.rows.shape[0])
+           for s in stats]
+    common = Counter(x for x in sig if x is not None).most_common(1)
+    if not common or common[0][0][2] <= 0:
+        return [], None
+    key = common[0][0]
+    members = [i for i, x in enumerate(sig) if x == key]
+    first = stats[members[0]]
+    assert first is not None
+    n = first.rows.shape[0] if pos is None else int(np.sum(first.pos == pos))
+    if n == 0:
+        return [], None
+    counts = resample_counts(n, first.bootstrap, first.seed, pos_stream(pos))
+    collected: dict[str, list[np.ndarray]] = {k: [] for k in DISPLAYED}
+    for i in members:
+        values = stats[i].resampled(counts, pos)  # type: ignore[union-attr]
+        for k in DISPLAYED:
+            collected[k].append(values[k])
+    return members, {k: np.stack(v) for k, v in collected.items()}
+
+
+def compute_snapshot_data(session: Session, benchmark: Benchmark) -> dict[str, Any]:
+    """Everything the public pages show about a benchmark, as JSON-ready data."""
+    rows = public_submissions(session, benchmark.id)  # type: ignore[arg-type]
+    systems = []
+    for sub, result, team in rows:
+        systems.append({
+            "id": sub.id, "system": sub.system_name, "team": team.name, "team_id": team.id,
+            "date": sub.created_at.isoformat(), "description": sub.description,
+            "paper_url": sub.paper_url, "code_url": sub.code_url,
+            "file_sha256": sub.file_sha256, "scorer_version": result.scorer_version,
+            "metrics": result.metrics, "intervals": result.intervals, "by_pos": result.by_pos,
+        })
+    stats = _load_stats([r for _, r, _ in rows])
+    m = len(systems)
+    tiebreak = [(s["date"], s["id"]) for s in systems]
+    per_pos: dict[str, Any] = {}
+    for pos in (None, *POS_VALUES):
+        name = pos or "all"
+        def value(s: dict, k: str, pos: str | None = pos) -> float:
+            src = s["metrics"] if pos is None else s["by_pos"].get(pos, {}).get("metrics", {})
+            v = src.get(k)
+            return float("-inf") if v is None else float(v)
+        points = {k: np.array([value(s, k) for s in systems], dtype=float) for k in DISPLAYED}
+        members, resampled = _resample_group(stats, pos) if m else ([], None)
+        per_pos[name] = _pos_block(points, resampled, members, m, tiebreak)
+    return {
+        "format": SNAPSHOT_FORMAT,
+        "generated_at": utcnow().isoformat(),
+        "benchmark": {"id": benchmark.id, "name": benchmark.name, "version": benchmark.version,
+                      "split": benchmark.split, "n_targets": benchmark.n_targets,
+                      "checksum": benchmark.checksum},
+        "systems": systems,
+        "stats": per_pos,
+        "references": reference_rows(session, benchmark),
+    }
 
 
 def refresh_snapshot(*, session: Session, benchmark_id: int) -> LeaderboardSnapshot:
     """Recompute the public ranking of a benchmark and store it as a new snapshot.
 
-    Called after a result is stored and on publish/hide/unhide/reference changes. The
-    caller commits.
+    Called after a result is stored and on publish/hide/unhide/reference changes. Older
+    snapshots of the benchmark beyond the last few are deleted. The caller commits.
     """
-    snapshot = LeaderboardSnapshot(benchmark_id=benchmark_id, data={"systems": [], "references": []})
+    benchmark = session.get(Benchmark, benchmark_id)
+    if benchmark is None:
+        raise ValueError(f"no benchmark {benchmark_id}")
+    snapshot = LeaderboardSnapshot(benchmark_id=benchmark_id,
+                                   data=compute_snapshot_data(session, benchmark))
     session.add(snapshot)
     session.flush()
+    old = session.exec(select(LeaderboardSnapshot)
+                       .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
+                       .order_by(col(LeaderboardSnapshot.id).desc())
+                       .offset(KEEP_SNAPSHOTS)).all()
+    for row in old:
+        session.delete(row)
+    session.flush()
     return snapshot
+
+
+def snapshot_data(session: Session, benchmark_id: int) -> tuple[int | None, dict[str, Any]]:
+    """The latest snapshot's (id, data), cached per process; computes one if none exists yet."""
+    engine_key = str(session.get_bind().url)
+    latest = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.created_at)
+                          .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
+                          .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
+    if latest is None:
+        snapshot = refresh_snapshot(session=session, benchmark_id=benchmark_id)
+        session.commit()
+        latest = (snapshot.id, snapshot.created_at)
+    key = (engine_key, benchmark_id, latest[0], str(latest[1]))
+    cached = _cache.get(key)
+    if cached is not None:
+        return latest[0], cached
+    row = session.get(LeaderboardSnapshot, latest[0])
+    data = row.data if row is not None else {}
+    with _cache_lock:
+        for stale in [k for k in _cache if k[:2] == key[:2]]:
+            del _cache[stale]
+        _cache[key] = data
+    return latest[0], data
+
+
+def current_benchmark(session: Session) -> Benchmark | None:
+    """The benchmark the site ranks: the default one, else the most recent."""
+    bench = session.exec(select(Benchmark).where(col(Benchmark.is_default).is_(True))
+                         .order_by(col(Benchmark.id).desc())).first()
+    if bench is None:
+        bench = session.exec(select(Benchmark).order_by(col(Benchmark.id).desc())).first()
+    return bench
+
+
+def ranking_rows(*, session: Session, benchmark_id: int, pos: str | None = None,
+                 sort: str | None = None, direction: str = "desc", view: str | None = None):
+    """The ranking table as shown (see :class:`ranking_table.RankingTable`), from the snapshot."""
+    from leaderboard.services.ranking_table import build_table
+
+    snapshot_id, data = snapshot_data(session, benchmark_id)
+    return build_table(data, snapshot_id=snapshot_id, pos=pos, sort=sort, direction=direction,
+                       view=view)
