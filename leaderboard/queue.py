@@ -1,4 +1,4 @@
-"""The one place that talks to RQ for the web side: the Redis connection and the queue."""
+"""The one place that talks to RQ: the Redis connection, the queue and enqueue_scoring."""
 
 from __future__ import annotations
 
@@ -23,3 +23,41 @@ def get_queue() -> Queue:
     """The scoring queue."""
     settings = current_app.config["LEADERBOARD"]
     return Queue(settings["QUEUE_NAME"], connection=get_redis())
+
+
+#: RQ job states in which a job will still run (or is running).
+LIVE_STATES = frozenset({"queued", "started", "scheduled", "deferred"})
+JOB_FUNCTION = "worker.jobs.score_submission_job"
+
+
+def job_id_for(submission_id: int, run: int) -> str:
+    """The job id of run number ``run`` (1-based) of a submission: unique per attempt."""
+    return f"score-{submission_id}-{run}"
+
+
+def enqueue_scoring(submission_id: int, *, connection: Redis, queue_name: str, run: int = 1,
+                    job_timeout: int = 900) -> str:
+    """Enqueue scoring of a committed submission; the one place that talks to RQ for that.
+
+    Call only after the submission row is committed (the job reads it). The job id names the
+    submission and the run, so a reconciler can tell whether the current run has a live job.
+    Returns the job id.
+    """
+    job_id = job_id_for(submission_id, run)
+    queue = Queue(queue_name, connection=connection)
+    queue.enqueue(JOB_FUNCTION, submission_id, job_id=job_id, job_timeout=job_timeout,
+                  result_ttl=24 * 3600, failure_ttl=7 * 24 * 3600,
+                  description=f"score submission {submission_id} (run {run})")
+    return job_id
+
+
+def job_is_live(connection: Redis, job_id: str) -> bool:
+    """True when RQ still holds ``job_id`` in a state where it will run (or runs)."""
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+
+    try:
+        status = Job.fetch(job_id, connection=connection).get_status(refresh=False)
+    except NoSuchJobError:
+        return False
+    return str(getattr(status, "value", status)) in LIVE_STATES

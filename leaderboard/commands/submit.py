@@ -1,8 +1,96 @@
-"""leaderboard submit: the CI-friendly upload client."""
+"""leaderboard submit: the CI-friendly upload client (plain HTTP; needs no app or database)."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from pathlib import Path
 
 import click
 
+EXIT_INVALID = 2
+EXIT_FAILED = 3
+TERMINAL = ("scored", "invalid", "failed")
+
+
+def _fail(response) -> None:
+    try:
+        message = response.json()["error"]["message"]
+    except Exception:
+        message = response.text[:300]
+    raise click.ClickException(f"HTTP {response.status_code}: {message}")
+
+
+def _print_result(data: dict) -> None:
+    result = data["result"]
+    click.echo(f"{'metric':<16} {'value':>7}  95% interval")
+    for key, value in result["metrics"].items():
+        interval = result["intervals"].get(key)
+        shown = f"[{interval[0]:6.2f}, {interval[1]:6.2f}]" if interval else ""
+        click.echo(f"{key:<16} {value:7.2f}  {shown}")
+    sig = result["signature"]
+    click.echo(f"\nscorer {sig['scorer_version']}, split {sig['split_checksum'][:12]}, "
+               f"bootstrap B={sig['bootstrap']}, seed {sig['seed']}")
+
 
 @click.command("submit")
-def submit_command():
-    """(not implemented yet)"""
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--url", required=True, envvar="LEADERBOARD_SUBMIT_URL",
+              help="Base URL of the leaderboard, e.g. https://leaderboard.example.org")
+@click.option("--token", required=True, envvar="LEADERBOARD_TOKEN",
+              help="API token (or set LEADERBOARD_TOKEN).")
+@click.option("--name", default=None, help="System name (default: the file name).")
+@click.option("--description", default="", help="Short description of the system.")
+@click.option("--public", is_flag=True, help="Publish on the ranking once scored.")
+@click.option("--wait", is_flag=True, help="Poll until scored; exit non-zero if not.")
+@click.option("--timeout", default=1800.0, show_default=True, help="Seconds to wait at most.")
+def submit_command(file: Path, url: str, token: str, name: str | None, description: str,
+                   public: bool, wait: bool, timeout: float) -> None:
+    """Upload FILE (.json or .json.gz) to the leaderboard API.
+
+    Exit status with --wait: 0 scored, 2 invalid (problems printed), 3 failed on the
+    server, 1 for any other error. Retrying the same file is safe: the upload carries an
+    Idempotency-Key derived from the file's content.
+    """
+    import requests
+
+    raw = file.read_bytes()
+    base = url.rstrip("/")
+    headers = {"Authorization": f"Bearer {token}",
+               "Idempotency-Key": "submit-" + hashlib.sha256(raw).hexdigest()[:32]}
+    data = {"name": name or file.name, "description": description,
+            "public": "true" if public else "false"}
+    try:
+        response = requests.post(f"{base}/api/v1/submissions", headers=headers, data=data,
+                                 files={"file": (file.name, raw)}, timeout=120)
+    except requests.RequestException as exc:
+        raise click.ClickException(f"cannot reach {base}: {exc}") from exc
+    if response.status_code not in (200, 202):
+        _fail(response)
+    body = response.json()
+    click.echo(f"submission {body['id']}: {body['status']}  {body['status_url']}")
+    if not wait:
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        poll = requests.get(body["status_url"], headers=headers, timeout=60)
+        if poll.status_code != 200:
+            _fail(poll)
+        data = poll.json()
+        status = data["status"]
+        if status in TERMINAL:
+            break
+        if time.monotonic() > deadline:
+            raise click.ClickException(f"still {status} after {timeout:.0f} s")
+        time.sleep(1.0)
+    click.echo(f"submission {data['id']}: {status}")
+    if status == "scored":
+        _print_result(data)
+        return
+    if status == "invalid":
+        for problem in data["errors"]:
+            click.echo(f"  [{problem['code']}] {problem['message']}", err=True)
+        sys.exit(EXIT_INVALID)
+    click.echo(f"  {data['failure_reason']}", err=True)
+    sys.exit(EXIT_FAILED)

@@ -1,3 +1,182 @@
-"""api blueprint: submissions."""
+"""api blueprint: upload, dry-run validation, status and list of a team's submissions."""
 
-from leaderboard.blueprints.api import bp  # noqa: F401
+from __future__ import annotations
+
+import hashlib
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import current_app, g, jsonify, request, url_for
+from flask_limiter.util import get_remote_address
+from werkzeug.exceptions import TooManyRequests
+
+from leaderboard.blueprints.api import bp, token_required
+from leaderboard.db import get_session
+from leaderboard.extensions import limiter
+from leaderboard.models import SubmissionStatus, utcnow
+from leaderboard.services import submissions as service
+from leaderboard.services.benchmarks import default_benchmark
+from leaderboard.services.results import validate_upload
+from leaderboard.services.submissions import SubmissionError
+
+TRUE_VALUES = {"1", "true", "yes", "on"}
+
+
+def _api_limit() -> str:
+    return current_app.config["LEADERBOARD"]["API_RATE_LIMIT"]
+
+
+def _token_key() -> str:
+    # Keyed on the credential itself, so one token is limited across all its clients' IPs.
+    header = request.headers.get("Authorization", "")
+    return "token:" + hashlib.sha256(header.encode()).hexdigest()[:24]
+
+
+def rate_limited(view):
+    """Apply API_RATE_LIMIT per token and per client IP."""
+    view = limiter.limit(_api_limit, key_func=_token_key)(view)
+    return limiter.limit(_api_limit, key_func=get_remote_address)(view)
+
+
+def error_response(status: int, code: str, message: str, **extra: Any):
+    """The API's JSON error envelope."""
+    body = {"error": {"status": status, "code": code, "message": message, **extra}}
+    return jsonify(body), status
+
+
+def _submission_error(exc: SubmissionError):
+    if exc.status != 429:
+        return error_response(exc.status, exc.code, exc.message)
+    if exc.resets_at is None:
+        return error_response(429, exc.code, exc.message + "; it does not reset by itself",
+                              resets_at=None)
+    retry_after = max(1, math.ceil((exc.resets_at - utcnow()).total_seconds()))
+    response, status = error_response(429, exc.code, exc.message,
+                                      resets_at=exc.resets_at.isoformat(),
+                                      retry_after=retry_after)
+    response.headers["Retry-After"] = str(retry_after)
+    return response, status
+
+
+@bp.errorhandler(TooManyRequests)
+def _rate_limited(error: TooManyRequests):
+    current = limiter.current_limit
+    reset_at = current.reset_at if current is not None else utcnow().timestamp() + 60
+    retry_after = max(1, math.ceil(reset_at - utcnow().timestamp()))
+    response, status = error_response(
+        429, "rate_limited", f"too many requests ({error.description}); retry after "
+        f"{retry_after} s", retry_after=retry_after,
+        resets_at=datetime.fromtimestamp(reset_at, UTC).isoformat())
+    response.headers["Retry-After"] = str(retry_after)
+    return response, status
+
+
+def _benchmark():
+    benchmark = default_benchmark(get_session())
+    if benchmark is None:
+        raise SubmissionError(503, "no_benchmark", "no benchmark split is loaded yet")
+    return benchmark
+
+
+def _read_file(settings: dict[str, Any]) -> tuple[bytes, str]:
+    upload = request.files.get("file")
+    if upload is None:
+        raise SubmissionError(400, "missing_file",
+                              "send the result file as multipart form field 'file'")
+    return service.read_limited(upload.stream, settings["MAX_UPLOAD_BYTES"]), \
+        upload.filename or ""
+
+
+def _status_body(submission) -> dict[str, Any]:
+    return {"id": submission.id, "status": submission.status,
+            "status_url": url_for("api.get_submission", submission_id=submission.id,
+                                  _external=True)}
+
+
+@bp.post("/submissions")
+@rate_limited
+@token_required
+def create_submission():
+    """Upload a result file; 202 with the new (or earlier identical) submission."""
+    from leaderboard.queue import enqueue_scoring, get_redis
+
+    settings = current_app.config["LEADERBOARD"]
+    session = get_session()
+    try:
+        raw, filename = _read_file(settings)
+        accepted = service.create_submission(
+            session=session, team=g.api_team, benchmark=_benchmark(), raw=raw,
+            system_name=request.form.get("name", ""), settings=settings,
+            description=request.form.get("description", ""),
+            paper_url=request.form.get("url", request.form.get("paper_url", "")),
+            code_url=request.form.get("code_url", ""), filename=filename,
+            is_public=request.form.get("public", "").strip().lower() in TRUE_VALUES,
+            idempotency_key=(request.headers.get("Idempotency-Key") or "").strip()[:200] or None)
+    except SubmissionError as exc:
+        return _submission_error(exc)
+    submission = accepted.submission
+    if accepted.created:
+        enqueue_scoring(submission.id, connection=get_redis(), queue_name=settings["QUEUE_NAME"],
+                        job_timeout=settings["JOB_TIMEOUT"])
+    body = _status_body(submission)
+    if accepted.reason == "duplicate":
+        body["duplicate"] = True
+        body["message"] = "identical file already submitted; this is that submission"
+    response = jsonify(body)
+    response.status_code = 202
+    response.headers["Location"] = body["status_url"]
+    if accepted.reason == "idempotent_replay":
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+@bp.post("/validate")
+@rate_limited
+@token_required
+def validate():
+    """Dry run: the full validation report; nothing stored, no quota used."""
+    settings = current_app.config["LEADERBOARD"]
+    try:
+        raw, _filename = _read_file(settings)
+        report = validate_upload(benchmark=_benchmark(), raw=raw, settings=settings)
+    except SubmissionError as exc:
+        return _submission_error(exc)
+    return jsonify(report)
+
+
+@bp.get("/submissions/<int:submission_id>")
+@rate_limited
+@token_required
+def get_submission(submission_id: int):
+    """Status, errors and, when scored, metrics, intervals, per-POS numbers and signature."""
+    session = get_session()
+    try:
+        submission = service.team_submission(session=session, team_id=g.api_team.id,
+                                             submission_id=submission_id)
+    except SubmissionError as exc:
+        return _submission_error(exc)
+    result = (service.current_result(session, submission.id)
+              if submission.status == SubmissionStatus.SCORED else None)
+    return jsonify(service.submission_dict(submission, result))
+
+
+@bp.get("/submissions")
+@rate_limited
+@token_required
+def list_submissions():
+    """The team's submissions, newest first (``?status=`` filters)."""
+    session = get_session()
+    status = request.args.get("status") or None
+    if status and status not in SubmissionStatus.ALL:
+        return error_response(400, "bad_status",
+                              f"status must be one of {', '.join(SubmissionStatus.ALL)}")
+    rows = service.list_team_submissions(session=session, team_id=g.api_team.id, status=status)
+    items = []
+    for row in rows:
+        result = (service.current_result(session, row.id)
+                  if row.status == SubmissionStatus.SCORED else None)
+        item = service.submission_dict(row, result, brief=True)
+        item["status_url"] = url_for("api.get_submission", submission_id=row.id, _external=True)
+        items.append(item)
+    return jsonify({"submissions": items})

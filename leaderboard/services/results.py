@@ -1,0 +1,229 @@
+"""What a scoring job does: claim a queued submission, validate, score, store one result.
+
+Safe to run twice: only a ``queued`` row can be claimed (atomically, bumping ``attempts``),
+and the outcome is written only while the row is still this run's. Database sessions are
+short; none is held while validating or scoring.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from leaderboard.models import Benchmark, Result, Submission, SubmissionStatus, utcnow
+from leaderboard.scoring import SCORER_VERSION, score_submission, validate_submission
+
+log = logging.getLogger(__name__)
+
+
+def validate_upload(*, benchmark: Benchmark, raw: bytes, settings: dict[str, Any]) -> dict:
+    """Dry run: the full validation report of ``raw`` against the split (no gold-derived data).
+
+    Validation reads only the split's public target ids; nothing is stored or counted.
+    """
+    from leaderboard.services.benchmarks import get_prepared
+
+    report = validate_submission(raw, get_prepared(benchmark),
+                                 max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
+                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"])
+    return report.to_dict()
+
+
+def _engine_of(engine_or_session: Engine | Session) -> Engine:
+    if isinstance(engine_or_session, Session):
+        return engine_or_session.get_bind()
+    return engine_or_session
+
+
+def _claim(engine: Engine, submission_id: int) -> int | None:
+    """Move a queued row to running; return this run's number, or None if not ours to run."""
+    now = utcnow()
+    with Session(engine) as session:
+        claimed = session.execute(
+            update(Submission)
+            .where(Submission.id == submission_id, Submission.status == SubmissionStatus.QUEUED)
+            .values(status=SubmissionStatus.RUNNING, attempts=Submission.attempts + 1,
+                    started_at=now, heartbeat_at=now, progress="validating",
+                    finished_at=None)).rowcount
+        session.commit()
+        if claimed != 1:
+            return None
+        return session.get(Submission, submission_id).attempts
+
+
+def _touch(engine: Engine, submission_id: int, run: int, **values: Any) -> None:
+    with Session(engine) as session:
+        session.execute(update(Submission).where(
+            Submission.id == submission_id, Submission.status == SubmissionStatus.RUNNING,
+            Submission.attempts == run).values(heartbeat_at=utcnow(), **values))
+        session.commit()
+
+
+class _Heartbeat:
+    """Writes ``heartbeat_at`` every ``interval`` seconds while a job runs (own thread)."""
+
+    def __init__(self, engine: Engine, submission_id: int, run: int, interval: float):
+        self._args = (engine, submission_id, run)
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="heartbeat")
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            try:
+                _touch(*self._args)
+            except Exception:  # a missed beat is not worth failing the job for
+                log.warning("heartbeat of submission %s failed", self._args[1], exc_info=True)
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+def _own_row(session: Session, submission_id: int, run: int) -> Submission | None:
+    row = session.exec(select(Submission).where(Submission.id == submission_id)
+                       .with_for_update()).first()
+    if row is None or row.status != SubmissionStatus.RUNNING or row.attempts != run:
+        return None  # someone (the reconciler, a re-run) took over: drop this outcome
+    return row
+
+
+def score_submission_now(*, engine_or_session: Engine | Session, submission_id: int,
+                         settings: dict[str, Any] | None = None) -> str:
+    """Run the whole job for one submission; returns the row's status afterwards.
+
+    ``invalid`` lists every problem and is final. Our own errors re-queue the row with
+    backoff (the reconciler enqueues it when due) until ``MAX_JOB_RETRIES`` retries are
+    spent, then mark it ``failed`` with the reason.
+    """
+    if settings is None:
+        from leaderboard.config import load_settings
+
+        settings = load_settings()
+    engine = _engine_of(engine_or_session)
+    run = _claim(engine, submission_id)
+    if run is None:
+        with Session(engine) as session:
+            row = session.get(Submission, submission_id)
+            return row.status if row else "missing"
+    with _Heartbeat(engine, submission_id, run, settings["HEARTBEAT_SECONDS"]):
+        try:
+            return _run(engine, submission_id, run, settings)
+        except Exception as exc:
+            log.exception("scoring submission %s (run %s) failed", submission_id, run)
+            return _fail(engine, submission_id, run, settings, exc)
+
+
+def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any]) -> str:
+    from leaderboard.services.benchmarks import get_prepared
+
+    with Session(engine) as session:
+        submission = session.get(Submission, submission_id)
+        benchmark = session.get(Benchmark, submission.benchmark_id)
+        prepared = get_prepared(benchmark)
+        raw = submission.file_bytes
+    report = validate_submission(raw, prepared, max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
+                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"])
+    warnings = [p.message for p in report.warnings]
+    lemmatized = report.submission.substitutes_lemmatized if report.submission else None
+    if not report.ok:
+        errors = [p.to_dict() for p in report.errors]
+        if report.errors_not_shown:
+            errors.append({"code": "more_errors", "target_id": None, "position": None,
+                           "message": f"... and {report.errors_not_shown} more problems"})
+        return _finish(engine, submission_id, run, SubmissionStatus.INVALID,
+                       errors=errors, warnings=warnings)
+    _touch(engine, submission_id, run, progress="scoring")
+    scored = score_submission(prepared, report, bootstrap=settings["BOOTSTRAP_SAMPLES"],
+                              seed=settings["BOOTSTRAP_SEED"])
+    _touch(engine, submission_id, run, progress="storing")
+    result = Result(
+        submission_id=submission_id, scorer_version=SCORER_VERSION,
+        split_checksum=prepared.checksum, bootstrap_seed=scored.signature["seed"],
+        bootstrap_samples=scored.signature["bootstrap"], metrics=scored.metrics,
+        intervals=scored.intervals, by_pos=scored.by_pos, counts=scored.counts,
+        target_stats=scored.target_stats.to_bytes())
+    return _finish(engine, submission_id, run, SubmissionStatus.SCORED, result=result,
+                   warnings=warnings + [w for w in scored.warnings if w not in warnings],
+                   lemmatized=lemmatized)
+
+
+def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
+            errors: list | None = None, warnings: list[str] | None = None,
+            result: Result | None = None, lemmatized: bool | None = None) -> str:
+    with Session(engine, expire_on_commit=False) as session:
+        row = _own_row(session, submission_id, run)
+        if row is None:
+            session.rollback()
+            return session.get(Submission, submission_id).status
+        if result is not None:
+            for old in session.exec(select(Result).where(
+                    Result.submission_id == submission_id, Result.is_current)).all():
+                old.is_current = False
+                session.add(old)
+            session.add(result)
+            row.scorer_version = result.scorer_version
+        row.status, row.progress, row.finished_at = status, "", utcnow()
+        row.errors, row.warnings, row.failure_reason = errors or [], warnings or [], ""
+        row.substitutes_lemmatized = lemmatized
+        session.add(row)
+        session.commit()
+        public = row.is_public and not row.hidden
+        benchmark_id = row.benchmark_id
+    if status == SubmissionStatus.SCORED and public:
+        refresh_ranking(engine, benchmark_id)
+    return status
+
+
+def refresh_ranking(engine: Engine, benchmark_id: int) -> None:
+    """Recompute the benchmark's snapshot (site engineer's service); a failure only logs."""
+    try:
+        from leaderboard.services.snapshots import refresh_snapshot
+
+        with Session(engine) as session:
+            refresh_snapshot(session=session, benchmark_id=benchmark_id)
+            session.commit()
+    except Exception:
+        log.exception("refreshing the ranking of benchmark %s failed", benchmark_id)
+
+
+def retry_delay(settings: dict[str, Any], run: int) -> float:
+    """Backoff before run ``run + 1``: RETRY_BACKOFF_SECONDS doubled per attempt."""
+    return settings["RETRY_BACKOFF_SECONDS"] * 2 ** (run - 1)
+
+
+def _fail(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
+          exc: BaseException) -> str:
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()[:500]
+    max_runs = 1 + settings["MAX_JOB_RETRIES"]
+    with Session(engine) as session:
+        row = _own_row(session, submission_id, run)
+        if row is None:
+            session.rollback()
+            return session.get(Submission, submission_id).status
+        now = utcnow()
+        row.progress = ""
+        if run < max_runs:
+            delay = retry_delay(settings, run)
+            row.status = SubmissionStatus.QUEUED
+            row.queued_at = now + timedelta(seconds=delay)
+            row.failure_reason = (f"attempt {run} of {max_runs} failed on our side ({detail}); "
+                                  f"retrying in {delay:g} s")
+        else:
+            row.status = SubmissionStatus.FAILED
+            row.finished_at = now
+            row.failure_reason = f"failed on our side after {run} attempts: {detail}"
+        session.add(row)
+        session.commit()
+        return row.status

@@ -1,0 +1,225 @@
+"""Submissions: accept an upload (limits, duplicates, idempotency, quota), list, show, publish.
+
+The uploaded bytes and their sha256 are committed before anything is enqueued; the job reads
+them from the database, never from a local file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import IO, Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from leaderboard.models import Benchmark, Result, Submission, SubmissionStatus, Team, utcnow
+from leaderboard.services.quotas import quota_status
+
+_READ_CHUNK = 1 << 16
+
+
+class SubmissionError(Exception):
+    """A refused upload or request: an HTTP ``status``, a machine ``code`` and a message."""
+
+    def __init__(self, status: int, code: str, message: str, *,
+                 resets_at: datetime | None = None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.resets_at = resets_at
+
+
+@dataclass
+class Accepted:
+    """Outcome of an upload: the submission and whether it was created just now."""
+
+    submission: Submission
+    created: bool
+    reason: str = "created"  # "created", "duplicate" (same bytes) or "idempotent_replay"
+
+
+def read_limited(stream: IO[bytes], max_bytes: int) -> bytes:
+    """Read at most ``max_bytes`` from ``stream``; raise 413 as soon as there is more.
+
+    Never reads more than ``max_bytes + 1`` bytes, whatever the client claims.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    while size <= max_bytes:
+        chunk = stream.read(min(_READ_CHUNK, max_bytes + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > max_bytes:
+        raise SubmissionError(413, "file_too_large",
+                              f"the file is larger than the limit of {max_bytes:,} bytes")
+    return b"".join(chunks)
+
+
+def sha256_hex(raw: bytes) -> str:
+    """Hex sha256 of ``raw``."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _find_duplicate(session: Session, team: Team, benchmark: Benchmark,
+                    digest: str) -> Submission | None:
+    # A failed submission (our fault) may be uploaded again and scored anew.
+    return session.exec(select(Submission).where(
+        Submission.team_id == team.id, Submission.benchmark_id == benchmark.id,
+        Submission.file_sha256 == digest, Submission.status != SubmissionStatus.FAILED,
+    ).order_by(Submission.id)).first()
+
+
+def _by_idempotency_key(session: Session, team: Team, key: str) -> Submission | None:
+    return session.exec(select(Submission).where(
+        Submission.team_id == team.id, Submission.idempotency_key == key)).first()
+
+
+def _replay(existing: Submission, digest: str) -> Accepted:
+    if existing.file_sha256 != digest:
+        raise SubmissionError(409, "idempotency_key_reused",
+                              "this Idempotency-Key was already used for a different file")
+    return Accepted(existing, False, "idempotent_replay")
+
+
+def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw: bytes,
+                      system_name: str, settings: dict[str, Any], description: str = "",
+                      paper_url: str = "", code_url: str = "", filename: str = "",
+                      is_public: bool = False, submitted_by_id: int | None = None,
+                      idempotency_key: str | None = None,
+                      now: datetime | None = None) -> Accepted:
+    """Store an upload as a queued submission and commit; the caller then enqueues it.
+
+    Same ``idempotency_key`` with the same bytes returns the earlier submission (409 with
+    other bytes); identical bytes already uploaded by the team on this split return that
+    submission. Raises :class:`SubmissionError` for a missing name, oversize file or an
+    exhausted quota (429 with ``resets_at``).
+    """
+    now = now or utcnow()
+    system_name = system_name.strip()
+    if not system_name:
+        raise SubmissionError(400, "missing_name", "a system name is required")
+    _check_lengths(system_name, description, paper_url, code_url)
+    if len(raw) > settings["MAX_UPLOAD_BYTES"]:
+        raise SubmissionError(413, "file_too_large", f"the file is larger than the limit of "
+                              f"{settings['MAX_UPLOAD_BYTES']:,} bytes")
+    digest = sha256_hex(raw)
+    if idempotency_key:
+        existing = _by_idempotency_key(session, team, idempotency_key)
+        if existing is not None:
+            return _replay(existing, digest)
+    duplicate = _find_duplicate(session, team, benchmark, digest)
+    if duplicate is not None:
+        return Accepted(duplicate, False, "duplicate")
+    quota = quota_status(session=session, team=team, settings=settings, now=now)
+    refusal = quota.refusal()
+    if refusal:
+        raise SubmissionError(429, "quota_exceeded", refusal,
+                              resets_at=quota.refusal_resets_at())
+    submission = Submission(
+        team_id=team.id, benchmark_id=benchmark.id, submitted_by_id=submitted_by_id,
+        system_name=system_name, description=description.strip(),
+        paper_url=paper_url.strip(), code_url=code_url.strip(), filename=filename[:255],
+        file_bytes=raw, file_sha256=digest, file_size=len(raw), is_public=is_public,
+        idempotency_key=idempotency_key or None, status=SubmissionStatus.QUEUED,
+        created_at=now, queued_at=now)
+    session.add(submission)
+    try:
+        session.commit()
+    except IntegrityError:
+        # A concurrent request with the same Idempotency-Key won the race.
+        session.rollback()
+        existing = _by_idempotency_key(session, team, idempotency_key or "")
+        if existing is None:
+            raise
+        return _replay(existing, digest)
+    return Accepted(submission, True)
+
+
+def _check_lengths(system_name: str, description: str, paper_url: str, code_url: str) -> None:
+    for label, value, limit in (("name", system_name, 120), ("description", description, 5000),
+                                ("paper URL", paper_url, 500), ("code URL", code_url, 500)):
+        if len(value) > limit:
+            raise SubmissionError(400, "field_too_long",
+                                  f"the {label} is longer than {limit} characters")
+    for label, value in (("paper URL", paper_url), ("code URL", code_url)):
+        if value.strip() and not value.strip().lower().startswith(("http://", "https://")):
+            raise SubmissionError(400, "bad_url", f"the {label} must start with http(s)://")
+
+
+def team_submission(*, session: Session, team_id: int, submission_id: int) -> Submission:
+    """The team's own submission; 404 when absent, 403 when it belongs to another team."""
+    submission = session.get(Submission, submission_id)
+    if submission is None:
+        raise SubmissionError(404, "not_found", f"no submission {submission_id}")
+    if submission.team_id != team_id:
+        raise SubmissionError(403, "forbidden", "this submission belongs to another team")
+    return submission
+
+
+def list_team_submissions(*, session: Session, team_id: int, limit: int = 200,
+                          status: str | None = None) -> list[Submission]:
+    """The team's submissions, newest first."""
+    query = select(Submission).where(Submission.team_id == team_id)
+    if status:
+        query = query.where(Submission.status == status)
+    return list(session.exec(query.order_by(Submission.id.desc()).limit(limit)).all())
+
+
+def current_result(session: Session, submission_id: int) -> Result | None:
+    """The current result of a submission, if scored."""
+    return session.exec(select(Result).where(
+        Result.submission_id == submission_id, Result.is_current)
+        .order_by(Result.id.desc())).first()
+
+
+def set_public(*, session: Session, submission: Submission, public: bool) -> None:
+    """Publish or unpublish; refreshes the benchmark's ranking snapshot; commits."""
+    submission.is_public = public
+    session.add(submission)
+    session.flush()
+    from leaderboard.services.snapshots import refresh_snapshot
+
+    refresh_snapshot(session=session, benchmark_id=submission.benchmark_id)
+    session.commit()
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def submission_dict(submission: Submission, result: Result | None, *,
+                    brief: bool = False) -> dict[str, Any]:
+    """JSON form for the submission's own team (never anything derived from gold per target)."""
+    data: dict[str, Any] = {
+        "id": submission.id, "status": submission.status, "progress": submission.progress,
+        "system_name": submission.system_name, "is_public": submission.is_public,
+        "created_at": _iso(submission.created_at), "finished_at": _iso(submission.finished_at),
+        "file_sha256": submission.file_sha256,
+    }
+    if brief:
+        if result is not None:
+            data["metrics"] = result.metrics
+        return data
+    data.update({
+        "description": submission.description, "paper_url": submission.paper_url,
+        "code_url": submission.code_url, "filename": submission.filename,
+        "file_size": submission.file_size, "hidden": submission.hidden,
+        "queued_at": _iso(submission.queued_at), "started_at": _iso(submission.started_at),
+        "attempts": submission.attempts, "errors": submission.errors or [],
+        "warnings": submission.warnings or [], "failure_reason": submission.failure_reason,
+        "result": None,
+    })
+    if result is not None:
+        data["result"] = {
+            "metrics": result.metrics, "intervals": result.intervals, "by_pos": result.by_pos,
+            "counts": result.counts,
+            "signature": {"scorer_version": result.scorer_version,
+                          "split_checksum": result.split_checksum,
+                          "seed": result.bootstrap_seed, "bootstrap": result.bootstrap_samples},
+            "scored_at": _iso(result.created_at)}
+    return data

@@ -1,0 +1,1 @@
+"""The RQ scoring worker: ``main.py`` runs it, ``jobs.py`` holds the job functions."""
