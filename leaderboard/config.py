@@ -29,6 +29,13 @@ DEFAULTS: dict[str, Any] = {
     "QUEUE_NAME": "scoring",
     "JOB_TIMEOUT": 900,
     "MAX_JOB_RETRIES": 3,
+    # Pipeline: a running job writes a heartbeat every HEARTBEAT_SECONDS; one silent for
+    # HEARTBEAT_STALE_SECONDS is re-queued by the reconciler, which each worker runs every
+    # RECONCILE_SECONDS. A failed attempt waits RETRY_BACKOFF_SECONDS * 2**(attempt-1).
+    "HEARTBEAT_SECONDS": 5.0,
+    "HEARTBEAT_STALE_SECONDS": 60.0,
+    "RECONCILE_SECONDS": 60.0,
+    "RETRY_BACKOFF_SECONDS": 10.0,
     "MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
     "MAX_DECOMPRESSED_BYTES": 200 * 1024 * 1024,
     "MAX_SUBSTITUTES_PER_TARGET": 5000,
