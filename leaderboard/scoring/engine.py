@@ -12,7 +12,7 @@ from leaderboard.scoring.bootstrap import percentile_interval
 from leaderboard.scoring.gap import gap_row
 from leaderboard.scoring.generative import generative_row
 from leaderboard.scoring.gold import GoldTarget, PreparedSplit
-from leaderboard.scoring.lemmatize import lemma
+from leaderboard.scoring.lemmatize import lemmatizer_for
 from leaderboard.scoring.semeval import semeval_row
 from leaderboard.scoring.stats import COLUMNS, TargetStats
 from leaderboard.scoring.validate import Submission, ValidationReport, validate_submission
@@ -51,8 +51,9 @@ def normalise_list(entries: list[tuple[str, float]], target: GoldTarget) -> list
     """
     ranked = sorted(entries, key=lambda e: -e[1])
     best: dict[str, float] = {}
+    lemma_of = lemmatizer_for(target.pos)
     for sub, score in ranked:
-        lem = lemma(sub, target.pos)
+        lem = lemma_of(sub)
         if lem == target.lemma:
             continue
         if lem not in best or score > best[lem]:
@@ -64,8 +65,7 @@ def target_row(ranked: list[str], target: GoldTarget) -> tuple[float, ...]:
     """All per-target statistic columns for one ranked list."""
     return (
         generative_row(ranked, target.candidate_set, target.acceptable, target.conceivable)
-        + gap_row(ranked, target.votes, target.ratios, target.gap_denominator,
-                  target.gap_rat_denominator)
+        + gap_row(ranked, target.weights, target.gap_denominator, target.gap_rat_denominator)
         + semeval_row(target.semeval, ranked)
     )
 

@@ -15,28 +15,33 @@ from leaderboard.scoring.generative import safe_div
 COLUMNS = ("gap", "gap_valid", "gap_rat", "gap_rat_valid")
 
 
-def gap_numerator(ranked: list[str], weights: dict[str, float]) -> float:
-    """Sum over ranks i with a positive weight of (cumulative weight up to i) / i."""
-    total = 0.0
-    acc = 0.0
+def gap_numerators(ranked: list[str], weights: dict[str, tuple[float, float]]
+                   ) -> tuple[float, float]:
+    """Both numerators in one pass; ``weights`` maps a candidate to (votes, score).
+
+    Each is the sum over ranks i with a positive weight of (cumulative weight to i) / i.
+    """
+    num_v = num_r = acc_v = acc_r = 0.0
     for i, sub in enumerate(ranked, start=1):
-        x = weights.get(sub, 0)
-        acc += x
-        if x > 0:
-            total += acc / i
-    return total
+        w = weights.get(sub)
+        if w is None:  # not a candidate: weight 0, but it still takes rank i
+            continue
+        acc_v += w[0]
+        acc_r += w[1]
+        if w[0] > 0:  # votes > 0 exactly when score > 0
+            num_v += acc_v / i
+            num_r += acc_r / i
+    return num_v, num_r
 
 
-def gap_row(ranked: list[str], votes: dict[str, int], ratios: dict[str, float],
-            denominator: float, rat_denominator: float) -> tuple[float, ...]:
+def gap_row(ranked: list[str], weights: dict[str, tuple[float, float]], denominator: float,
+            rat_denominator: float) -> tuple[float, ...]:
     """Per-target values of :data:`COLUMNS`; a 0 denominator marks the target invalid."""
-    row = []
-    for weights, den in ((votes, denominator), (ratios, rat_denominator)):
-        if den > 0:
-            row += [gap_numerator(ranked, weights) / den, 1.0]
-        else:
-            row += [0.0, 0.0]
-    return tuple(row)
+    num_v, num_r = gap_numerators(ranked, weights) if denominator > 0 else (0.0, 0.0)
+    return (
+        num_v / denominator if denominator > 0 else 0.0, float(denominator > 0),
+        num_r / rat_denominator if rat_denominator > 0 else 0.0, float(rat_denominator > 0),
+    )
 
 
 def gap_metrics(s: dict) -> dict[str, object]:

@@ -64,8 +64,8 @@ class GoldTarget:
         self.candidate_set = frozenset(self.candidates)
         self.acceptable = frozenset(c for c, s in scored if s >= ACCEPTABLE_THRESHOLD)
         self.conceivable = frozenset(c for c, s in scored if s >= CONCEIVABLE_THRESHOLD)
-        self.votes = dict(zip(self.candidates, self.positives, strict=True))
-        self.ratios = dict(scored)
+        self.weights = {c: (float(p), r) for c, p, r in zip(
+            self.candidates, self.positives, self.scores, strict=True)}
         self.gap_denominator = _ideal_gap(pos)
         self.gap_rat_denominator = _ideal_gap(np.asarray(self.scores, dtype=np.float64))
         self.semeval: SemEvalGold = build_semeval_gold(self.candidates, self.positives)

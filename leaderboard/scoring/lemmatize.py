@@ -7,7 +7,8 @@ becomes ``runs``. No other lemmatizer is ever substituted: a missing WordNet is 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable
+from functools import lru_cache, partial
 
 #: Target POS of the benchmark -> WordNet POS letter; anything else is a noun upstream.
 WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
@@ -81,6 +82,13 @@ def ensure_wordnet() -> None:
 @lru_cache(maxsize=1 << 20)
 def _lemmatize_raw(word: str, wn_pos: str) -> str:
     return _lemmatizer.lemmatize(word, pos=wn_pos).lower().strip()
+
+
+def lemmatizer_for(pos: str) -> Callable[[str], str]:
+    """A cached one-argument :func:`lemma` for targets of one POS (for tight loops)."""
+    if _lemmatizer is None:
+        ensure_wordnet()
+    return partial(_lemmatize_raw, wn_pos=WORDNET_POS.get(pos, "n"))
 
 
 def lemma(word: str, pos: str) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _GOLD_FIRST = re.compile(r"[\w'\-\s]+ (\d+)", re.ASCII)
 _GOLD_ENTRY = re.compile(r"(\w[\w'\-\s]+) (\d+)", re.ASCII)
@@ -87,9 +88,10 @@ def build_semeval_gold(candidates: list[str], positives: list[int]) -> SemEvalGo
     return SemEvalGold(True, norms, None if mode_tied else mode)
 
 
+@lru_cache(maxsize=1 << 18)
 def fix_guess(item: str) -> str:
     """score.pl's ``fixmisc`` for one system guess."""
-    m = _NON_PREFIX.match(item)
+    m = _NON_PREFIX.match(item) if item.startswith("non") else None
     if m:
         item = "non" + m.group(1)
     return item.replace("-", " ").replace("'", "", 1)

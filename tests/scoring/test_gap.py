@@ -2,33 +2,34 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from leaderboard.scoring.gap import gap_metrics, gap_numerator, gap_row
+from leaderboard.scoring.gap import gap_metrics, gap_numerators, gap_row
 from leaderboard.scoring.gold import _ideal_gap
 
 
 def test_numerator_counts_non_candidates_as_rank_positions():
-    weights = {"a": 3, "b": 2, "c": 0}
+    weights = {"a": (3.0, 0.3), "b": (2.0, 0.2), "c": (0.0, 0.0)}
     # x = 0 (zz), 3 (a), 0 (c), 2 (b): (0+3)/2 + (0+3+0+2)/4
-    assert gap_numerator(["zz", "a", "c", "b"], weights) == pytest.approx(3 / 2 + 5 / 4)
+    num_v, num_r = gap_numerators(["zz", "a", "c", "b"], weights)
+    assert num_v == pytest.approx(3 / 2 + 5 / 4)
+    assert num_r == pytest.approx(0.3 / 2 + 0.5 / 4)
 
 
 def test_ideal_ranking_scores_one():
-    import numpy as np
-
     den = _ideal_gap(np.array([3.0, 2.0, 0.0]))
     assert den == pytest.approx(3 / 1 + 5 / 2)
-    assert gap_row(["a", "b"], {"a": 3, "b": 2}, {"a": 0.3, "b": 0.2}, den,
-                   _ideal_gap(np.array([0.3, 0.2])))[0] == pytest.approx(1.0)
+    row = gap_row(["a", "b"], {"a": (3.0, 0.3), "b": (2.0, 0.2)}, den,
+                  _ideal_gap(np.array([0.3, 0.2])))
+    assert row == pytest.approx((1.0, 1.0, 1.0, 1.0))
 
 
 def test_no_positive_weight_is_left_out_not_minus_one():
-    row = gap_row(["a"], {"a": 0}, {"a": 0.0}, 0.0, 0.0)
-    assert row == (0.0, 0.0, 0.0, 0.0)
+    assert gap_row(["a"], {"a": (0.0, 0.0)}, 0.0, 0.0) == (0.0, 0.0, 0.0, 0.0)
     sums = {"gap": 0.5 + 0.0, "gap_valid": 1.0, "gap_rat": 0.5, "gap_rat_valid": 1.0}
     assert gap_metrics(sums)["gap"] == 0.5  # the invalid target adds nothing, not -1
 
 
 def test_empty_list_scores_zero():
-    assert gap_numerator([], {"a": 1}) == 0.0
+    assert gap_numerators([], {"a": (1.0, 0.1)}) == (0.0, 0.0)
