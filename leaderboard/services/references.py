@@ -1,0 +1,151 @@
+"""Reference rows (Humans, oracles): scored by the same engine, synchronously, never ranked.
+
+A reference row belongs to the split it was scored on. Humans is several rows of one name
+(one result file per metric family, on the 89-target subset); the ranking merges rows of one
+name across the splits of a benchmark version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from sqlmodel import Session, col, select
+
+from leaderboard.models import Benchmark, ReferenceSystem, utcnow
+from leaderboard.scoring import (
+    METRIC_KEYS,
+    SCORER_VERSION,
+    score_submission,
+    validate_submission,
+)
+from leaderboard.services.benchmarks import find_benchmark, get_prepared, import_benchmark
+
+KINDS = ("human", "oracle")
+METRIC_GROUPS: dict[str, list[str]] = {
+    "a": [k for k in METRIC_KEYS if "_a_" in k],
+    "c": [k for k in METRIC_KEYS if "_c_" in k],  # includes strict_c_p@1
+    "gap": ["gap", "gap_rat"],
+    "semeval": [k for k in METRIC_KEYS if k.startswith(("best_", "oot_"))],
+}
+
+
+class ReferenceInvalid(ValueError):
+    """A reference file or option that cannot be used, with a message for the host."""
+
+
+def resolve_metric_keys(spec: str) -> list[str] | None:
+    """``all`` -> None (every key); ``a``, ``c``, ``gap``, ``semeval`` or ``KEY,KEY,...``."""
+    keys: list[str] = []
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        if part == "all":
+            return None
+        if part in METRIC_GROUPS:
+            keys += [k for k in METRIC_GROUPS[part] if k not in keys]
+        elif part in METRIC_KEYS:
+            if part not in keys:
+                keys.append(part)
+        else:
+            raise ReferenceInvalid(f"unknown metric {part!r} (use all, a, c, gap, semeval or "
+                                 "metric keys such as lenient_a_f@10)")
+    if not keys:
+        raise ReferenceInvalid("no metric selected")
+    return keys
+
+
+def add_reference(*, session: Session, benchmark: Benchmark, name: str, kind: str, raw: bytes,
+                  metric_keys: list[str] | None = None, note: str = "",
+                  max_bytes: int = 50_000_000) -> ReferenceSystem:
+    """Score ``raw`` on ``benchmark`` and store it (replacing the row of the same name and
+    metric keys on that split). Flushes; the caller commits and refreshes snapshots."""
+    if kind not in KINDS:
+        raise ReferenceInvalid(f"kind must be one of {', '.join(KINDS)}")
+    prepared = get_prepared(benchmark)
+    # Published reference outputs contain empty substitutes: score them as upstream did.
+    report = validate_submission(raw, prepared, max_bytes=max_bytes, allow_empty=True)
+    if not report.ok:
+        shown = "; ".join(f"[{p.code}] {p.message}" for p in report.errors[:5])
+        raise ReferenceInvalid(f"not a valid result file for {benchmark.name} "
+                             f"{benchmark.version} {benchmark.split}: {shown}")
+    result = score_submission(prepared, report)
+    row = next((r for r in session.exec(select(ReferenceSystem).where(
+        ReferenceSystem.benchmark_id == benchmark.id, ReferenceSystem.name == name)).all()
+        if r.metric_keys == metric_keys), None)
+    row = row or ReferenceSystem(benchmark_id=benchmark.id, name=name, kind=kind,
+                                 file_bytes=b"", file_sha256="")
+    row.kind, row.note, row.metric_keys = kind, note, metric_keys
+    row.file_bytes, row.file_sha256 = raw, hashlib.sha256(raw).hexdigest()
+    row.scorer_version = SCORER_VERSION
+    row.metrics, row.intervals, row.by_pos = result.metrics, result.intervals, result.by_pos
+    row.created_at = utcnow()
+    session.add(row)
+    session.flush()
+    return row
+
+
+def benchmarks_showing(session: Session, benchmark: Benchmark) -> list[Benchmark]:
+    """Splits whose ranking shows references of ``benchmark`` (same name and version)."""
+    return list(session.exec(select(Benchmark).where(
+        Benchmark.name == benchmark.name, Benchmark.version == benchmark.version)).all())
+
+
+def rescore_references(session: Session, *, force: bool = False) -> list[ReferenceSystem]:
+    """Re-score every reference row with an older scorer version (all with ``force``)."""
+    done = []
+    for row in session.exec(select(ReferenceSystem).order_by(col(ReferenceSystem.id))).all():
+        if force or row.scorer_version != SCORER_VERSION:
+            benchmark = session.get(Benchmark, row.benchmark_id)
+            done.append(add_reference(session=session, benchmark=benchmark, name=row.name,
+                                      kind=row.kind, raw=row.file_bytes,
+                                      metric_keys=row.metric_keys, note=row.note))
+    return done
+
+
+HUMANS_NOTE = ("Computed as in the SWORDS paper on the 89 test targets annotated twice "
+               "(swords-v1.1 test-subset): one result file per metric family.")
+SHARED_REFERENCES = [
+    # (file, split, name, kind, metric spec, note)
+    ("humans_acceptable_test-subset.result.json.gz", "test-subset", "Humans", "human", "a",
+     HUMANS_NOTE),
+    ("humans_conceivable_test-subset.result.json.gz", "test-subset", "Humans", "human", "c",
+     HUMANS_NOTE),
+    ("humans_all_test-subset.result.json.gz", "test-subset", "Humans", "human", "gap",
+     HUMANS_NOTE),
+    ("coinco_test.result.json.gz", "test", "CoInCo", "oracle", "all",
+     "Oracle: the substitutes CoInCo annotators wrote, ordered by votes; it only proposes "
+     "candidates the benchmark contains, so compare it in the lenient setting."),
+    ("thesaurus_test.result.json.gz", "test", "Thesaurus", "oracle", "all",
+     "Oracle: Roget's thesaurus candidates in thesaurus order; it only proposes candidates "
+     "the benchmark contains, so compare it in the lenient setting."),
+]
+SHARED_SPLITS = {"test": "swords-v1.1_test.json.gz",
+                 "test-subset": "swords-v1.1_test-subset.json.gz"}
+
+
+def import_shared(*, session: Session, data_dir: Path, name: str = "swords",
+                  version: str = "1.1", bootstrap: int = 1000,
+                  seed: int = 0) -> list[ReferenceSystem]:
+    """Import the shared SWORDS reference rows (and the splits they need) from ``data_dir``
+    (``swords/`` and ``reference-systems/`` under it), as the paper's Table 4 does. Commits."""
+    splits: dict[str, Benchmark] = {}
+    for split, filename in SHARED_SPLITS.items():
+        existing = find_benchmark(session, name, version, split)
+        if existing is None:
+            path = data_dir / "swords" / filename
+            if not path.exists():
+                raise ReferenceInvalid(f"{path} is missing and {name} {version} {split} "
+                                     "is not imported")
+            existing = import_benchmark(session=session, raw=path.read_bytes(), name=name,
+                                        version=version, split=split, hidden=True,
+                                        bootstrap=bootstrap, seed=seed)
+        splits[split] = existing
+    rows = []
+    for filename, split, ref_name, kind, spec, note in SHARED_REFERENCES:
+        path = data_dir / "reference-systems" / filename
+        if not path.exists():
+            raise ReferenceInvalid(f"{path} is missing")
+        rows.append(add_reference(session=session, benchmark=splits[split], name=ref_name,
+                                  kind=kind, raw=path.read_bytes(),
+                                  metric_keys=resolve_metric_keys(spec), note=note))
+    session.commit()
+    return rows
