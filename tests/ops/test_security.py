@@ -49,9 +49,11 @@ def test_forwarded_proto_is_ignored_without_proxy_fix(client):
 
 def test_forwarded_proto_trusted_with_proxy_fix(app_overrides):
     from leaderboard import create_app
+    from leaderboard.db import create_all
 
     app_overrides["PROXY_FIX_HOPS"] = 1
     app = create_app(app_overrides)
+    create_all(app.extensions["db_engine"])
     response = app.test_client().get("/", headers={"X-Forwarded-Proto": "https"})
     assert response.headers["Strict-Transport-Security"].startswith("max-age=31536000")
     app.extensions["db_engine"].dispose()
