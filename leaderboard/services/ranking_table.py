@@ -41,6 +41,11 @@ class RankingTable:
     humans: dict[str, Any] | None = field(default=None)
 
     @property
+    def human_defined(self) -> bool:
+        """Whether the Humans reference provides the headline metric (for "% of Humans")."""
+        return any(r["pct_humans"] is not None for r in self.rows)
+
+    @property
     def columns(self) -> tuple[str, ...]:
         """Metric keys of the view, in display order."""
         return self.view.columns

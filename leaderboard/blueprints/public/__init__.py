@@ -1,0 +1,12 @@
+"""Public pages, readable without an account: ranking, matrix, charts, systems, teams, about,
+exports, and plotly's JavaScript served from the installed package.
+
+Views are thin: they parse the query string, call a service and render. Page loads read the
+leaderboard snapshot only (see :mod:`leaderboard.services.snapshots`).
+"""
+
+from flask import Blueprint
+
+bp = Blueprint("public", __name__)
+
+from leaderboard.blueprints.public import about, ranking, systems, vendor  # noqa: E402,F401

@@ -1,0 +1,70 @@
+"""System and team pages."""
+
+from __future__ import annotations
+
+from flask import abort, render_template, request
+from flask_login import current_user
+
+from leaderboard.blueprints.public import bp
+from leaderboard.db import get_session
+from leaderboard.models import Team
+from leaderboard.services import charts
+from leaderboard.services.metric_info import LABELS, POS_VALUES, VIEWS, describe
+from leaderboard.services.systems import (
+    compare_systems,
+    current_results,
+    system_detail,
+    team_systems,
+)
+
+#: Metrics of the system page's per-POS chart (headline figures only, to stay readable).
+CHART_KEYS = ["strict_a_f@10", "strict_c_f@10", "lenient_a_f@10", "lenient_c_f@10",
+              "strict_c_p@1", "gap"]
+
+
+@bp.get("/systems/<int:submission_id>")
+def system(submission_id: int):
+    """A system's metadata, every metric with its interval, per-POS table and chart, and
+    ?compare=<id> for paired-bootstrap probabilities against another visible system."""
+    session = get_session()
+    detail = system_detail(session=session, submission_id=submission_id, viewer=current_user)
+    if detail is None:
+        abort(404, description="No such system, or it is not public.")
+    other = comparison = None
+    compare_id = request.args.get("compare", type=int)
+    if request.args.get("compare") and compare_id is None:
+        abort(400, description="compare must be a system id (a whole number).")
+    if compare_id is not None:
+        other = system_detail(session=session, submission_id=compare_id, viewer=current_user)
+        if other is None or other["result_id"] is None or detail["result_id"] is None:
+            abort(404, description="No such system to compare with, or it is not public.")
+        comparison = compare_systems(session=session, result_a=detail["result_id"],
+                                     result_b=other["result_id"])
+    choices = [s for s in compare_choices(detail["benchmark_id"]) if s["id"] != submission_id]
+    figure = charts.to_json(charts.pos_bars(detail, CHART_KEYS)) if detail["metrics"] else None
+    keys = [k for k in VIEWS["all"].columns] + [k for k in detail["metrics"]
+                                                if k not in VIEWS["all"].columns]
+    return render_template("public/system.html", s=detail, other=other, comparison=comparison,
+                           choices=choices, figure=figure, keys=keys, labels=LABELS,
+                           describe=describe, pos_values=POS_VALUES)
+
+
+def compare_choices(benchmark_id: int) -> list[dict]:
+    """Public systems of the benchmark (from the snapshot) for the "compare with" selector."""
+    from leaderboard.services.snapshots import snapshot_data
+
+    data = snapshot_data(get_session(), benchmark_id)[1]
+    return [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}
+            for s in data.get("systems", [])]
+
+
+@bp.get("/teams/<int:team_id>")
+def team(team_id: int):
+    """A team's systems: public ones for everybody, private ones too for its members."""
+    session = get_session()
+    team_row = session.get(Team, team_id)
+    if team_row is None or team_row.disabled:
+        abort(404, description="No such team.")
+    subs = team_systems(session=session, team_id=team_id, viewer=current_user)
+    results = current_results(session, [s.id for s in subs])
+    return render_template("public/team.html", team=team_row, submissions=subs, results=results)

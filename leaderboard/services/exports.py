@@ -1,0 +1,61 @@
+"""CSV and JSON exports of the ranking as shown on screen, built with pandas."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from leaderboard.services.metric_info import LABELS
+from leaderboard.services.ranking_table import RankingTable
+
+
+def ranking_frame(table: RankingTable) -> pd.DataFrame:
+    """One row per system, then the reference rows; each metric with its 95% interval."""
+    records = []
+    for row, kind in [(r, "system") for r in table.rows] + [(r, r["kind"])
+                                                           for r in table.references]:
+        record = {
+            "row_type": kind,
+            "rank": row.get("rank"), "rank_lo": row.get("rank_lo"),
+            "rank_hi": row.get("rank_hi"), "conservative_rank": row.get("conservative_rank"),
+            "tied_with_next_better": row.get("tied_with_next_better"),
+            "system": row.get("system", row.get("name")), "team": row.get("team", ""),
+            "submission_id": row.get("id"), "date": row.get("date", ""),
+            "note": ("computed on the " + str(row.get("n_targets")) + "-target "
+                     + str(row.get("split")) + " split") if row.get("subset") else "",
+        }
+        for cell in row["cells"]:
+            key = cell["key"]
+            interval = cell["interval"] or [None, None]
+            record[key] = cell["value"]
+            record[f"{key} lo"] = interval[0]
+            record[f"{key} hi"] = interval[1]
+            record[f"{key} tie_p"] = cell.get("p")
+        record["pct_humans"] = row.get("pct_humans")
+        records.append(record)
+    frame = pd.DataFrame.from_records(records)
+    if frame.empty:
+        base = ["row_type", "rank", "rank_lo", "rank_hi", "conservative_rank",
+                "tied_with_next_better", "system", "team", "submission_id", "date", "note"]
+        cols = [c for k in table.columns for c in (k, f"{k} lo", f"{k} hi", f"{k} tie_p")]
+        frame = pd.DataFrame(columns=base + cols + ["pct_humans"])
+    for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id"):
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
+def to_csv(table: RankingTable) -> str:
+    """The ranking as CSV: header row of column names (metric keys), then one row per line."""
+    return ranking_frame(table).to_csv(index=False, float_format="%.2f")
+
+
+def to_json(table: RankingTable) -> str:
+    """The ranking as JSON: what was asked for, metric labels, and the rows (via pandas)."""
+    frame = ranking_frame(table)
+    rows = json.loads(frame.to_json(orient="records", double_precision=4))
+    doc = {"benchmark": table.benchmark, "generated_at": table.generated_at,
+           "view": table.view.key, "pos": table.pos or "ALL", "sort": table.sort,
+           "dir": table.direction, "headline": table.view.headline,
+           "metrics": {k: LABELS.get(k, k) for k in table.columns}, "rows": rows}
+    return json.dumps(doc, indent=1)

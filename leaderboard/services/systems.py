@@ -1,0 +1,92 @@
+"""System and team pages: who may see a submission, its public aggregates, and comparisons."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from leaderboard.models import Result, Submission, SubmissionStatus, Team
+from leaderboard.scoring import TargetStats, compare
+from leaderboard.services.metric_info import DISPLAYED
+
+
+def can_view(submission: Submission, viewer: Any) -> bool:
+    """Public, non-hidden submissions are visible to all; others to their team and admins."""
+    if submission.is_public and not submission.hidden:
+        return True
+    if viewer is None or not getattr(viewer, "is_authenticated", False):
+        return False
+    return bool(getattr(viewer, "is_admin", False)) or viewer.team_id == submission.team_id
+
+
+def current_result(session: Session, submission_id: int) -> Result | None:
+    """The current result of a submission, if scored."""
+    return session.exec(select(Result).where(Result.submission_id == submission_id,
+                                             col(Result.is_current).is_(True))
+                        .order_by(col(Result.id).desc())).first()
+
+
+def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[str, Any] | None:
+    """Everything a system page shows (public aggregates only), or None when the viewer may
+    not see it or it does not exist: callers answer 404 alike, so private ids don't leak."""
+    sub = session.get(Submission, submission_id)
+    if sub is None or not can_view(sub, viewer):
+        return None
+    team = session.get(Team, sub.team_id)
+    result = current_result(session, submission_id) if sub.status == SubmissionStatus.SCORED \
+        else None
+    return {
+        "id": sub.id, "system": sub.system_name, "team": team.name if team else "",
+        "team_id": sub.team_id, "benchmark_id": sub.benchmark_id,
+        "description": sub.description, "paper_url": sub.paper_url, "code_url": sub.code_url,
+        "date": sub.created_at.isoformat()[:10], "status": sub.status,
+        "public": sub.is_public and not sub.hidden, "hidden": sub.hidden,
+        "file_sha256": sub.file_sha256, "filename": sub.filename, "file_size": sub.file_size,
+        "scorer_version": result.scorer_version if result else sub.scorer_version,
+        "substitutes_lemmatized": sub.substitutes_lemmatized,
+        "metrics": result.metrics if result else {},
+        "intervals": result.intervals if result else {},
+        "by_pos": result.by_pos if result else {},
+        "result_id": result.id if result else None,
+        "bootstrap_samples": result.bootstrap_samples if result else None,
+    }
+
+
+@lru_cache(maxsize=64)
+def _stats(result_id: int, blob: bytes) -> TargetStats:
+    return TargetStats.from_bytes(blob)
+
+
+def compare_systems(*, session: Session, result_a: int, result_b: int,
+                    keys: tuple[str, ...] = DISPLAYED) -> dict[str, float] | None:
+    """Paired-bootstrap probability that A beats B on each metric, or None when the two were
+    not scored on the same resamples (other split or settings)."""
+    rows = {r.id: r for r in session.exec(select(Result).where(
+        col(Result.id).in_([result_a, result_b]))).all()}
+    if result_a not in rows or result_b not in rows:
+        return None
+    a = _stats(result_a, rows[result_a].target_stats)
+    b = _stats(result_b, rows[result_b].target_stats)
+    try:
+        return {k: round(compare(a, b, k), 4) for k in keys}
+    except ValueError:
+        return None
+
+
+def team_systems(*, session: Session, team_id: int, viewer: Any) -> list[Submission]:
+    """A team's scored submissions the viewer may see, newest first."""
+    subs = session.exec(select(Submission).where(Submission.team_id == team_id,
+                                                 Submission.status == SubmissionStatus.SCORED)
+                        .order_by(col(Submission.created_at).desc())).all()
+    return [s for s in subs if can_view(s, viewer)]
+
+
+def current_results(session: Session, submission_ids: list[int]) -> dict[int, Result]:
+    """Current result per submission id (one query)."""
+    if not submission_ids:
+        return {}
+    rows = session.exec(select(Result).where(col(Result.submission_id).in_(submission_ids),
+                                             col(Result.is_current).is_(True))).all()
+    return {r.submission_id: r for r in rows}

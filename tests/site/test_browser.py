@@ -1,0 +1,149 @@
+"""The public site in a real browser: Playwright driving Debian's headless chromium against a
+real server on a loopback port, on a database holding real scored demo submissions.
+
+Screenshots of the ranking and a system page go to ``test-artifacts/`` (gitignored).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+from werkzeug.serving import make_server
+
+from leaderboard import create_app
+from leaderboard.db import create_all
+from tests.site.seed import seed_demo
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = pytest.mark.browser
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A real HTTP server for a seeded app on 127.0.0.1 and a free port; stopped afterwards."""
+    if sync_playwright is None:
+        pytest.skip("playwright is not installed")
+    if not shutil.which(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+    tmp = tmp_path_factory.mktemp("browser")
+    app = create_app({"INSTANCE_PATH": str(tmp / "instance"),
+                      "DATABASE_URL": f"sqlite:///{tmp / 'site.db'}", "REDIS_URL": "",
+                      "SECRET_KEY": "browser-test-secret", "RATELIMIT_ENABLED": False})
+    engine = app.extensions["db_engine"]
+    create_all(engine)
+    with app.app_context(), Session(engine, expire_on_commit=False) as session:
+        seeded = seed_demo(session)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", seeded
+    server.shutdown()
+    thread.join(timeout=10)
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def _column(page, index: int) -> list[float]:
+    cells = page.locator(f"#systems tr td:nth-child({index})")
+    return [float(v) for v in cells.evaluate_all("els => els.map(e => e.dataset.value)")]
+
+
+def _header_index(page, key: str) -> int:
+    keys = page.locator("#ranking thead th").evaluate_all(
+        "els => els.map(e => e.dataset.key || '')")
+    return keys.index(key) + 1
+
+
+def test_ranking_sorts_by_clicked_metric(site, page):
+    base, _ = site
+    page.goto(base + "/")
+    expect(page.locator("#ranking")).to_be_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "ranking.png"), full_page=True)
+    headline = _column(page, _header_index(page, "strict_a_f@10"))
+    assert headline == sorted(headline, reverse=True)
+
+    gap_header = page.locator('#ranking thead th[data-key="gap"]')
+    gap_header.locator("a").click()
+    expect(gap_header).to_have_attribute("aria-sort", "descending")
+    gaps = _column(page, _header_index(page, "gap"))
+    assert gaps == sorted(gaps, reverse=True) and len(gaps) == 5
+    assert "sort=gap" in page.url
+    gap_header.locator("a").click()
+    expect(gap_header).to_have_attribute("aria-sort", "ascending")
+    assert _column(page, _header_index(page, "gap")) == sorted(gaps)
+
+
+def test_pos_and_view_switch(site, page):
+    base, _ = site
+    page.goto(base + "/")
+    page.get_by_role("navigation", name="Part of speech").get_by_role("link", name="VERB").click()
+    expect(page.locator("#ranking caption")).to_contain_text("VERB targets only")
+    assert "pos=VERB" in page.url
+    page.get_by_role("navigation", name="View").get_by_role("link", name="All metrics").click()
+    expect(page.locator('#ranking thead th[data-key="oot_p"]')).to_have_count(1)
+    expect(page.locator("#ranking caption")).to_contain_text("VERB targets only")
+    page.get_by_role("link", name="Lenient · conceivable (F_c^10)").click()
+    expect(page.locator('#ranking thead th[data-key="lenient_c_f@10"]')).to_have_attribute(
+        "aria-sort", "descending")
+    expect(page.locator("tbody.references tr.ref-human")).to_have_count(1)
+
+
+def test_system_page_chart_renders(site, page):
+    base, seeded = site
+    page.goto(base + "/")
+    page.locator("#systems").get_by_role("link", name="Contextual ranker").click()
+    expect(page.locator("h1")).to_contain_text("Contextual ranker")
+    expect(page.locator("#pos-chart .main-svg").first).to_be_attached(timeout=15000)
+    page.screenshot(path=str(ARTIFACTS / "system.png"), full_page=True)
+    page.select_option("#compare-select", str(seeded.public["Thesaurus baseline"]))
+    page.get_by_role("button", name="Compare").click()
+    expect(page.locator("#metrics-caption")).to_contain_text("Thesaurus baseline")
+
+
+def test_csv_download(site, page):
+    base, _ = site
+    page.goto(base + "/?view=lenient-a")
+    with page.expect_download() as info:
+        page.locator(".downloads").get_by_role("link", name="CSV").click()
+    download = info.value
+    assert download.suggested_filename == "swords-leaderboard-lenient-a-all.csv"
+    rows = list(csv.DictReader(io.StringIO(Path(download.path()).read_text())))
+    systems = [r for r in rows if r["row_type"] == "system"]
+    assert len(systems) == 5
+    assert {r["system"] for r in rows if r["row_type"] != "system"} == {
+        "Humans", "CoInCo", "Thesaurus"}
+    values = [float(r["lenient_a_f@10"]) for r in systems]
+    assert values == sorted(values, reverse=True)
+    assert float(systems[0]["lenient_a_f@10 lo"]) <= values[0] <= float(
+        systems[0]["lenient_a_f@10 hi"])
