@@ -61,7 +61,7 @@ def test_every_problem_is_reported_with_target_and_position(tiny, ids):
         '"t:0000000000000000000000000000000000000000": ["x"], '
         '"t:1111111111111111111111111111111111111111": ["y"]}}'
     )
-    report = validate_submission(raw.encode(), tiny)
+    report = validate_submission(raw.encode(), tiny, allow_empty=False)
     found = [(p.code, p.target_id, p.position) for p in report.errors]
     assert ("non_finite_score", car, 0) in found
     assert ("non_finite_score", car, 1) in found
@@ -114,11 +114,17 @@ def test_huge_integer_scores_are_not_finite(tiny, ids):
     assert codes(validate_submission(raw.encode(), tiny)) == ["non_finite_score"]
 
 
-def test_allow_empty_keeps_blank_substitutes_with_a_warning(tiny, ids):
-    raw = json.dumps({"substitutes": {ids["car"]: ["auto", ""]}}).encode()
-    report = validate_submission(raw, tiny, allow_empty=True)
-    assert report.ok and report.submission.entries[ids["car"]] == [("auto", 0.0), ("", -1.0)]
-    assert "empty_substitutes" in [w.code for w in report.warnings]
+def test_empty_substitutes_are_kept_and_named_in_warnings_by_default(tiny, ids):
+    raw = json.dumps({"substitutes": {ids["car"]: ["auto", "", " "]}}).encode()
+    report = validate_submission(raw, tiny)
+    assert report.ok
+    assert report.submission.entries[ids["car"]] == [("auto", 0.0), ("", -1.0), (" ", -2.0)]
+    named = [(w.code, w.target_id, w.position) for w in report.warnings]
+    assert ("empty_substitute", ids["car"], 1) in named
+    assert ("empty_substitute", ids["car"], 2) in named
+    assert report.counts["empty_substitutes"] == 2
+    strict = validate_submission(raw, tiny, allow_empty=False)
+    assert [p.code for p in strict.errors] == ["empty_substitute", "empty_substitute"]
 
 
 def test_report_never_mentions_gold(tiny, ids):
