@@ -101,10 +101,6 @@ def export_inputs_command(name: str, version: str | None, split: str | None,
 @with_appcontext
 def load_demo_command(enqueue: bool) -> None:
     """Import the invented demo split with three demo teams' public submissions."""
-    from leaderboard import queue
-
-    # Until the pipeline's enqueue_scoring is present, the demo is loaded unqueued.
-    enqueue = enqueue and hasattr(queue, "enqueue_scoring")
     try:
         with session_scope(get_engine()) as session:
             row = benchmarks.load_demo(session=session, enqueue=enqueue)

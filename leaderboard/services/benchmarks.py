@@ -141,7 +141,7 @@ def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, s
     if make_default or default_benchmark(session) is None:
         _set_default(session, benchmark)
     session.commit()
-    _CACHE[checksum] = prepared
+    _CACHE[(checksum, SCORER_VERSION)] = prepared
     return benchmark
 
 
@@ -176,20 +176,44 @@ def list_benchmarks(session: Session) -> list[Benchmark]:
     return list(session.exec(select(Benchmark).order_by(Benchmark.id)).all())
 
 
-_CACHE: dict[str, PreparedSplit] = {}
+_CACHE: dict[tuple[str, str], PreparedSplit] = {}
 _CACHE_LOCK = threading.Lock()
 
 
 def get_prepared(benchmark: Benchmark) -> PreparedSplit:
-    """The prepared gold of ``benchmark``, decoded once per process (keyed by checksum)."""
-    prepared = _CACHE.get(benchmark.checksum)
+    """The prepared gold of ``benchmark``, decoded once per process.
+
+    Keyed by checksum and the scorer version that prepared it, so a re-prepared split is
+    picked up by long-running workers.
+    """
+    key = (benchmark.checksum, benchmark.scorer_version)
+    prepared = _CACHE.get(key)
     if prepared is None:
         with _CACHE_LOCK:
-            prepared = _CACHE.get(benchmark.checksum)
+            prepared = _CACHE.get(key)
             if prepared is None:
                 prepared = PreparedSplit.from_bytes(benchmark.prepared_bytes)
-                _CACHE[benchmark.checksum] = prepared
+                _CACHE[key] = prepared
     return prepared
+
+
+def reprepare_stale(session: Session) -> list[Benchmark]:
+    """Prepare again, from the stored source, every split prepared by an older scorer
+    version (the gold side can change with the rules). Flushes; the caller commits."""
+    done = []
+    for benchmark in list_benchmarks(session):
+        if benchmark.scorer_version == SCORER_VERSION:
+            continue
+        old = PreparedSplit.from_bytes(benchmark.prepared_bytes)
+        prepared = prepare_split(parse_split(benchmark.source_bytes), name=old.name,
+                                 bootstrap=old.bootstrap, seed=old.seed)
+        benchmark.prepared_bytes = prepared.to_bytes()
+        benchmark.scorer_version = SCORER_VERSION
+        session.add(benchmark)
+        _CACHE[(benchmark.checksum, SCORER_VERSION)] = prepared
+        done.append(benchmark)
+    session.flush()
+    return done
 
 
 def split_inputs(benchmark: Benchmark) -> dict[str, Any]:
