@@ -1,0 +1,44 @@
+"""No public route reveals the hidden gold: substitutes that appear in the demo split's gold
+but in no demo submission must never show up in any public output."""
+
+from __future__ import annotations
+
+import re
+
+from tests.site.seed import gold_only_substitutes
+
+
+def _public_urls(seeded) -> list[str]:
+    urls = ["/", "/about", "/matrix", "/charts", "/leaderboard.csv", "/leaderboard.json"]
+    for view in ("strict-a", "strict-c", "lenient-a", "lenient-c", "all"):
+        for pos in ("ALL", "NOUN", "VERB", "ADJ", "ADV"):
+            urls += [f"/?view={view}&pos={pos}", f"/leaderboard.csv?view={view}&pos={pos}",
+                     f"/leaderboard.json?view={view}&pos={pos}"]
+        if view != "all":
+            urls.append(f"/charts?view={view}")
+    for metric in ("strict_a_f@10", "gap", "oot_p"):
+        urls.append(f"/matrix?metric={metric}")
+    ids = list(seeded.public.values())
+    urls += [f"/systems/{i}" for i in ids] + [f"/systems/{ids[0]}?compare={i}" for i in ids[1:]]
+    urls += [f"/teams/{t}" for t in seeded.teams.values()]
+    urls += ["/api/v1/leaderboard", "/api/v1/leaderboard?pos=NOUN"]
+    return urls
+
+
+def test_gold_only_substitutes_never_appear(site):
+    client, seeded = site
+    secrets = gold_only_substitutes()
+    assert len(secrets) >= 5  # the scan means something only with real gold-only words
+    pattern = re.compile(r"\b(" + "|".join(re.escape(s) for s in sorted(secrets)) + r")\b",
+                         re.IGNORECASE)
+    scanned = 0
+    for url in _public_urls(seeded):
+        response = client.get(url)
+        if url.startswith("/api/") and response.status_code == 404:
+            continue  # the API leaderboard may not exist yet
+        assert response.status_code == 200, url
+        text = response.get_data(as_text=True)
+        found = pattern.findall(text)
+        assert not found, f"{url} shows gold-only substitutes {sorted(set(found))}"
+        scanned += 1
+    assert scanned > 50

@@ -1,0 +1,186 @@
+"""Public pages: status codes, sorting, views, POS, references, visibility, bad input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.factories import login
+
+HEADLINE_VALUES = re.compile(r'data-key="strict_a_f@10"')
+
+
+def _system_order(html: str) -> list[str]:
+    body = html.split('<tbody id="systems">')[1]
+    return re.findall(r'<th scope="row" class="col-system sticky2" data-value="([^"]+)"', body)
+
+
+def test_ranking_default_is_strict_f10_descending(site):
+    client, _ = site
+    html = client.get("/").get_data(as_text=True)
+    assert 'data-key="strict_a_f@10" data-type="num" aria-sort="descending"' in html
+    assert _system_order(html)[:3] == ["Ranker top-3", "Contextual ranker", "Thesaurus baseline"]
+    # never ranked: reference rows sit in their own tbody, above the systems
+    refs = html.split('<tbody class="references">')[1].split("</tbody>")[0]
+    assert "Humans" in refs and "CoInCo" in refs and "Thesaurus" in refs
+    assert "Secret system" not in html and "Hidden system" not in html
+    assert "89-target subset" in html and "lenient" in html
+
+
+def test_ranking_sort_query_string(site):
+    client, _ = site
+    html = client.get("/?sort=gap&dir=desc").get_data(as_text=True)
+    assert 'data-key="gap" data-type="num" aria-sort="descending"' in html
+    assert _system_order(html)[0] == "Contextual ranker"
+    asc = _system_order(client.get("/?sort=system&dir=asc").get_data(as_text=True))
+    assert asc == sorted(asc, key=str.casefold)
+    by_rank = _system_order(client.get("/?sort=rank&dir=desc").get_data(as_text=True))
+    assert by_rank[-1] == "Ranker top-3"
+
+
+def test_rank_interval_conservative_rank_and_tie_marks(site):
+    client, _ = site
+    html = client.get("/").get_data(as_text=True)
+    body = html.split('<tbody id="systems">')[1]
+    first, second = body.split("<tr")[1:3]
+    assert "<strong>1</strong>" in first and "1–2" in first
+    # Contextual ranker is statistically tied with Ranker top-3 on strict F^10 (p >= 0.05)
+    assert 'class="tied"' in second and "≈" in second
+
+
+@pytest.mark.parametrize("view,key", [("strict-c", "strict_c_f@10"),
+                                      ("lenient-a", "lenient_a_f@10"),
+                                      ("lenient-c", "lenient_c_f@10"), ("all", "oot_mode_r")])
+def test_views(site, view, key):
+    client, _ = site
+    response = client.get(f"/?view={view}")
+    assert response.status_code == 200
+    assert f'data-key="{key}"' in response.get_data(as_text=True)
+
+
+def test_percent_of_humans_where_defined(site):
+    client, _ = site
+    lenient = client.get("/?view=lenient-a").get_data(as_text=True)
+    assert "% Humans" in lenient and re.search(r'<td class="num pct">\d+%</td>', lenient)
+    # the seeded Humans rows provide lenient keys only: no strict comparison is defined
+    assert "% Humans</abbr></th>" not in client.get("/").get_data(as_text=True)
+
+
+def test_pos_view_uses_pos_scores(site):
+    client, _ = site
+    html = client.get("/?pos=NOUN").get_data(as_text=True)
+    assert "NOUN targets only" in html
+    assert 'aria-current="true">NOUN</a>' in html
+
+
+@pytest.mark.parametrize("query,message", [
+    ("view=bogus", "unknown view &#39;bogus&#39;; use one of strict-a, strict-c, lenient-a, "
+                   "lenient-c, all"),
+    ("pos=PRON", "unknown pos &#39;PRON&#39;; use ALL, NOUN, VERB, ADJ, ADV"),
+    ("sort=oot_p", "cannot sort by &#39;oot_p&#39; in view &#39;strict-a&#39;"),
+    ("dir=up", "dir must be asc or desc, not &#39;up&#39;"),
+])
+def test_bad_query_is_400(site, query, message):
+    client, _ = site
+    for path in ("/", "/leaderboard.csv", "/leaderboard.json"):
+        response = client.get(f"{path}?{query}")
+        assert response.status_code == 400
+        assert message in response.get_data(as_text=True)
+
+
+def test_matrix(site):
+    client, _ = site
+    html = client.get("/matrix?metric=gap").get_data(as_text=True)
+    assert "Contextual ranker" in html and "ADV" in html and "Humans" in html
+    response = client.get("/matrix?metric=nope")
+    assert response.status_code == 400
+    assert "unknown metric &#39;nope&#39;" in response.get_data(as_text=True)
+
+
+def test_charts_page_embeds_figures_and_local_plotly(site):
+    client, _ = site
+    html = client.get("/charts?view=lenient-a").get_data(as_text=True)
+    assert 'type="application/json" id="figure-1"' in html
+    assert "/static/vendor/plotly.min.js?v=" in html and "cdn" not in html.lower()
+    assert client.get("/charts?view=all").status_code == 400
+
+
+def test_plotly_js_served_with_long_cache(site):
+    client, _ = site
+    response = client.get("/static/vendor/plotly.min.js")
+    assert response.status_code == 200
+    assert response.mimetype == "text/javascript"
+    assert "max-age=31536000" in response.headers["Cache-Control"]
+    assert b"plotly" in response.data[:2000].lower()
+    again = client.get("/static/vendor/plotly.min.js",
+                       headers={"If-None-Match": response.headers["ETag"]})
+    assert again.status_code == 304
+
+
+def test_system_page(site):
+    client, seeded = site
+    sid = seeded.public["Contextual ranker"]
+    html = client.get(f"/systems/{sid}").get_data(as_text=True)
+    assert "Contextual ranker" in html and "SHA-256" in html and "Scorer version" in html
+    assert 'id="pos-figure"' in html and "95%" in html
+    other = seeded.public["Thesaurus baseline"]
+    compared = client.get(f"/systems/{sid}?compare={other}").get_data(as_text=True)
+    assert "P(this beats it)" in compared and "prob-high" in compared
+
+
+def test_system_page_bad_compare(site):
+    client, seeded = site
+    sid = seeded.public["Contextual ranker"]
+    response = client.get(f"/systems/{sid}?compare=abc")
+    assert response.status_code == 400
+    assert "compare must be a system id" in response.get_data(as_text=True)
+    response = client.get(f"/systems/{sid}?compare={seeded.private_id}")
+    assert response.status_code == 404
+
+
+def test_private_and_hidden_systems_are_404_for_the_public(site):
+    client, seeded = site
+    for sid in (seeded.private_id, seeded.hidden_id, 99999):
+        response = client.get(f"/systems/{sid}")
+        assert response.status_code == 404
+        assert "No such system, or it is not public." in response.get_data(as_text=True)
+    assert "Secret system" not in client.get(f"/teams/{seeded.teams['East Lab']}").get_data(
+        as_text=True)
+
+
+def test_private_system_visible_to_its_team_only(site_app):
+    seeded = site_app.config["SEEDED"]
+    own = site_app.test_client()
+    login(own, "east-lab@example.org")
+    response = own.get(f"/systems/{seeded.private_id}")
+    assert response.status_code == 200 and "Secret system" in response.get_data(as_text=True)
+    assert "Secret system" in own.get(f"/teams/{seeded.teams['East Lab']}").get_data(
+        as_text=True)
+    other = site_app.test_client()
+    login(other, "north-lab@example.org")
+    assert other.get(f"/systems/{seeded.private_id}").status_code == 404
+
+
+def test_team_page(site):
+    client, seeded = site
+    html = client.get(f"/teams/{seeded.teams['North Lab']}").get_data(as_text=True)
+    assert "Contextual ranker" in html and "Ranker top-3" in html
+    response = client.get("/teams/9999")
+    assert response.status_code == 404 and "No such team." in response.get_data(as_text=True)
+
+
+def test_about_page(site):
+    client, _ = site
+    html = client.get("/about").get_data(as_text=True)
+    for text in ("F<sup>10</sup>", "GAP", "quota", "How to submit", "@inproceedings",
+                 "Lee, Mina and Donahue, Chris", "2021.naacl-main.345"):
+        assert text in html
+
+
+def test_empty_site_before_any_benchmark(client):
+    html = client.get("/").get_data(as_text=True)
+    assert "No benchmark has been imported yet." in html
+    response = client.get("/leaderboard.csv")
+    assert response.status_code == 404
+    assert "No benchmark has been imported yet." in response.get_data(as_text=True)

@@ -1,0 +1,92 @@
+"""Snapshot computation agrees with the scoring engine's own rank intervals and comparisons."""
+
+from __future__ import annotations
+
+import numpy as np
+from sqlmodel import select
+
+from leaderboard.models import LeaderboardSnapshot, Result, Submission
+from leaderboard.scoring import TargetStats, compare, rank_intervals
+from leaderboard.services import ranking_stats as rs
+from leaderboard.services.snapshots import KEEP_SNAPSHOTS, ranking_rows, refresh_snapshot
+
+
+def _public_stats(session, seeded):
+    ids = sorted(seeded.public.values())
+    results = {r.submission_id: r for r in session.exec(select(Result)).all()}
+    return ids, [TargetStats.from_bytes(results[i].target_stats) for i in ids]
+
+
+def test_rank_intervals_match_the_engine(session, seeded):
+    ids, stats = _public_stats(session, seeded)
+    data = session.exec(select(LeaderboardSnapshot)).all()[-1].data
+    order = [s["id"] for s in data["systems"]]
+    for pos in (None, "NOUN"):
+        expected = rank_intervals(stats, "strict_a_f@10", pos=pos)
+        ranks = data["stats"][pos or "all"]["ranks"]["strict_a_f@10"]
+        got = [(ranks["lo"][order.index(i)], ranks["hi"][order.index(i)]) for i in ids]
+        assert got == expected
+
+
+def test_tie_p_values_match_compare(session, seeded):
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    ids, stats = _public_stats(session, seeded)
+    by_id = dict(zip(ids, stats, strict=True))
+    for above, below in zip(table.rows, table.rows[1:], strict=False):
+        p = below["cells"][0]["p"]
+        expected = 1 - compare(by_id[above["id"]], by_id[below["id"]], "strict_a_f@10")
+        assert p == round(expected, 4)
+    assert [r["system"] for r in table.rows][:2] == ["Ranker top-3", "Contextual ranker"]
+    assert table.rows[1]["tied_with_next_better"] is True
+    assert table.rows[2]["tied_with_next_better"] is False
+
+
+def test_conservative_rank_counts_intervals_entirely_above():
+    values = np.array([[10.0, 11, 12, 13], [1, 2, 3, 4], [2, 3, 4, 5], [11, 12, 13, 14.0]])
+    cons = rs.conservative_ranks(values)
+    # rows 0 and 3 overlap; both are above rows 1 and 2, which overlap each other
+    assert cons.tolist() == [1, 3, 3, 1]
+    assert rs.point_ranks(np.array([5.0, 7.0, 7.0, 1.0])).tolist() == [3, 1, 1, 4]
+
+
+def test_references_are_merged_by_name_and_marked_subset(session, seeded):
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, view="lenient-a")
+    names = [(r["name"], r["kind"], r["subset"]) for r in table.references]
+    assert names == [("Humans", "human", True), ("CoInCo", "oracle", False),
+                     ("Thesaurus", "oracle", False)]
+    humans = table.references[0]
+    # the two Humans rows each give half of the lenient keys; merged, all are there
+    assert all(c["value"] is not None for c in humans["cells"][:3])
+    assert table.rows[0]["pct_humans"] is not None
+
+
+def test_publish_and_hide_change_the_ranking(session, seeded):
+    private = session.get(Submission, seeded.private_id)
+    private.is_public = True
+    session.add(private)
+    session.commit()
+    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    session.commit()
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    assert "Secret system" in [r["system"] for r in table.rows]
+    private.hidden = True
+    session.add(private)
+    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    session.commit()
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    assert "Secret system" not in [r["system"] for r in table.rows]
+    kept = session.exec(select(LeaderboardSnapshot)).all()
+    assert len(kept) == KEEP_SNAPSHOTS
+
+
+def test_unreadable_stats_keep_the_row_without_intervals(session, seeded):
+    result = session.exec(select(Result).where(
+        Result.submission_id == seeded.public["Thesaurus top-1"])).one()
+    result.target_stats = b"not an npz"
+    session.add(result)
+    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    session.commit()
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    row = next(r for r in table.rows if r["system"] == "Thesaurus top-1")
+    assert row["rank"] is not None and row["rank_lo"] is None
+    assert next(r for r in table.rows if r["system"] == "Ranker top-3")["rank_lo"] == 1
