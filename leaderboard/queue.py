@@ -57,7 +57,11 @@ def job_is_live(connection: Redis, job_id: str) -> bool:
     from rq.job import Job
 
     try:
-        status = Job.fetch(job_id, connection=connection).get_status(refresh=False)
+        job = Job.fetch(job_id, connection=connection)
     except NoSuchJobError:
         return False
-    return str(getattr(status, "value", status)) in LIVE_STATES
+    status = str(getattr(job.get_status(refresh=False), "value", job.get_status(refresh=False)))
+    if status == "queued":
+        # The job hash can outlive the queue's list (a partial flush): then nothing pops it.
+        return connection.lpos(Queue(job.origin, connection=connection).key, job_id) is not None
+    return status in LIVE_STATES

@@ -1,3 +1,172 @@
-"""account blueprint: submissions."""
+"""account blueprint: the upload form (with a free "check file"), the team's submissions, the
+submission page with its live status, and the publish toggle."""
 
-from leaderboard.blueprints.account import bp  # noqa: F401
+from __future__ import annotations
+
+from flask import abort, current_app, flash, jsonify, redirect, render_template, url_for
+from flask_login import current_user, login_required
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from wtforms import BooleanField, StringField, TextAreaField
+from wtforms.validators import DataRequired, Length, Optional, Regexp
+
+from leaderboard.blueprints.account import bp
+from leaderboard.db import get_session
+from leaderboard.models import SubmissionStatus, Team
+from leaderboard.services import submissions as service
+from leaderboard.services.benchmarks import default_benchmark
+from leaderboard.services.quotas import quota_status
+from leaderboard.services.results import validate_upload
+from leaderboard.services.submissions import SubmissionError
+
+URL = Regexp(r"^https?://", message="Links must start with http:// or https://.")
+
+
+class SubmitForm(FlaskForm):
+    """A result file and what to show about the system."""
+
+    file = FileField("Result file (.json or .json.gz)",
+                     validators=[FileRequired(message="Choose a result file.")])
+    name = StringField("System name", validators=[
+        DataRequired(message="Enter a system name."), Length(max=120)])
+    description = TextAreaField("Description", validators=[Optional(), Length(max=5000)])
+    paper_url = StringField("Paper URL", validators=[Optional(), Length(max=500), URL])
+    code_url = StringField("Code URL", validators=[Optional(), Length(max=500), URL])
+    public = BooleanField("Show on the public ranking once scored")
+
+
+class VisibilityForm(FlaskForm):
+    """Publish/unpublish (the CSRF token is the whole form)."""
+
+
+def _team() -> Team:
+    if current_user.team_id is None:
+        abort(403, description="Submissions belong to a team, and this account has none.")
+    return get_session().get(Team, current_user.team_id)
+
+
+def _own(submission_id: int):
+    try:
+        return service.team_submission(session=get_session(), team_id=current_user.team_id,
+                                       submission_id=submission_id)
+    except SubmissionError:
+        abort(404)  # another team's id looks exactly like a missing one
+
+
+def _render_form(form: SubmitForm, status: int = 200, report: dict | None = None,
+                 error: SubmissionError | None = None):
+    settings = current_app.config["LEADERBOARD"]
+    session = get_session()
+    quota = quota_status(session=session, team=_team(), settings=settings)
+    return render_template("submissions/submit.html", form=form, quota=quota, report=report,
+                           error=error, benchmark=default_benchmark(session),
+                           settings=settings), status
+
+
+def _benchmark_or_503():
+    benchmark = default_benchmark(get_session())
+    if benchmark is None:
+        abort(503, description="No benchmark split is loaded yet.")
+    return benchmark
+
+
+@bp.get("/submit")
+@login_required
+def submit():
+    """The upload form, with the team's remaining quota."""
+    return _render_form(SubmitForm())
+
+
+@bp.post("/submit/check")
+@login_required
+def check_file():
+    """Dry run from the form: the full validation report, nothing stored."""
+    form = SubmitForm()
+    form.name.validators = [Optional()]
+    if not form.validate_on_submit():
+        return _render_form(form, 400)
+    settings = current_app.config["LEADERBOARD"]
+    try:
+        raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
+    except SubmissionError as exc:
+        return _render_form(form, exc.status, error=exc)
+    report = validate_upload(benchmark=_benchmark_or_503(), raw=raw, settings=settings)
+    return _render_form(form, 200, report=report)
+
+
+@bp.post("/submit")
+@login_required
+def create_submission():
+    """Store the upload, enqueue it and go to its page (303)."""
+    from leaderboard.queue import enqueue_scoring, get_redis
+
+    form = SubmitForm()
+    if not form.validate_on_submit():
+        return _render_form(form, 400)
+    settings = current_app.config["LEADERBOARD"]
+    session = get_session()
+    try:
+        raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
+        accepted = service.create_submission(
+            session=session, team=_team(), benchmark=_benchmark_or_503(), raw=raw,
+            system_name=form.name.data or "", settings=settings,
+            description=form.description.data or "", paper_url=form.paper_url.data or "",
+            code_url=form.code_url.data or "", filename=form.file.data.filename or "",
+            is_public=bool(form.public.data), submitted_by_id=current_user.id)
+    except SubmissionError as exc:
+        return _render_form(form, exc.status, error=exc)
+    submission = accepted.submission
+    if accepted.created:
+        enqueue_scoring(submission.id, connection=get_redis(), queue_name=settings["QUEUE_NAME"],
+                        job_timeout=settings["JOB_TIMEOUT"])
+        flash("Uploaded. Scoring starts as soon as a worker is free.", "success")
+    else:
+        flash("This exact file was already submitted; here is that submission.", "info")
+    return redirect(url_for("account.submission", submission_id=submission.id), 303)
+
+
+@bp.get("/submissions")
+@login_required
+def submissions():
+    """The team's submissions, newest first."""
+    team = _team()
+    rows = service.list_team_submissions(session=get_session(), team_id=team.id)
+    return render_template("submissions/list.html", submissions=rows)
+
+
+@bp.get("/submissions/<int:submission_id>")
+@login_required
+def submission(submission_id: int):
+    """One submission: live status, every problem, or the full results and signature."""
+    row = _own(submission_id)
+    result = (service.current_result(get_session(), row.id)
+              if row.status == SubmissionStatus.SCORED else None)
+    return render_template("submissions/detail.html", submission=row, result=result,
+                           pending=row.status in SubmissionStatus.PENDING,
+                           visibility_form=VisibilityForm())
+
+
+@bp.get("/submissions/<int:submission_id>/status")
+@login_required
+def submission_status(submission_id: int):
+    """Status for the page's poller (session-authenticated JSON)."""
+    row = _own(submission_id)
+    return jsonify({"id": row.id, "status": row.status, "progress": row.progress,
+                    "done": row.status not in SubmissionStatus.PENDING})
+
+
+@bp.post("/submissions/<int:submission_id>/visibility")
+@login_required
+def set_visibility(submission_id: int):
+    """Publish or unpublish (form field ``public``); refreshes the ranking."""
+    row = _own(submission_id)
+    form = VisibilityForm()
+    if not form.validate_on_submit():
+        abort(400, description="The form was not valid. Reload the page and try again.")
+    from flask import request
+
+    public = request.form.get("public") == "1"
+    service.set_public(session=get_session(), submission=row, public=public)
+    flash("Published: it appears on the ranking once scored." if public
+          else "Unpublished: it no longer appears on the ranking.", "success")
+    return redirect(url_for("account.submission", submission_id=row.id), 303)

@@ -1,0 +1,105 @@
+"""Quotas with a frozen clock: daily and total scored quotas, the attempt cap, 429 bodies."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from leaderboard.models import Submission, SubmissionStatus
+from leaderboard.services.quotas import quota_status
+from leaderboard.services.submissions import SubmissionError, create_submission
+from tests.factories import make_team
+
+NOON = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+
+def upload(session, team, benchmark, settings, n, now, status=None):
+    raw = json.dumps({"substitutes": {}, "n": n}).encode()
+    accepted = create_submission(session=session, team=team, benchmark=benchmark, raw=raw,
+                                 system_name=f"s{n}", settings=settings, now=now)
+    if status:
+        accepted.submission.status = status
+        session.add(accepted.submission)
+        session.commit()
+    return accepted.submission
+
+
+def test_daily_quota_counts_scored_and_pending_but_not_invalid_or_failed(session, benchmark,
+                                                                         settings):
+    team, _ = make_team(session)
+    settings.update(DAILY_SCORED_QUOTA=2, DAILY_ATTEMPT_CAP=20)
+    upload(session, team, benchmark, settings, 1, NOON, SubmissionStatus.SCORED)
+    upload(session, team, benchmark, settings, 2, NOON, SubmissionStatus.INVALID)
+    upload(session, team, benchmark, settings, 3, NOON, SubmissionStatus.FAILED)
+    upload(session, team, benchmark, settings, 4, NOON)  # queued counts
+    quota = quota_status(session=session, team=team, settings=settings, now=NOON)
+    assert (quota.scored_today, quota.attempts_today, quota.remaining_today) == (2, 4, 0)
+    with pytest.raises(SubmissionError) as refused:
+        upload(session, team, benchmark, settings, 5, NOON)
+    assert (refused.value.status, refused.value.code) == (429, "quota_exceeded")
+    assert refused.value.message == "daily quota reached (2 scored submissions per day)"
+    assert refused.value.resets_at == datetime(2026, 11, 22, tzinfo=UTC)
+    # The next UTC day starts afresh.
+    tomorrow = NOON + timedelta(hours=12, minutes=1)
+    assert upload(session, team, benchmark, settings, 6, tomorrow).created_at == tomorrow
+
+
+def test_attempt_cap_stops_endless_invalid_uploads(session, benchmark, settings):
+    team, _ = make_team(session)
+    settings.update(DAILY_ATTEMPT_CAP=3)
+    for n in range(3):
+        upload(session, team, benchmark, settings, n, NOON, SubmissionStatus.INVALID)
+    with pytest.raises(SubmissionError) as refused:
+        upload(session, team, benchmark, settings, 9, NOON)
+    assert refused.value.message == ("daily attempt cap reached (3 uploads today, including "
+                                     "invalid ones)")
+
+
+def test_total_quota_does_not_reset_by_itself(session, benchmark, settings):
+    team, _ = make_team(session)
+    settings.update(TOTAL_SCORED_QUOTA=1)
+    upload(session, team, benchmark, settings, 1, NOON - timedelta(days=3),
+           SubmissionStatus.SCORED)
+    with pytest.raises(SubmissionError) as refused:
+        upload(session, team, benchmark, settings, 2, NOON)
+    assert refused.value.resets_at is None
+    team.quota_reset_at = NOON - timedelta(hours=1)  # the admin's reset
+    session.add(team)
+    session.commit()
+    assert upload(session, team, benchmark, settings, 3, NOON).status == "queued"
+
+
+def test_api_429_says_when_the_quota_resets(client, session, benchmark, settings, team_token):
+    team, _user, token = team_token
+    settings.update(DAILY_SCORED_QUOTA=1)
+    session.add(Submission(team_id=team.id, benchmark_id=benchmark.id, system_name="old",
+                           file_bytes=b"{}", file_sha256="1" * 64, status="scored"))
+    session.commit()
+    response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                           data={"name": "x", "file": (io.BytesIO(b'{"substitutes":{}}'), "r")})
+    assert response.status_code == 429
+    error = response.get_json()["error"]
+    assert error["code"] == "quota_exceeded"
+    assert error["message"] == "daily quota reached (1 scored submissions per day)"
+    midnight = datetime.combine(datetime.now(UTC).date() + timedelta(days=1),
+                                datetime.min.time(), tzinfo=UTC)
+    assert error["resets_at"] == midnight.isoformat()
+    # Flask-Limiter's after_request rewrites the header with its own rounding.
+    assert abs(int(response.headers["Retry-After"]) - error["retry_after"]) <= 2
+    assert error["retry_after"] > 0
+
+
+def test_api_rate_limit_is_429_with_retry_after(app, client, benchmark, team_token):
+    _team, _user, token = team_token
+    app.config["LEADERBOARD"]["API_RATE_LIMIT"] = "2 per minute"
+    headers = {"Authorization": f"Bearer {token}"}
+    assert client.get("/api/v1/submissions", headers=headers).status_code == 200
+    assert client.get("/api/v1/submissions", headers=headers).status_code == 200
+    limited = client.get("/api/v1/submissions", headers=headers)
+    assert limited.status_code == 429
+    body = limited.get_json()["error"]
+    assert body["code"] == "rate_limited" and 0 < body["retry_after"] <= 61
+    assert int(limited.headers["Retry-After"]) > 0
