@@ -96,6 +96,10 @@ def runner(app):
 
 @pytest.fixture
 def session(app) -> Iterator[Session]:
-    """A database session outside any request (like a job or command would open)."""
-    with app.app_context(), Session(app.extensions["db_engine"], expire_on_commit=False) as s:
+    """A database session outside any request (like a job or command would open).
+
+    No app context stays pushed: requests would reuse it, sharing ``g`` (the logged-in user,
+    the request's database session) between requests and test clients.
+    """
+    with Session(app.extensions["db_engine"], expire_on_commit=False) as s:
         yield s

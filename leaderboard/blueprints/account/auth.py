@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
 
 from leaderboard import tokens
@@ -29,6 +30,12 @@ LOGIN_LIMITED = ("Too many login attempts from your address. Wait a minute, then
 
 def _login_limit() -> str:
     return current_app.config["LEADERBOARD"]["LOGIN_RATE_LIMIT"]
+
+
+def _login_limit_key() -> str:
+    # Per client IP. The app's RATELIMIT_KEY_PREFIX goes in the key because the limiter is
+    # shared by every app in the process and keeps only the first app's prefix.
+    return f"login:{current_app.config.get('RATELIMIT_KEY_PREFIX', '')}:{get_remote_address()}"
 
 
 def _safe_next(default: str) -> str:
@@ -64,7 +71,8 @@ def signup():
 
 
 @bp.route("/login", methods=["GET", "POST"])
-@limiter.limit(_login_limit, methods=["POST"], error_message=LOGIN_LIMITED)
+@limiter.limit(_login_limit, key_func=_login_limit_key, methods=["POST"],
+               error_message=LOGIN_LIMITED)
 def login():
     """Log in with e-mail and password."""
     form = LoginForm()
