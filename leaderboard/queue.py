@@ -30,9 +30,13 @@ LIVE_STATES = frozenset({"queued", "started", "scheduled", "deferred"})
 JOB_FUNCTION = "worker.jobs.score_submission_job"
 
 
-def job_id_for(submission_id: int, run: int) -> str:
-    """The job id of run number ``run`` (1-based) of a submission: unique per attempt."""
-    return f"score-{submission_id}-{run}"
+def job_id_for(submission_id: int, run: int, queue_name: str) -> str:
+    """The job id of run number ``run`` (1-based) of a submission: unique per attempt.
+
+    The queue name is part of it: job ids are global in Redis, and two sites (or test runs)
+    sharing one Redis must not mistake each other's jobs for their own.
+    """
+    return f"score-{queue_name}-{submission_id}-{run}"
 
 
 def enqueue_scoring(submission_id: int, *, connection: Redis, queue_name: str, run: int = 1,
@@ -43,7 +47,7 @@ def enqueue_scoring(submission_id: int, *, connection: Redis, queue_name: str, r
     submission and the run, so a reconciler can tell whether the current run has a live job.
     Returns the job id.
     """
-    job_id = job_id_for(submission_id, run)
+    job_id = job_id_for(submission_id, run, queue_name)
     queue = Queue(queue_name, connection=connection)
     queue.enqueue(JOB_FUNCTION, submission_id, job_id=job_id, job_timeout=job_timeout,
                   result_ttl=24 * 3600, failure_ttl=7 * 24 * 3600,
@@ -51,7 +55,7 @@ def enqueue_scoring(submission_id: int, *, connection: Redis, queue_name: str, r
     return job_id
 
 
-def job_is_live(connection: Redis, job_id: str) -> bool:
+def job_is_live(connection: Redis, job_id: str, queue_name: str) -> bool:
     """True when RQ still holds ``job_id`` in a state where it will run (or runs)."""
     from rq.exceptions import NoSuchJobError
     from rq.job import Job
@@ -61,7 +65,9 @@ def job_is_live(connection: Redis, job_id: str) -> bool:
     except NoSuchJobError:
         return False
     status = str(getattr(job.get_status(refresh=False), "value", job.get_status(refresh=False)))
+    if job.origin != queue_name:
+        return False
     if status == "queued":
         # The job hash can outlive the queue's list (a partial flush): then nothing pops it.
-        return connection.lpos(Queue(job.origin, connection=connection).key, job_id) is not None
+        return connection.lpos(Queue(queue_name, connection=connection).key, job_id) is not None
     return status in LIVE_STATES

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 from flask import current_app
+from flask.cli import with_appcontext
 
 
 @click.group("queue")
@@ -12,6 +13,7 @@ def queue_group() -> None:
 
 
 @queue_group.command("reconcile")
+@with_appcontext
 @click.option("--grace", default=10.0, show_default=True,
               help="Leave rows queued less than this many seconds ago alone.")
 def reconcile_command(grace: float) -> None:
@@ -32,6 +34,7 @@ def reconcile_command(grace: float) -> None:
 
 
 @queue_group.command("status")
+@with_appcontext
 def status_command() -> None:
     """Submissions per status in the database, and jobs and workers in Redis."""
     from rq import Queue, Worker

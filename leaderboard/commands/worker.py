@@ -6,9 +6,11 @@ import sys
 
 import click
 from flask import current_app
+from flask.cli import with_appcontext
 
 
 @click.command("worker")
+@with_appcontext
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--queue", "queue_name", default=None,
               help="Queue to work on (default: the QUEUE_NAME setting).")

@@ -84,7 +84,8 @@ def _reconcile(session: Session, connection: Redis, queue_name: str, settings: d
             if due > now - timedelta(seconds=grace):
                 report.waiting.append(row.id)
                 continue
-            if job_is_live(connection, job_id_for(row.id, row.attempts + 1)):
+            job_id = job_id_for(row.id, row.attempts + 1, queue_name)
+            if job_is_live(connection, job_id, queue_name):
                 report.live.append(row.id)
                 continue
             reason = None

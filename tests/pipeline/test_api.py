@@ -40,7 +40,7 @@ def test_upload_answers_202_and_enqueues_after_commit(app, client, session, benc
     assert row.file_bytes == demo_bytes() and len(row.file_sha256) == 64
     with app.app_context():
         queue = Queue(app.config["LEADERBOARD"]["QUEUE_NAME"], connection=get_redis())
-        assert queue.job_ids == [f"score-{body['id']}-1"]
+        assert queue.job_ids == [f"score-{queue.name}-{body['id']}-1"]
 
 
 def test_job_by_direct_call_scores_and_is_idempotent(app, client, session, benchmark,

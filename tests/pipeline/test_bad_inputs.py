@@ -1,0 +1,106 @@
+"""Every kind of bad file, uploaded through the API and scored by the job: ``invalid`` with the
+full list of problems, nothing crashes, nothing is lost."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pytest
+
+from tests.pipeline.conftest import demo_bytes, submission_doc, target_ids
+from worker import jobs
+
+IDS = target_ids()
+T0, T1, T2 = IDS[0], IDS[1], IDS[2]
+
+
+def codes_of(raw: bytes, client, app, token) -> tuple[str, list[dict], list]:
+    response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                           data={"name": "bad", "file": (io.BytesIO(raw), "bad.json")})
+    assert response.status_code == 202, response.get_data(as_text=True)
+    sid = response.get_json()["id"]
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    status = jobs.score_submission_job(sid)
+    body = client.get(f"/api/v1/submissions/{sid}",
+                      headers={"Authorization": f"Bearer {token}"}).get_json()
+    assert body["status"] == status
+    return status, body["errors"], body["warnings"]
+
+
+CASES = {
+    "empty file": (b"", [("not_json", None)]),
+    "blank file": (b"  \n", [("not_json", None)]),
+    "non-UTF-8": (b'{"substitutes": {"\xff": []}}', [("not_utf8", None)]),
+    "malformed JSON": (b'{"substitutes": {', [("not_json", None)]),
+    "top level is a list": (b"[]", [("not_object", None)]),
+    "no substitutes key": (b'{"substitutes_lemmatized": true}', [("missing_substitutes", None)]),
+    "substitutes is a list": (b'{"substitutes": []}', [("wrong_type", None)]),
+    "lemmatized flag is a string": (
+        json.dumps({"substitutes_lemmatized": "yes", "substitutes": {}}).encode(),
+        [("wrong_type", None)]),
+    "entry is not a list": (submission_doc({T0: "word"}), [("wrong_type", T0)]),
+    "NaN score": (b'{"substitutes": {"%s": [["word", NaN]]}}' % T0.encode(),
+                  [("non_finite_score", T0)]),
+    "Infinity score": (b'{"substitutes": {"%s": [["word", Infinity]]}}' % T0.encode(),
+                       [("non_finite_score", T0)]),
+    "string score": (submission_doc({T0: [["word", "0.9"]]}), [("non_numeric_score", T0)]),
+    "number as substitute": (submission_doc({T0: [[3, 1.0]]}), [("non_string_substitute", T0)]),
+    "bad pair": (submission_doc({T0: [["a", 1, 2]]}), [("wrong_type", T0)]),
+    "unknown target id (wrong split)": (
+        submission_doc({"t:" + "0" * 40: [["a", 1]], T0: [["b", 1]]}),
+        [("unknown_target", "t:" + "0" * 40)]),
+    "duplicate target": (
+        b'{"substitutes": {"%s": [["a", 1]], "%s": [["b", 1]]}}' % (T0.encode(), T0.encode()),
+        [("duplicate_target", T0)]),
+    "several problems at once": (
+        submission_doc({T0: [["a", "x"]], T1: "nope", "t:zzz": [], T2: [[None, 1]]}),
+        [("non_numeric_score", T0), ("wrong_type", T1), ("unknown_target", "t:zzz"),
+         ("non_string_substitute", T2)]),
+    "truncated gzip": (gzip.compress(demo_bytes())[:40], [("bad_gzip", None)]),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_bad_file_is_invalid_with_every_problem(case, app, client, benchmark, team_token):
+    _team, _user, token = team_token
+    raw, expected = CASES[case]
+    status, errors, _warnings = codes_of(raw, client, app, token)
+    assert status == "invalid"
+    assert sorted((e["code"], e["target_id"]) for e in errors) == sorted(expected)
+    assert all(e["message"] for e in errors)
+
+
+def test_missing_targets_are_a_warning_and_still_scored(app, client, benchmark, team_token):
+    _team, _user, token = team_token
+    status, errors, warnings = codes_of(submission_doc({T0: [["word", 1.0]]}), client, app,
+                                        token)
+    assert (status, errors) == ("scored", [])
+    assert f"{len(IDS) - 1} of {len(IDS)} targets have no entry; they count as abstentions " \
+           "(empty lists)" in warnings
+
+
+def test_gzipped_valid_file_is_scored(app, client, benchmark, team_token):
+    _team, _user, token = team_token
+    status, errors, _ = codes_of(gzip.compress(demo_bytes()), client, app, token)
+    assert (status, errors) == ("scored", [])
+
+
+def test_zero_byte_multipart_part_is_stored_and_invalid(app, client, benchmark, team_token):
+    _team, _user, token = team_token
+    response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                           data={"name": "empty", "file": (io.BytesIO(b""), "")})
+    assert response.status_code == 202
+    sid = response.get_json()["id"]
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    assert jobs.score_submission_job(sid) == "invalid"
+
+
+def test_body_over_the_request_limit_is_413_json(app, client, benchmark, team_token):
+    _team, _user, token = team_token
+    app.config["MAX_CONTENT_LENGTH"] = 2000
+    response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                           data={"name": "big", "file": (io.BytesIO(b"x" * 5000), "big.json")})
+    assert response.status_code == 413
+    assert response.get_json()["error"]["status"] == 413
