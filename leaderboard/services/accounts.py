@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from flask_login import UserMixin
 from sqlalchemy import func
@@ -100,9 +101,16 @@ def create_team(*, session: Session, name: str, email: str, password: str) -> tu
 def authenticate(*, session: Session, email: str, password: str) -> User | None:
     """The user with this e-mail and password, or None."""
     user = session.exec(select(User).where(User.email == email.strip().lower())).first()
-    if user is None or not check_password(user, password):
+    if user is None:
+        # Spend the same hashing time, so response times do not tell which e-mails exist.
+        check_password_hash(_dummy_hash(), password)
         return None
-    return user
+    return user if check_password(user, password) else None
+
+
+@cache
+def _dummy_hash() -> str:
+    return hash_password("not a real password")
 
 
 def set_password(*, session: Session, user: User, password: str) -> None:
