@@ -12,6 +12,8 @@ heartbeat and the reconciler recover its submission.
 from __future__ import annotations
 
 import logging
+import signal
+import sys
 import threading
 from typing import Any
 
@@ -58,6 +60,10 @@ def _reconcile_loop(stop: threading.Event, settings: dict[str, Any], engine, con
             log.warning("reconcile failed", exc_info=True)
 
 
+def _exit_now(_signum, _frame) -> None:
+    sys.exit(0)
+
+
 def run_worker(settings: dict[str, Any], *, burst: bool = False,
                queue_name: str | None = None) -> bool:
     """Run a scoring worker until SIGTERM (or, with ``burst``, until the queue is empty).
@@ -65,6 +71,8 @@ def run_worker(settings: dict[str, Any], *, burst: bool = False,
     SIGTERM is a warm shutdown: the current job finishes, then the worker exits.
     Returns whether any job was processed.
     """
+    # Until RQ installs its own (warm shutdown) handler, SIGTERM simply ends start-up cleanly.
+    signal.signal(signal.SIGTERM, _exit_now)
     logging.basicConfig(level=settings.get("LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     queue_name = queue_name or settings["QUEUE_NAME"]

@@ -118,3 +118,93 @@ def test_worker_reconciles_at_start(app, client, session, benchmark, team_token,
     session.commit()
     start_worker()
     assert wait_for_status(session, sid, DONE).status == "scored"
+
+
+@ALL_REDIS
+def test_web_form_submission_reaches_scored_with_the_cli_numbers(app, client, runner, session,
+                                                                 benchmark, start_worker):
+    from tests.factories import csrf_token_from, login, make_team
+
+    _team, user = make_team(session, name="Form Lab", email="form@example.org")
+    login(client, user.email)
+    start_worker()
+    token = csrf_token_from(client.get("/account/submit").get_data(as_text=True))
+    response = client.post("/account/submit", data={
+        "csrf_token": token, "name": "form system",
+        "file": (io.BytesIO(demo_bytes("demo_weak")), "demo_weak.json")})
+    assert response.status_code == 303
+    sid = int(response.headers["Location"].rsplit("/", 1)[1])
+    assert wait_for_status(session, sid, DONE).status == "scored"
+    from leaderboard.services.submissions import current_result
+
+    result = current_result(session, sid)
+    expected = cli_scores(runner, "demo_weak")
+    assert (result.metrics, result.intervals, result.by_pos) == (
+        expected["metrics"], expected["intervals"], expected["by_pos"])
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert f"{expected['metrics']['strict_a_f@10']:.2f}" in page
+
+
+def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session, benchmark,
+                                                                   team_token, start_worker,
+                                                                   tmp_path):
+    import subprocess
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from tests.pipeline.conftest import LEADERBOARD_BIN
+
+    _team, _user, token = team_token
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    start_worker()
+    url = f"http://127.0.0.1:{server.server_port}"
+    good = tmp_path / "good.json"
+    good.write_bytes(demo_bytes())
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"substitutes": []}')
+    try:
+        ok = subprocess.run([LEADERBOARD_BIN, "submit", str(good), "--url", url, "--token",
+                             token, "--name", "cli system", "--wait"],
+                            capture_output=True, text=True, timeout=120)
+        assert ok.returncode == 0, ok.stderr
+        assert "scored" in ok.stdout and "strict_a_f@10" in ok.stdout
+        invalid = subprocess.run([LEADERBOARD_BIN, "submit", str(bad), "--url", url, "--token",
+                                  token, "--wait"], capture_output=True, text=True, timeout=120)
+        assert invalid.returncode == 2
+        assert "[wrong_type]" in invalid.stderr
+        denied = subprocess.run([LEADERBOARD_BIN, "submit", str(good), "--url", url, "--token",
+                                 "swl_wrong"], capture_output=True, text=True, timeout=60)
+        assert denied.returncode == 1
+        assert "HTTP 401: The API token is invalid, revoked, or its team is disabled." \
+            in denied.stderr
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+def test_sigterm_stops_an_idle_worker_cleanly(start_worker, benchmark, tmp_path):
+    import time
+
+    idle = start_worker()
+    log = tmp_path / "worker-0.log"
+    deadline = time.monotonic() + 60
+    while "Listening on" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    idle.send_signal(signal.SIGTERM)
+    assert idle.wait(timeout=20) == 0
+    assert "warm shut down requested" in log.read_text()
+
+
+def test_sigterm_mid_job_finishes_the_job_then_exits(client, session, benchmark, team_token,
+                                                     start_worker):
+    _team, _user, token = team_token
+    proc = start_worker(BOOTSTRAP_SAMPLES=60_000)
+    sid = upload(client, token, demo_bytes())
+    wait_for_status(session, sid, ("running",))
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 0
+    session.expire_all()
+    assert wait_for_status(session, sid, DONE, timeout=1).status == "scored"
