@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from rq import Queue
+from sqlmodel import select
 
 from leaderboard.models import Submission
 from leaderboard.queue import get_redis
@@ -49,9 +50,8 @@ def test_job_by_direct_call_scores_and_is_idempotent(app, client, session, bench
     sid = post(client, token, demo_bytes()).get_json()["id"]
     assert run_job(app, sid) == "scored"
     assert run_job(app, sid) == "scored"  # second run: nothing to claim, nothing stored
-    from sqlmodel import select
-
     from leaderboard.models import Result
+
     results = session.exec(select(Result).where(Result.submission_id == sid)).all()
     assert len(results) == 1 and results[0].is_current
     body = client.get(f"/api/v1/submissions/{sid}",
@@ -72,7 +72,7 @@ def test_same_idempotency_key_twice_gives_one_submission(client, session, benchm
     assert first.status_code == second.status_code == 202
     assert first.get_json() == second.get_json()
     assert second.headers["Idempotent-Replayed"] == "true"
-    assert len(session.exec(__import__("sqlmodel").select(Submission)).all()) == 1
+    assert len(session.exec(select(Submission)).all()) == 1
 
 
 def test_same_idempotency_key_with_other_content_is_409(client, benchmark, team_token):
@@ -142,7 +142,7 @@ def test_too_large_is_413_without_storing(app_overrides, benchmark, client, sess
     assert response.get_json() == {"error": {
         "status": 413, "code": "file_too_large",
         "message": "the file is larger than the limit of 1,000 bytes"}}
-    assert session.exec(__import__("sqlmodel").select(Submission)).all() == []
+    assert session.exec(select(Submission)).all() == []
 
 
 def test_missing_file_and_missing_name_are_400(client, benchmark, team_token):
@@ -169,7 +169,7 @@ def test_validate_is_a_free_dry_run(client, session, benchmark, team_token):
     assert report["ok"] is False
     assert {p["code"] for p in report["errors"]} == {"unknown_target", "non_finite_score"}
     assert report["counts"]["missing"] == len(ids) - 2
-    assert session.exec(__import__("sqlmodel").select(Submission)).all() == []
+    assert session.exec(select(Submission)).all() == []
     good = client.post("/api/v1/validate", data={"file": (io.BytesIO(demo_bytes()), "r.json")},
                        headers={"Authorization": f"Bearer {token}"}).get_json()
     assert good["ok"] is True and good["errors"] == []

@@ -112,7 +112,9 @@ def test_worker_reconciles_at_start(app, client, session, benchmark, team_token,
     # Rows younger than the grace period are left to their uploader; age this one.
     from datetime import timedelta
 
-    row = session.get(__import__("leaderboard.models", fromlist=["Submission"]).Submission, sid)
+    from leaderboard.models import Submission
+
+    row = session.get(Submission, sid)
     row.queued_at = row.queued_at - timedelta(minutes=5)
     session.add(row)
     session.commit()

@@ -1,0 +1,56 @@
+"""The OpenAPI description, the human API page and the public leaderboard JSON."""
+
+from __future__ import annotations
+
+from tests.pipeline.conftest import demo_bytes
+
+
+def test_openapi_describes_every_endpoint(client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    assert spec["openapi"] == "3.1.0"
+    assert spec["servers"] == [{"url": "http://localhost/api/v1"}]
+    assert set(spec["paths"]) == {"/submissions", "/submissions/{id}", "/validate",
+                                  "/leaderboard"}
+    post = spec["paths"]["/submissions"]["post"]
+    assert set(post["responses"]) == {"202", "400", "401", "409", "413", "429"}
+
+
+def test_api_page_has_copy_paste_curl_examples(client):
+    page = client.get("/api/v1/docs").get_data(as_text=True)
+    assert "curl -sS -H &#34;Authorization: Bearer $TOKEN&#34;" in page or \
+        'curl -sS -H "Authorization: Bearer $TOKEN"' in page
+    assert "http://localhost/api/v1/submissions" in page
+    assert "leaderboard submit result.json.gz --url http://localhost" in page
+
+
+def test_leaderboard_json_without_a_token(client, benchmark):
+    response = client.get("/api/v1/leaderboard")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["rows"] == [] and body["benchmark"]["checksum"] == benchmark.checksum
+    bad = client.get("/api/v1/leaderboard?pos=XYZ")
+    assert bad.status_code == 400
+    assert bad.get_json()["error"]["code"] == "bad_query"
+
+
+def test_leaderboard_json_before_any_benchmark_is_404(client):
+    response = client.get("/api/v1/leaderboard")
+    assert response.status_code == 404
+    assert response.get_json() == {"error": {"status": 404, "code": "no_benchmark",
+                                             "message": "no benchmark split is loaded yet"}}
+
+
+def test_scored_public_submission_appears_in_the_leaderboard_json(app, client, benchmark,
+                                                                  team_token):
+    import io
+
+    from worker import jobs
+
+    _team, _user, token = team_token
+    response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                           data={"name": "public system", "public": "true",
+                                 "file": (io.BytesIO(demo_bytes()), "r.json")})
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    assert jobs.score_submission_job(response.get_json()["id"]) == "scored"
+    rows = client.get("/api/v1/leaderboard").get_json()["rows"]
+    assert [r["system"] for r in rows] == ["public system"]
