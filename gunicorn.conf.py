@@ -14,3 +14,5 @@ limit_request_field_size = 16384
 # One structured line per request comes from the app (leaderboard/logs.py), not gunicorn.
 accesslog = None
 errorlog = "-"
+# gunicorn 27's control socket would live in ~/.gunicorn; nothing here uses it.
+control_socket_disable = True

@@ -1,0 +1,68 @@
+"""`make run`'s process: `leaderboard serve` brings up Redis, web and worker, scores the demo,
+and stops everything on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT
+
+DEMO_SYSTEMS = ("Contextual ranker (demo)", "Thesaurus baseline (demo)")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.read().decode()
+
+
+@pytest.mark.slow
+def test_serve_lists_the_scored_demo_then_stops_cleanly(tmp_path):
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
+    env["LEADERBOARD_INSTANCE_PATH"] = str(tmp_path / "instance")
+    with open(tmp_path / "serve.log", "w") as log:
+        process = subprocess.Popen(
+            [str(Path(sys.executable).with_name("leaderboard")), "serve", "--port", str(port)],
+            cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while "running at" not in (tmp_path / "serve.log").read_text():
+            assert process.poll() is None, (tmp_path / "serve.log").read_text()
+            assert time.monotonic() < deadline, "serve never printed its URL"
+            time.sleep(0.5)
+        assert f"http://127.0.0.1:{port}/" in (tmp_path / "serve.log").read_text()
+
+        ready = time.monotonic()
+        page = ""
+        while time.monotonic() - ready < 60 and not all(s in page for s in DEMO_SYSTEMS):
+            page = _get(f"http://127.0.0.1:{port}/")
+            time.sleep(1)
+        for system in DEMO_SYSTEMS:
+            assert system in page, "demo not ranked within 60 s of start-up"
+        assert re.search(r"swords-demo", page)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=60)
+    assert code == 0, (tmp_path / "serve.log").read_text()
+    with pytest.raises(OSError):
+        _get(f"http://127.0.0.1:{port}/")
+    # Web, worker and embedded Redis were in serve's session: none of them is left.
+    leftover = subprocess.run(["pgrep", "-s", str(process.pid)], capture_output=True, text=True)
+    assert leftover.stdout.strip() == ""
