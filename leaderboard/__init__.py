@@ -36,6 +36,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
         RATELIMIT_STORAGE_URI=_limiter_storage_uri(settings["REDIS_URL"]),
         RATELIMIT_HEADERS_ENABLED=True,
+        # Redis down must not turn every rate-limited request into a 500: count in memory
+        # until it is back.
+        RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True,
+        RATELIMIT_SWALLOW_ERRORS=True,
     )
     for key, value in (overrides or {}).items():
         if key.isupper() and key not in DEFAULTS:

@@ -6,6 +6,7 @@ from rq import Queue
 from sqlmodel import select
 
 from leaderboard.models import Benchmark, ReferenceSystem, Result, Submission, SubmissionStatus
+from leaderboard.queue import job_id_for
 from leaderboard.redis_conn import connect_redis
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.services.results import score_submission_now
@@ -49,7 +50,7 @@ def test_rescore_requeues_stale_and_keeps_history(runner, app, session):
     session.expire_all()
     assert session.get(Submission, old.id).status == SubmissionStatus.QUEUED
     assert session.get(Submission, current.id).status == SubmissionStatus.SCORED
-    assert _queue(app).job_ids == [f"score-{old.id}-2"]
+    assert _queue(app).job_ids == [job_id_for(old.id, 2, _queue(app).name)]
 
     engine = app.extensions["db_engine"]
     assert score_submission_now(engine_or_session=engine, submission_id=old.id,
@@ -71,7 +72,8 @@ def test_rescore_force_requeues_every_scored_submission(runner, app, session):
     rows = _demo_scored(runner, app, session)
     result = runner.invoke(args=["rescore", "--all", "--force"])
     assert result.output.startswith("3 submission(s) re-queued")
-    assert sorted(_queue(app).job_ids) == sorted(f"score-{r.id}-2" for r in rows)
+    name = _queue(app).name
+    assert sorted(_queue(app).job_ids) == sorted(job_id_for(r.id, 2, name) for r in rows)
 
 
 def test_rescore_needs_all(runner):
