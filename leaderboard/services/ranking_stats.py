@@ -56,9 +56,13 @@ def neighbour_p_values(values: np.ndarray, order: list[int],
     :func:`leaderboard.scoring.compare`.
     """
     p: list[float | None] = [None] * len(order)
-    for above, below in zip(order, order[1:], strict=False):
-        if above in local and below in local:
-            a, b = values[local[above]], values[local[below]]
-            beats = float(np.mean(a > b) + 0.5 * np.mean(a == b))
-            p[below] = round(1.0 - beats, 4)
+    pairs = [(above, below) for above, below in zip(order, order[1:], strict=False)
+             if above in local and below in local]
+    if not pairs:
+        return p
+    a = values[[local[above] for above, _ in pairs]]
+    b = values[[local[below] for _, below in pairs]]
+    beats = np.mean(a > b, axis=1) + 0.5 * np.mean(a == b, axis=1)
+    for (_, below), value in zip(pairs, beats, strict=True):
+        p[below] = round(1.0 - float(value), 4)
     return p

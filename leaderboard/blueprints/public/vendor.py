@@ -31,11 +31,13 @@ def plotly_js():
 
 
 @bp.app_context_processor
-def plotly_version() -> dict[str, str]:
-    """The plotly version, used as a cache-busting query string on the script URL."""
+def template_helpers() -> dict[str, object]:
+    """The plotly version (cache-busting query string on the script URL) and cell renderers."""
     import plotly
 
-    return {"plotly_version": plotly.__version__}
+    from leaderboard.blueprints.public.render import cell_html, rows_html
+
+    return {"plotly_version": plotly.__version__, "cell_html": cell_html, "rows_html": rows_html}
 
 
 @bp.app_template_filter("metric_html")
