@@ -184,3 +184,14 @@ def test_empty_site_before_any_benchmark(client):
     response = client.get("/leaderboard.csv")
     assert response.status_code == 404
     assert "No benchmark has been imported yet." in response.get_data(as_text=True)
+
+
+def test_plotly_css_served_because_csp_blocks_injected_styles(site):
+    client, seeded = site
+    response = client.get("/static/vendor/plotly.css")
+    assert response.status_code == 200 and response.mimetype == "text/css"
+    css = response.get_data(as_text=True)
+    assert ".js-plotly-plot .plotly .main-svg{position:absolute;" in css
+    html = client.get(f"/systems/{seeded.public['Contextual ranker']}").get_data(as_text=True)
+    assert "/static/vendor/plotly.css?v=" in html
+    assert '<meta id="plotly.js-style-global" class="no-inline-styles">' in html

@@ -19,15 +19,48 @@ def _plotly_js() -> bytes:
     return resources.files("plotly").joinpath("package_data", "plotly.min.js").read_bytes()
 
 
-@bp.get("/static/vendor/plotly.min.js")
-def plotly_js():
-    """plotly.min.js with long cache headers (the URL carries the version)."""
+_RULE = re.compile(r'"([^"]+)":(?:\'([^\']*)\'|"([^"]*)")')
+
+
+@lru_cache(maxsize=1)
+def _plotly_css() -> bytes:
+    """plotly.js's own style rules as a stylesheet.
+
+    plotly.js normally injects them into a ``<style>`` element at run time, which our strict
+    Content-Security-Policy (``style-src 'self'``) forbids. The rules sit in the bundle as
+    one object literal starting with ``"X,X div"``; selectors use X for the plot container
+    and Y for the notifier, as in plotly.js's ``src/css/_plotcss.js``.
+    """
+    js = _plotly_js().decode("utf-8", "replace")
+    start = js.find('"X,X div":')
+    end = js.find("}", js.find('"Y .notifier-close:hover"', start))
+    rules = []
+    for selector, single, double in _RULE.findall(js[start:end + 1]):
+        css_selector = (selector.replace("X", ".js-plotly-plot .plotly")
+                        .replace("Y", ".plotly-notifier"))
+        rules.append(f"{css_selector}{{{single or double}}}")
+    return ("/* generated from the installed plotly.js */\n" + "\n".join(rules)).encode()
+
+
+def _long_cached(body: bytes, mimetype: str) -> Response:
     import plotly
 
-    response = Response(_plotly_js(), mimetype="text/javascript")
+    response = Response(body, mimetype=mimetype)
     response.headers["Cache-Control"] = f"public, max-age={ONE_YEAR}, immutable"
     response.set_etag(plotly.__version__)
     return response.make_conditional(request)
+
+
+@bp.get("/static/vendor/plotly.css")
+def plotly_css():
+    """plotly.js's style rules as a file (CSP forbids the ``<style>`` it would inject)."""
+    return _long_cached(_plotly_css(), "text/css")
+
+
+@bp.get("/static/vendor/plotly.min.js")
+def plotly_js():
+    """plotly.min.js with long cache headers (the URL carries the version)."""
+    return _long_cached(_plotly_js(), "text/javascript")
 
 
 @bp.app_context_processor
