@@ -116,7 +116,7 @@ def redis_restart(inst: Instance, bench, raw: bytes, api: Api, server: RedisServ
     upload_raw = inst_submission_bytes(inst, ids[0])
     response = api.upload(upload_raw.replace(b'"substitutes"', b'"substitutes" ', 1),
                           "uploaded during outage")
-    print(f"HTTP {response.status_code} {response.get_data(as_text=True)[:160]!r}")
+    print(f"HTTP {response.status_code} {response.get_data(as_text=True)[:160]!r}", flush=True)
     time.sleep(2)
     server.start()
     inst.redis.connection_pool.disconnect()
@@ -150,9 +150,10 @@ def new_ids_since(inst: Instance, last: int) -> list[int]:
         return list(session.exec(select(Submission.id).where(Submission.id > last)).all())
 
 
-def database_lock(inst: Instance, bench, raw: bytes, api: Api, seconds: float) -> None:
-    print(f"\n3. Database unavailable for {seconds:.0f} s during a job (SQLite exclusive lock; "
-          "SQLite's busy timeout is 30 s)")
+def database_lock(inst: Instance, bench, raw: bytes, api: Api, seconds: float,
+                  number: int) -> None:
+    print(f"\n{number}. Database unavailable for {seconds:.0f} s during a job "
+          "(SQLite exclusive lock; SQLite's busy timeout is 30 s)")
     ids = inst.add_submissions(bench, raw, 4, team_name=TEAM)
     inst.start_workers(1, f"db-{seconds:.0f}")
     inst.enqueue(ids)
@@ -185,8 +186,8 @@ def main() -> None:
             api = Api(inst)
             worker_sigkill(inst, bench, raw, api)
             redis_restart(inst, bench, raw, api, server)
-            database_lock(inst, bench, raw, api, 10)
-            database_lock(inst, bench, raw, api, 45)
+            database_lock(inst, bench, raw, api, 10, 3)
+            database_lock(inst, bench, raw, api, 45, 4)
         finally:
             inst.close()
             server.kill()
