@@ -42,6 +42,15 @@ def _plotly_css() -> bytes:
     return ("/* generated from the installed plotly.js */\n" + "\n".join(rules)).encode()
 
 
+@lru_cache(maxsize=1)
+def plotly_style_ids() -> tuple[str, ...]:
+    """Ids of the ``<style>`` elements plotly.js creates at load time unless an element with
+    that id exists (the map library's CSS; we draw no maps): the page puts empty markers."""
+    js = _plotly_js().decode("utf-8", "replace")
+    pattern = r'getElementById\("([0-9a-f]{32,64})"\)\)\{var \w+=document\.createElement\("style"\)'
+    return tuple(dict.fromkeys(re.findall(pattern, js)))
+
+
 def _long_cached(body: bytes, mimetype: str) -> Response:
     import plotly
 
@@ -70,7 +79,8 @@ def template_helpers() -> dict[str, object]:
 
     from leaderboard.blueprints.public.render import cell_html, rows_html
 
-    return {"plotly_version": plotly.__version__, "cell_html": cell_html, "rows_html": rows_html}
+    return {"plotly_version": plotly.__version__, "plotly_style_ids": plotly_style_ids,
+            "cell_html": cell_html, "rows_html": rows_html}
 
 
 @bp.app_template_filter("metric_html")
