@@ -67,6 +67,9 @@ def app_overrides(tmp_path, database_url, redis_url) -> dict:
         "QUEUE_NAME": f"test-{uuid.uuid4().hex[:12]}",
         # Rate-limit counters of their own too: tests share the embedded Redis and one IP.
         "RATELIMIT_KEY_PREFIX": f"test-{uuid.uuid4().hex[:12]}",
+        # Flask-Limiter's one Limiter keeps `enabled` from the previous init_app unless told:
+        # a test app built with RATELIMIT_ENABLED=False would switch limits off for the rest.
+        "RATELIMIT_ENABLED": True,
         "TESTING": True,
     }
 
