@@ -36,9 +36,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
         RATELIMIT_STORAGE_URI=_limiter_storage_uri(settings["REDIS_URL"]),
         RATELIMIT_HEADERS_ENABLED=True,
-        # Redis down must not turn every rate-limited request into a 500: count in memory
-        # until it is back.
-        RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True,
+        # Redis down must not turn every rate-limited request into a 500: the limit is not
+        # applied while its counters are unreachable. (Not the in-memory fallback: its state
+        # lives on the shared Limiter object and outlasts the outage it was made for.)
         RATELIMIT_SWALLOW_ERRORS=True,
     )
     for key, value in (overrides or {}).items():
