@@ -3,21 +3,12 @@ chromium reports no CSP violation (no inline script or style, no eval)."""
 
 from __future__ import annotations
 
-import shutil
-import threading
-
 import pytest
 from sqlmodel import Session
-from werkzeug.serving import make_server
 
-from leaderboard import create_app
-from leaderboard.db import create_all
 from tests.factories import DEFAULT_PASSWORD, make_team
-from tests.site.seed import seed_demo
+from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
 
-CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run"]
 # Records violations from inside the page: the event fires for every blocked resource,
 # inline script, inline style attribute and eval.
 RECORDER = """
@@ -37,27 +28,13 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    if sync_playwright is None:
-        pytest.skip("playwright is not installed")
-    if not shutil.which(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
-    tmp = tmp_path_factory.mktemp("csp")
-    app = create_app({"INSTANCE_PATH": str(tmp / "instance"),
-                      "DATABASE_URL": f"sqlite:///{tmp / 'site.db'}", "REDIS_URL": "",
-                      "SECRET_KEY": "csp-test-secret", "RATELIMIT_ENABLED": False,
-                      "LOG_REQUESTS": False})
-    engine = app.extensions["db_engine"]
-    create_all(engine)
-    with app.app_context(), Session(engine, expire_on_commit=False) as session:
-        seeded = seed_demo(session)
+    require_browser()
+    app, seeded = seeded_app(tmp_path_factory.mktemp("csp"), SECRET_KEY="csp-test-secret",
+                             LOG_REQUESTS=False)
+    with app.app_context(), Session(app.extensions["db_engine"]) as session:
         make_team(session, name="Hosts", email="host@example.org", is_admin=True)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", seeded
-    server.shutdown()
-    thread.join(timeout=10)
-    engine.dispose()
+    with serving(app) as url:
+        yield url, seeded
 
 
 @pytest.fixture(scope="module")

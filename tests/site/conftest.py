@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sqlmodel import Session
 
-from leaderboard import create_app
-from leaderboard.db import create_all
+from tests.live_site import seeded_app
 from tests.site.seed import Seeded, seed_demo
 
 
@@ -19,17 +17,9 @@ def seeded(app, session) -> Seeded:
 @pytest.fixture(scope="module")
 def site_app(tmp_path_factory):
     """One seeded app per test module for read-only page tests (seeding scores for real)."""
-    tmp = tmp_path_factory.mktemp("site")
-    app = create_app({"INSTANCE_PATH": str(tmp / "instance"),
-                      "DATABASE_URL": f"sqlite:///{tmp / 'site.db'}", "REDIS_URL": "",
-                      "SECRET_KEY": "site-test-secret", "TESTING": True,
-                      "RATELIMIT_ENABLED": False})
-    engine = app.extensions["db_engine"]
-    create_all(engine)
-    with app.app_context(), Session(engine, expire_on_commit=False) as session:
-        app.config["SEEDED"] = seed_demo(session)
+    app, _seeded = seeded_app(tmp_path_factory.mktemp("site"), TESTING=True)
     yield app
-    engine.dispose()
+    app.extensions["db_engine"].dispose()
 
 
 @pytest.fixture

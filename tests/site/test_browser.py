@@ -8,22 +8,13 @@ from __future__ import annotations
 
 import csv
 import io
-import shutil
-import threading
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session
-from werkzeug.serving import make_server
 
-from leaderboard import create_app
-from leaderboard.db import create_all
-from tests.site.seed import seed_demo
+from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 pytestmark = pytest.mark.browser
 
@@ -36,25 +27,11 @@ except ImportError:  # pragma: no cover - depends on the machine
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """A real HTTP server for a seeded app on 127.0.0.1 and a free port; stopped afterwards."""
-    if sync_playwright is None:
-        pytest.skip("playwright is not installed")
-    if not shutil.which(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
-    tmp = tmp_path_factory.mktemp("browser")
-    app = create_app({"INSTANCE_PATH": str(tmp / "instance"),
-                      "DATABASE_URL": f"sqlite:///{tmp / 'site.db'}", "REDIS_URL": "",
-                      "SECRET_KEY": "browser-test-secret", "RATELIMIT_ENABLED": False})
-    engine = app.extensions["db_engine"]
-    create_all(engine)
-    with app.app_context(), Session(engine, expire_on_commit=False) as session:
-        seeded = seed_demo(session)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", seeded
-    server.shutdown()
-    thread.join(timeout=10)
-    engine.dispose()
+    require_browser()
+    app, seeded = seeded_app(tmp_path_factory.mktemp("browser"),
+                             SECRET_KEY="browser-test-secret")
+    with serving(app) as url:
+        yield url, seeded
 
 
 @pytest.fixture(scope="module")
