@@ -71,3 +71,50 @@ def job_is_live(connection: Redis, job_id: str, queue_name: str) -> bool:
         # The job hash can outlive the queue's list (a partial flush): then nothing pops it.
         return connection.lpos(Queue(queue_name, connection=connection).key, job_id) is not None
     return status in LIVE_STATES
+
+
+REFRESH_FUNCTION = "worker.jobs.refresh_snapshot_job"
+#: A pending marker outlives a lost refresh job by at most this long (then a new one queues).
+REFRESH_PENDING_TTL = 900
+# Delete the pending marker only while it still names this job (another may have replaced it).
+_RELEASE_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def refresh_keys(benchmark_id: int, queue_name: str) -> dict[str, str]:
+    """Redis keys of a benchmark's refresh: pending job marker, run counter and run lock."""
+    base = f"leaderboard:refresh:{queue_name}:{benchmark_id}"
+    return {"pending": f"{base}:pending", "counter": f"{base}:n", "lock": f"{base}:lock"}
+
+
+def request_snapshot_refresh(benchmark_id: int, *, connection: Redis, queue_name: str,
+                             job_timeout: int = 900) -> str | None:
+    """Ask for the benchmark's ranking snapshot to be recomputed; coalesces requests.
+
+    At most one refresh job per queue and benchmark waits in the queue: while one is queued
+    and not yet started (it will read everything committed so far), this does nothing and
+    returns None. Otherwise (none, or one already running) it enqueues exactly one more
+    ``refresh_snapshot_job(benchmark_id)`` with id ``refresh-<queue>-<benchmark>-<n>`` and
+    returns that id. The running job's id cannot be reused for the next one (RQ would mix
+    their hashes), hence the run number. Call after the data to show is committed.
+    """
+    keys = refresh_keys(benchmark_id, queue_name)
+    job_id = f"refresh-{queue_name}-{benchmark_id}-{connection.incr(keys['counter'])}"
+    if not connection.set(keys["pending"], job_id, nx=True, ex=REFRESH_PENDING_TTL):
+        return None
+    try:
+        Queue(queue_name, connection=connection).enqueue(
+            REFRESH_FUNCTION, benchmark_id, job_id=job_id, job_timeout=job_timeout,
+            result_ttl=600, failure_ttl=7 * 24 * 3600,
+            description=f"refresh ranking of benchmark {benchmark_id}")
+    except Exception:
+        release_refresh(connection, benchmark_id, queue_name, job_id)
+        raise
+    return job_id
+
+
+def release_refresh(connection: Redis, benchmark_id: int, queue_name: str, job_id: str) -> None:
+    """Clear the pending marker if it names ``job_id`` (the job has started or was not queued)."""
+    connection.eval(_RELEASE_SCRIPT, 1, refresh_keys(benchmark_id, queue_name)["pending"], job_id)

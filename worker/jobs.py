@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 from sqlalchemy.engine import Engine
 
+log = logging.getLogger(__name__)
 _context: dict[str, Any] = {}
+#: Pause before a refresh that found another one running goes to the back of the queue.
+DEFER_SECONDS = 1.0
 
 
 def configure(*, settings: dict[str, Any], engine: Engine) -> None:
@@ -27,9 +32,73 @@ def _ensure_context() -> tuple[dict[str, Any], Engine]:
 
 
 def score_submission_job(submission_id: int) -> str:
-    """Validate and score one submission; returns its status afterwards."""
+    """Validate and score one submission; returns its status afterwards.
+
+    Under RQ, a public result asks for a coalesced ranking refresh on the job's own queue
+    instead of recomputing the ranking here. Writes one JSON log line per job.
+    """
+    from rq import get_current_job
+
+    from leaderboard.logs import log_job
+    from leaderboard.queue import request_snapshot_refresh
     from leaderboard.services.results import score_submission_now
 
     settings, engine = _ensure_context()
-    return score_submission_now(engine_or_session=engine, submission_id=submission_id,
-                                settings=settings)
+    job = get_current_job()
+    request_refresh = None
+    if job is not None:
+        def request_refresh(benchmark_id: int) -> None:
+            request_snapshot_refresh(benchmark_id, connection=job.connection,
+                                     queue_name=job.origin)
+    started = time.perf_counter()
+    try:
+        status = score_submission_now(engine_or_session=engine, submission_id=submission_id,
+                                      settings=settings, request_refresh=request_refresh)
+    except Exception as exc:
+        log_job(submission_id=submission_id, outcome="error",
+                ms=(time.perf_counter() - started) * 1000, error=repr(exc)[:300],
+                job_id=job.id if job else None)
+        raise
+    log_job(submission_id=submission_id, outcome=str(status),
+            ms=(time.perf_counter() - started) * 1000, job_id=job.id if job else None)
+    return status
+
+
+def refresh_snapshot_job(benchmark_id: int) -> str:
+    """Recompute a benchmark's ranking snapshot in its own session; safe to run twice.
+
+    One refresh per benchmark runs at a time (a Redis lock): two at once could commit the
+    older ranking last. A job that finds the lock taken goes to the back of the queue (a new
+    coalesced request) rather than holding a worker. Returns "refreshed" or "deferred".
+    """
+    from rq import get_current_job
+    from sqlmodel import Session
+
+    from leaderboard.queue import refresh_keys, release_refresh, request_snapshot_refresh
+    from leaderboard.services.snapshots import refresh_snapshot
+
+    _settings, engine = _ensure_context()
+    job = get_current_job()
+    lock = None
+    if job is not None:
+        connection, queue_name = job.connection, job.origin
+        lock = connection.lock(refresh_keys(benchmark_id, queue_name)["lock"],
+                               timeout=job.timeout or 900)
+        if not lock.acquire(blocking=False):
+            time.sleep(DEFER_SECONDS)
+            release_refresh(connection, benchmark_id, queue_name, job.id)
+            request_snapshot_refresh(benchmark_id, connection=connection, queue_name=queue_name)
+            return "deferred"
+        # From here on a new request queues one more job: it will see what we cannot.
+        release_refresh(connection, benchmark_id, queue_name, job.id)
+    try:
+        with Session(engine) as session:
+            refresh_snapshot(session=session, benchmark_id=benchmark_id)
+            session.commit()
+    finally:
+        if lock is not None:
+            try:
+                lock.release()
+            except Exception:  # expired while we ran: nothing left to release
+                log.warning("refresh lock of benchmark %s had expired", benchmark_id)
+    return "refreshed"

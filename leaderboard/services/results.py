@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -99,10 +100,17 @@ def _own_row(session: Session, submission_id: int, run: int) -> Submission | Non
     return row
 
 
+RefreshRequest = Callable[[int], Any]
+
+
 def score_submission_now(*, engine_or_session: Engine | Session, submission_id: int,
-                         settings: dict[str, Any] | None = None) -> str:
+                         settings: dict[str, Any] | None = None,
+                         request_refresh: RefreshRequest | None = None) -> str:
     """Run the whole job for one submission; returns the row's status afterwards.
 
+    When a public result is stored, ``request_refresh(benchmark_id)`` asks for the ranking
+    to be recomputed (the worker passes ``queue.request_snapshot_refresh``, which coalesces
+    a burst into one job); without it, or if it fails, the snapshot is refreshed here.
     ``invalid`` lists every problem and is final. Our own errors re-queue the row with
     backoff (the reconciler enqueues it when due) until ``MAX_JOB_RETRIES`` retries are
     spent, then mark it ``failed`` with the reason.
@@ -119,13 +127,14 @@ def score_submission_now(*, engine_or_session: Engine | Session, submission_id: 
             return row.status if row else "missing"
     with _Heartbeat(engine, submission_id, run, settings["HEARTBEAT_SECONDS"]):
         try:
-            return _run(engine, submission_id, run, settings)
+            return _run(engine, submission_id, run, settings, request_refresh)
         except Exception as exc:
             log.exception("scoring submission %s (run %s) failed", submission_id, run)
             return _fail(engine, submission_id, run, settings, exc)
 
 
-def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any]) -> str:
+def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
+         request_refresh: RefreshRequest | None) -> str:
     from leaderboard.services.benchmarks import get_prepared
 
     with Session(engine) as session:
@@ -156,12 +165,13 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any])
         target_stats=scored.target_stats.to_bytes())
     return _finish(engine, submission_id, run, SubmissionStatus.SCORED, result=result,
                    warnings=warnings + [w for w in scored.warnings if w not in warnings],
-                   lemmatized=lemmatized)
+                   lemmatized=lemmatized, request_refresh=request_refresh)
 
 
 def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
             errors: list | None = None, warnings: list[str] | None = None,
-            result: Result | None = None, lemmatized: bool | None = None) -> str:
+            result: Result | None = None, lemmatized: bool | None = None,
+            request_refresh: RefreshRequest | None = None) -> str:
     with Session(engine, expire_on_commit=False) as session:
         row = _own_row(session, submission_id, run)
         if row is None:
@@ -182,6 +192,13 @@ def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
         public = row.is_public and not row.hidden
         benchmark_id = row.benchmark_id
     if status == SubmissionStatus.SCORED and public:
+        if request_refresh is not None:
+            try:
+                request_refresh(benchmark_id)
+                return status
+            except Exception:
+                log.warning("could not request a ranking refresh of benchmark %s; "
+                            "refreshing here", benchmark_id, exc_info=True)
         refresh_ranking(engine, benchmark_id)
     return status
 
