@@ -3,15 +3,15 @@
 ``refresh_snapshot`` runs when a submission is scored, published, hidden or unhidden and when
 reference rows change: it loads the private per-target statistics of every public submission,
 computes rank intervals, conservative ranks and neighbour ties on the shared bootstrap
-resamples, and stores the public aggregates as JSON in ``LeaderboardSnapshot.data``. Page loads
-read only that JSON (cached per process by snapshot id) and never touch target statistics.
+resamples, and stores the public aggregates as JSON in ``LeaderboardSnapshot.data``. Page
+loads read only that JSON, through :mod:`leaderboard.services.snapshot_reader` (cached per
+process by snapshot id), and never touch target statistics.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -37,10 +37,6 @@ log = logging.getLogger(__name__)
 SNAPSHOT_FORMAT = 1
 KEEP_SNAPSHOTS = 2
 RESAMPLE_CHUNK = 100
-_cache: dict[tuple, dict[str, Any]] = {}
-_cache_lock = threading.Lock()
-# Built tables per (snapshot data, query): treated as read-only by every caller.
-_tables: OrderedDict[tuple, Any] = OrderedDict()
 
 
 def public_submissions(session: Session,
@@ -219,29 +215,6 @@ def refresh_snapshot(*, session: Session, benchmark_id: int) -> LeaderboardSnaps
     return snapshot
 
 
-def snapshot_data(session: Session, benchmark_id: int) -> tuple[int | None, dict[str, Any]]:
-    """The latest snapshot's (id, data), cached per process; computes one if none exists yet."""
-    engine_key = str(session.get_bind().url)
-    latest = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.created_at)
-                          .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
-                          .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
-    if latest is None:
-        snapshot = refresh_snapshot(session=session, benchmark_id=benchmark_id)
-        session.commit()
-        latest = (snapshot.id, snapshot.created_at)
-    key = (engine_key, benchmark_id, latest[0], str(latest[1]))
-    cached = _cache.get(key)
-    if cached is not None:
-        return latest[0], cached
-    row = session.get(LeaderboardSnapshot, latest[0])
-    data = row.data if row is not None else {}
-    with _cache_lock:
-        for stale in [k for k in _cache if k[:2] == key[:2]]:
-            del _cache[stale]
-        _cache[key] = data
-    return latest[0], data
-
-
 def current_benchmark(session: Session) -> Benchmark | None:
     """The benchmark the site ranks: the default one, else the most recent."""
     bench = session.exec(select(Benchmark).where(col(Benchmark.is_default).is_(True))
@@ -251,19 +224,5 @@ def current_benchmark(session: Session) -> Benchmark | None:
     return bench
 
 
-def ranking_rows(*, session: Session, benchmark_id: int, pos: str | None = None,
-                 sort: str | None = None, direction: str = "desc", view: str | None = None):
-    """The ranking table as shown (see :class:`ranking_table.RankingTable`), from the snapshot."""
-    from leaderboard.services.ranking_table import build_table
-
-    snapshot_id, data = snapshot_data(session, benchmark_id)
-    key = (id(data), snapshot_id, data.get("generated_at"), pos, sort, direction, view)
-    table = _tables.get(key)
-    if table is None:
-        table = build_table(data, snapshot_id=snapshot_id, pos=pos, sort=sort,
-                            direction=direction, view=view)
-        with _cache_lock:
-            _tables[key] = table
-            while len(_tables) > 128:
-                _tables.popitem(last=False)
-    return table
+# The read path (page loads, API) lives in snapshot_reader; re-exported for callers.
+from leaderboard.services.snapshot_reader import ranking_rows, snapshot_data  # noqa: E402,F401

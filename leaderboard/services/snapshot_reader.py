@@ -1,0 +1,163 @@
+"""Read path of leaderboard snapshots: what every page load and API call does.
+
+A request costs one indexed query for the latest snapshot's id. Everything derived from a
+snapshot is kept per process and keyed by that id, so a new snapshot invalidates it all:
+
+- the parsed snapshot JSON (one per benchmark; parsed by one thread while the others wait,
+  instead of every concurrent request parsing the same 15 MB on a cold process);
+- built ranking tables per query (LRU);
+- finished response bodies per (snapshot, kind, query) as bytes, with a gzipped copy (LRU),
+  so a repeat request only looks up bytes: nothing is rendered or serialised per request.
+
+Snapshots themselves are written by :func:`leaderboard.services.snapshots.refresh_snapshot`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from leaderboard.models import LeaderboardSnapshot
+from leaderboard.services.ranking_table import RankingTable, build_table
+
+#: Bump when the cached pages' markup changes, so validators (ETags) change with it.
+CACHE_VERSION = 2
+TABLES_MAX = 64
+BODIES_MAX = 48
+
+_lock = threading.Lock()
+_data: dict[tuple[str, int], tuple[tuple, dict[str, Any]]] = {}
+_load_locks: dict[tuple[str, int], threading.Lock] = {}
+_tables: OrderedDict[tuple, RankingTable] = OrderedDict()
+_bodies: OrderedDict[tuple, CachedBody] = OrderedDict()
+
+
+@dataclass(frozen=True)
+class SnapshotRef:
+    """Identity of a benchmark's latest snapshot (no data loaded)."""
+
+    engine: str
+    benchmark_id: int
+    id: int
+    created_at: datetime
+
+    @property
+    def key(self) -> tuple:
+        """Cache key: ids restart in a fresh database, the creation time tells them apart."""
+        return (self.engine, self.benchmark_id, self.id, str(self.created_at))
+
+
+@dataclass(frozen=True)
+class CachedBody:
+    """A finished response body, its gzipped copy and its validator."""
+
+    body: bytes
+    gzipped: bytes
+    etag: str
+
+
+def latest_snapshot(session: Session, benchmark_id: int) -> SnapshotRef:
+    """The latest snapshot of a benchmark (computes and commits one if none exists yet)."""
+    latest = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.created_at)
+                          .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
+                          .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
+    if latest is None:
+        from leaderboard.services.snapshots import refresh_snapshot
+
+        snapshot = refresh_snapshot(session=session, benchmark_id=benchmark_id)
+        session.commit()
+        latest = (snapshot.id, snapshot.created_at)
+    return SnapshotRef(str(session.get_bind().url), benchmark_id, int(latest[0]), latest[1])
+
+
+def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
+    """The snapshot's data, parsed once per process (concurrent callers wait for one parse)."""
+    slot = ref.key[:2]
+    cached = _data.get(slot)
+    if cached is not None and cached[0] == ref.key:
+        return cached[1]
+    with _lock:
+        load_lock = _load_locks.setdefault(slot, threading.Lock())
+    with load_lock:
+        cached = _data.get(slot)
+        if cached is not None and cached[0] == ref.key:
+            return cached[1]
+        row = session.get(LeaderboardSnapshot, ref.id)
+        data = row.data if row is not None else {}
+        if row is not None:
+            # The request session must not keep the parsed 15 MB alive in its identity map.
+            session.expunge(row)
+        _data[slot] = (ref.key, data)
+        return data
+
+
+def snapshot_data(session: Session, benchmark_id: int) -> tuple[int | None, dict[str, Any]]:
+    """The latest snapshot's (id, data), cached per process."""
+    ref = latest_snapshot(session, benchmark_id)
+    return ref.id, load_data(session, ref)
+
+
+def ranking_rows(*, session: Session, benchmark_id: int, pos: str | None = None,
+                 sort: str | None = None, direction: str | None = None,
+                 view: str | None = None, ref: SnapshotRef | None = None) -> RankingTable:
+    """The ranking table as shown (see :class:`RankingTable`), built once per snapshot and
+    query; raises :class:`~leaderboard.services.ranking_table.BadQuery`."""
+    ref = ref or latest_snapshot(session, benchmark_id)
+    key = (ref.key, pos, sort, direction, view)
+    table = _tables.get(key)
+    if table is None:
+        table = build_table(load_data(session, ref), snapshot_id=ref.id, pos=pos, sort=sort,
+                            direction=direction, view=view)
+        _remember(_tables, key, table, TABLES_MAX)
+    return table
+
+
+def cached_body(ref: SnapshotRef, kind: str, variant: tuple,
+                build: Callable[[], bytes | str]) -> CachedBody:
+    """The response body of ``kind`` for this snapshot and query ``variant``, built once.
+
+    ``build`` runs only on a miss; its result (and a gzipped copy) is kept until the LRU
+    drops it or a newer snapshot appears.
+    """
+    key = (ref.key, kind, variant)
+    entry = _bodies.get(key)
+    if entry is None:
+        raw = build()
+        body = raw.encode("utf-8") if isinstance(raw, str) else raw
+        entry = CachedBody(body, gzip.compress(body, 6, mtime=0), etag_for(ref, kind, variant))
+        _remember(_bodies, key, entry, BODIES_MAX)
+    return entry
+
+
+def etag_for(ref: SnapshotRef, kind: str, variant: tuple) -> str:
+    """Validator for a cached body: same snapshot, kind, query and markup version, same ETag
+    in every worker process (no body hashing needed to answer 304)."""
+    text = repr((CACHE_VERSION, ref.id, str(ref.created_at), ref.benchmark_id, kind, variant))
+    return hashlib.sha1(text.encode()).hexdigest()[:20]
+
+
+def clear_caches() -> None:
+    """Forget everything (tests that reuse snapshot ids in fresh databases)."""
+    with _lock:
+        _data.clear()
+        _tables.clear()
+        _bodies.clear()
+
+
+def _remember(cache: OrderedDict, key: tuple, value: Any, limit: int) -> None:
+    with _lock:
+        cache[key] = value
+        cache.move_to_end(key)
+        # Entries of older snapshots go first: nothing can ask for them again.
+        for stale in [k for k in cache if k[0][:2] == key[0][:2] and k[0] != key[0]]:
+            del cache[stale]
+        while len(cache) > limit:
+            cache.popitem(last=False)
