@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+
 from flask import current_app
 from redis import Redis
+from redis.exceptions import RedisError
 from rq import Queue
 
 from leaderboard.redis_conn import connect_redis
+
+log = logging.getLogger(__name__)
 
 
 def get_redis() -> Redis:
@@ -53,6 +58,23 @@ def enqueue_scoring(submission_id: int, *, connection: Redis, queue_name: str, r
                   result_ttl=24 * 3600, failure_ttl=7 * 24 * 3600,
                   description=f"score submission {submission_id} (run {run})")
     return job_id
+
+
+def enqueue_committed(submission_id: int) -> str | None:
+    """Enqueue a just-committed upload from a web request; None when Redis is unreachable.
+
+    The row is already stored as ``queued``, so the upload has succeeded either way: the
+    reconciler (worker start and every RECONCILE_SECONDS) enqueues it once Redis is back.
+    """
+    settings = current_app.config["LEADERBOARD"]
+    try:
+        return enqueue_scoring(submission_id, connection=get_redis(),
+                               queue_name=settings["QUEUE_NAME"],
+                               job_timeout=settings["JOB_TIMEOUT"])
+    except (RedisError, OSError):
+        log.warning("could not enqueue submission %s (Redis unreachable); the reconciler "
+                    "will enqueue it", submission_id, exc_info=True)
+        return None
 
 
 def job_is_live(connection: Redis, job_id: str, queue_name: str) -> bool:

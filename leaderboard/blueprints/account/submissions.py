@@ -98,7 +98,7 @@ def check_file():
 @login_required
 def create_submission():
     """Store the upload, enqueue it and go to its page (303)."""
-    from leaderboard.queue import enqueue_scoring, get_redis
+    from leaderboard.queue import enqueue_committed
 
     form = SubmitForm()
     if not form.validate_on_submit():
@@ -117,8 +117,7 @@ def create_submission():
         return _render_form(form, exc.status, error=exc)
     submission = accepted.submission
     if accepted.created:
-        enqueue_scoring(submission.id, connection=get_redis(), queue_name=settings["QUEUE_NAME"],
-                        job_timeout=settings["JOB_TIMEOUT"])
+        enqueue_committed(submission.id)
         flash("Uploaded. Scoring starts as soon as a worker is free.", "success")
     else:
         flash("This exact file was already submitted; here is that submission.", "info")

@@ -99,7 +99,7 @@ def _status_body(submission) -> dict[str, Any]:
 @token_required
 def create_submission():
     """Upload a result file; 202 with the new (or earlier identical) submission."""
-    from leaderboard.queue import enqueue_scoring, get_redis
+    from leaderboard.queue import enqueue_committed
 
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
@@ -117,8 +117,7 @@ def create_submission():
         return _submission_error(exc)
     submission = accepted.submission
     if accepted.created:
-        enqueue_scoring(submission.id, connection=get_redis(), queue_name=settings["QUEUE_NAME"],
-                        job_timeout=settings["JOB_TIMEOUT"])
+        enqueue_committed(submission.id)
     body = _status_body(submission)
     if accepted.reason == "duplicate":
         body["duplicate"] = True
