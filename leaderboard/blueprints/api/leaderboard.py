@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from flask import jsonify, request
+from flask import current_app
 
 from leaderboard.blueprints.api import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
+from leaderboard.blueprints.public.common import ranking_response
 from leaderboard.db import get_session
 from leaderboard.services.ranking_table import BadQuery
-from leaderboard.services.snapshots import current_benchmark, ranking_rows
+from leaderboard.services.snapshots import current_benchmark
 
 
 @bp.get("/leaderboard")
@@ -19,11 +20,11 @@ def leaderboard():
     bench = current_benchmark(session)
     if bench is None:
         return error_response(404, "no_benchmark", "no benchmark split is loaded yet")
-    args = request.args
     try:
-        table = ranking_rows(session=session, benchmark_id=bench.id, view=args.get("view"),
-                             pos=args.get("pos"), sort=args.get("sort"),
-                             direction=args.get("dir"))
+        # Serialised once per snapshot and query, then served as bytes (with ETag / 304).
+        return ranking_response(
+            bench.id, "api.json",
+            lambda table: current_app.json.response(table.to_dict()).get_data(),
+            "application/json")
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))
-    return jsonify(table.to_dict())

@@ -5,7 +5,12 @@ from __future__ import annotations
 from flask import Response, abort, render_template, request
 
 from leaderboard.blueprints.public import bp
-from leaderboard.blueprints.public.common import snapshot_or_empty, table_from_query
+from leaderboard.blueprints.public.common import (
+    benchmark_or_none,
+    personal_page,
+    ranking_response,
+    snapshot_or_empty,
+)
 from leaderboard.services import charts, exports
 from leaderboard.services.metric_info import (
     DEFAULT_SORT,
@@ -27,9 +32,19 @@ def _context() -> dict:
 
 @bp.get("/")
 def ranking():
-    """The ranking (home page): ?view=, ?pos=, ?sort=, ?dir= (400 on unknown values)."""
-    table = table_from_query()
-    return render_template("public/ranking.html", table=table, **_context())
+    """The ranking (home page): ?view=, ?pos=, ?sort=, ?dir= (400 on unknown values).
+
+    Served from the per-snapshot page cache (see ``ranking_response``) unless personal."""
+    bench = benchmark_or_none()
+    if bench is None:
+        return render_template("public/ranking.html", table=None, **_context())
+    try:
+        return ranking_response(
+            bench.id, "ranking.html",
+            lambda table: render_template("public/ranking.html", table=table, **_context()),
+            "text/html", shared=not personal_page())
+    except BadQuery as exc:
+        abort(400, description=str(exc))
 
 
 @bp.get("/matrix")
@@ -61,16 +76,22 @@ def charts_page():
 
 
 def _export(kind: str) -> Response:
-    table = table_from_query()
-    if table is None:
+    bench = benchmark_or_none()
+    if bench is None:
         abort(404, description="No benchmark has been imported yet.")
-    if kind == "csv":
-        body, mimetype = exports.to_csv(table), "text/csv; charset=utf-8"
-    else:
-        body, mimetype = exports.to_json(table), "application/json"
-    response = Response(body, mimetype=mimetype)
-    name = f"swords-leaderboard-{table.view.key}-{(table.pos or 'all').lower()}.{kind}"
-    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+
+    def render(table) -> str:
+        return exports.to_csv(table) if kind == "csv" else exports.to_json(table)
+
+    mimetype = "text/csv; charset=utf-8" if kind == "csv" else "application/json"
+    try:
+        response = ranking_response(bench.id, f"export.{kind}", render, mimetype)
+    except BadQuery as exc:
+        abort(400, description=str(exc))
+    view = request.args.get("view") or DEFAULT_VIEW
+    pos = (request.args.get("pos") or "all").lower()
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="swords-leaderboard-{view}-{pos}.{kind}"')
     return response
 
 
