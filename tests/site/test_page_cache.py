@@ -1,0 +1,106 @@
+"""Cached ranking responses: validators (ETag / Last-Modified, 304), gzip, invalidation when a
+new snapshot is written, and personal pages kept out of the shared cache."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from leaderboard.models import Submission
+from leaderboard.services.snapshots import refresh_snapshot
+from tests.factories import login
+
+URLS = ["/", "/?view=all&pos=VERB&sort=gap&dir=asc", "/api/v1/leaderboard",
+        "/api/v1/leaderboard?view=lenient-c", "/leaderboard.csv", "/leaderboard.json"]
+
+
+def test_etag_revalidation_answers_304_without_a_body(site):
+    client, _ = site
+    for url in URLS:
+        first = client.get(url)
+        assert first.status_code == 200, url
+        etag = first.headers["ETag"]
+        assert etag.startswith('W/"') and first.headers["Last-Modified"]
+        assert first.headers["Cache-Control"] == "public, no-cache"
+        again = client.get(url, headers={"If-None-Match": etag})
+        assert again.status_code == 304 and again.data == b"", url
+        assert again.headers["ETag"] == etag
+        since = client.get(url, headers={"If-Modified-Since": first.headers["Last-Modified"]})
+        assert since.status_code == 304, url
+        stale = client.get(url, headers={"If-None-Match": 'W/"something-else"'})
+        assert stale.status_code == 200 and stale.data == first.data, url
+
+
+def test_each_query_has_its_own_body_and_etag(site):
+    client, _ = site
+    default, by_gap = client.get("/"), client.get("/?sort=gap&dir=desc")
+    assert default.headers["ETag"] != by_gap.headers["ETag"]
+    assert 'aria-sort="descending"' in by_gap.get_data(as_text=True)
+    assert 'data-key="gap" data-type="num" aria-sort="descending"' in by_gap.get_data(
+        as_text=True)
+    assert 'data-key="gap" data-type="num" aria-sort' not in default.get_data(as_text=True)
+    # the same query spelled with its defaults is the same representation
+    assert client.get("/?view=strict-a&pos=ALL").headers["ETag"] == default.headers["ETag"]
+
+
+def test_gzip_body_is_the_same_document(site):
+    client, _ = site
+    for url in ("/", "/api/v1/leaderboard"):
+        plain = client.get(url)
+        zipped = client.get(url, headers={"Accept-Encoding": "gzip, deflate"})
+        assert zipped.headers["Content-Encoding"] == "gzip"
+        assert "Accept-Encoding" in zipped.headers["Vary"]
+        assert gzip.decompress(zipped.data) == plain.data
+        assert len(zipped.data) < len(plain.data)
+        assert zipped.headers["ETag"] == plain.headers["ETag"]
+        assert "Content-Encoding" not in plain.headers
+
+
+def test_bad_query_is_not_cached_and_answers_400(site):
+    client, _ = site
+    assert client.get("/?view=nope").status_code == 400
+    response = client.get("/api/v1/leaderboard?sort=nothing")
+    assert response.status_code == 400
+    assert response.get_json()["error"]["code"] == "bad_query"
+
+
+def test_new_snapshot_invalidates_cached_page_and_json(app, client, session, seeded):
+    page = client.get("/")
+    html = page.get_data(as_text=True)
+    api = client.get("/api/v1/leaderboard")
+    csv = client.get("/leaderboard.csv").get_data(as_text=True)
+    assert "Secret system" not in html and "Secret system" not in csv
+    assert "Secret system" not in [r["system"] for r in api.get_json()["rows"]]
+    private = session.get(Submission, seeded.private_id)
+    private.is_public = True
+    session.add(private)
+    session.commit()
+    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    session.commit()
+
+    # the old validator no longer matches: the client gets the new ranking
+    fresh = client.get("/", headers={"If-None-Match": page.headers["ETag"]})
+    assert fresh.status_code == 200 and "Secret system" in fresh.get_data(as_text=True)
+    after = client.get("/api/v1/leaderboard", headers={"If-None-Match": api.headers["ETag"]})
+    assert after.status_code == 200
+    assert after.headers["ETag"] != api.headers["ETag"]
+    rows = json.loads(after.data)["rows"]
+    assert "Secret system" in [r["system"] for r in rows]
+    assert len(rows) == len(api.get_json()["rows"]) + 1
+    assert "Secret system" in client.get("/").get_data(as_text=True)
+    assert "Secret system" in client.get("/leaderboard.csv").get_data(as_text=True)
+
+
+def test_logged_in_page_is_personal_and_not_shared(site_app):
+    anonymous = site_app.test_client()
+    shared = anonymous.get("/")
+    member = site_app.test_client()
+    login(member, "east-lab@example.org")
+    own = member.get("/")
+    text = own.get_data(as_text=True)
+    assert own.status_code == 200 and "Log out" in text and "East Lab" in text
+    assert "ETag" not in own.headers and own.headers["Cache-Control"] == "private, no-cache"
+    # the member's page did not leak into the shared cache, nor the reverse
+    again = anonymous.get("/").get_data(as_text=True)
+    assert "Log out" not in again and again == shared.get_data(as_text=True)
+    assert "Log in" in again
