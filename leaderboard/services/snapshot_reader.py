@@ -29,7 +29,7 @@ from leaderboard.models import LeaderboardSnapshot
 from leaderboard.services.ranking_table import RankingTable, build_table
 
 #: Bump when the cached pages' markup changes, so validators (ETags) change with it.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 TABLES_MAX = 64
 BODIES_MAX = 48
 
