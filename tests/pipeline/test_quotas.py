@@ -11,7 +11,7 @@ import pytest
 from leaderboard.models import Submission, SubmissionStatus
 from leaderboard.services.quotas import quota_status
 from leaderboard.services.submissions import SubmissionError, create_submission
-from tests.factories import make_team
+from tests.factories import make_team, make_token
 
 NOON = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
@@ -106,3 +106,47 @@ def test_api_rate_limit_is_429_with_retry_after(app, client, benchmark, team_tok
     body = limited.get_json()["error"]
     assert body["code"] == "rate_limited" and 0 < body["retry_after"] <= 61
     assert int(limited.headers["Retry-After"]) > 0
+
+
+def limited_after_two(requests):
+    """Call ``requests[i % len]`` until a 429; the budget of 2 allows exactly two."""
+    statuses = []
+    for i in range(9):  # a minute boundary may reset the fixed window once
+        response = requests[i % len(requests)]()
+        statuses.append(response.status_code)
+        if response.status_code == 429:
+            return statuses, response
+    raise AssertionError(statuses)
+
+
+def test_api_rate_limit_is_one_budget_per_token_across_endpoints(app, client, benchmark,
+                                                                team_token):
+    _team, _user, token = team_token
+    app.config["LEADERBOARD"]["API_RATE_LIMIT"] = "2 per minute"
+    headers = {"Authorization": f"Bearer {token}"}
+    # Each call from another IP: only the token's budget can run out.
+    calls = [lambda i=i, path=path: client.get(path, headers=headers,
+                                               environ_base={"REMOTE_ADDR": f"10.0.0.{i}"})
+             for i, path in enumerate(("/api/v1/submissions", "/api/v1/leaderboard",
+                                       "/api/v1/submissions/999999"), start=1)]
+    statuses, limited = limited_after_two(calls)
+    assert statuses[-1] == 429 and 3 <= len(statuses) <= 5, statuses
+    body = limited.get_json()["error"]
+    assert body["code"] == "rate_limited" and 0 < body["retry_after"] <= 61
+    assert body["message"].startswith("too many requests (2 per 1 minute); retry after ")
+    assert int(limited.headers["Retry-After"]) > 0
+
+
+def test_api_rate_limit_is_one_budget_per_ip_across_tokens_and_endpoints(app, client, session,
+                                                                        benchmark, team_token):
+    _team, _user, token = team_token
+    other = make_token(session, make_team(session, name="Lab Two")[0])
+    app.config["LEADERBOARD"]["API_RATE_LIMIT"] = "2 per minute"
+    calls = [lambda: client.get("/api/v1/submissions",
+                                headers={"Authorization": f"Bearer {token}"}),
+             lambda: client.get("/api/v1/leaderboard"),
+             lambda: client.get("/api/v1/submissions",
+                                headers={"Authorization": f"Bearer {other}"})]
+    statuses, limited = limited_after_two(calls)
+    assert statuses[-1] == 429 and 3 <= len(statuses) <= 5, statuses
+    assert limited.get_json()["error"]["code"] == "rate_limited"

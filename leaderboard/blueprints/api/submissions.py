@@ -27,16 +27,37 @@ def _api_limit() -> str:
     return current_app.config["LEADERBOARD"]["API_RATE_LIMIT"]
 
 
+def _scoped(key: str) -> str:
+    # The app's RATELIMIT_KEY_PREFIX goes in the key: the Limiter is shared by every app in
+    # the process and keeps only the first app's prefix.
+    return f"{current_app.config.get('RATELIMIT_KEY_PREFIX', '')}:{key}"
+
+
 def _token_key() -> str:
     # Keyed on the credential itself, so one token is limited across all its clients' IPs.
     header = request.headers.get("Authorization", "")
-    return "token:" + hashlib.sha256(header.encode()).hexdigest()[:24]
+    return _scoped("token:" + hashlib.sha256(header.encode()).hexdigest()[:24])
+
+
+def _ip_key() -> str:
+    return _scoped("ip:" + get_remote_address())
+
+
+def _no_token() -> bool:
+    # Without a token there is no token budget (else all anonymous callers would share one).
+    return not request.headers.get("Authorization")
+
+
+# One budget per token and one per client IP across every API endpoint (shared scopes),
+# not one per endpoint: spreading calls over endpoints must not multiply the limit.
+_per_token = limiter.shared_limit(_api_limit, scope="api-token", key_func=_token_key,
+                                  exempt_when=_no_token)
+_per_ip = limiter.shared_limit(_api_limit, scope="api-ip", key_func=_ip_key)
 
 
 def rate_limited(view):
-    """Apply API_RATE_LIMIT per token and per client IP."""
-    view = limiter.limit(_api_limit, key_func=_token_key)(view)
-    return limiter.limit(_api_limit, key_func=get_remote_address)(view)
+    """Apply API_RATE_LIMIT per token and per client IP, each shared by the whole API."""
+    return _per_ip(_per_token(view))
 
 
 def error_response(status: int, code: str, message: str, **extra: Any):
