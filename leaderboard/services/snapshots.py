@@ -41,13 +41,18 @@ RESAMPLE_CHUNK = 100
 
 def public_submissions(session: Session,
                        benchmark_id: int) -> list[tuple[Submission, Result, Team]]:
-    """Scored, public, non-hidden submissions of enabled teams with their current result."""
+    """Public, non-hidden submissions of enabled teams that have a current result.
+
+    Selected by the result, not by status: a submission re-queued for re-scoring (queued or
+    running again) keeps its previous numbers on the ranking until its new result replaces
+    them. Only ``invalid`` (the new scorer rejects the file) takes it off.
+    """
     stmt = (
         select(Submission, Result, Team)
         .join(Result, col(Result.submission_id) == col(Submission.id))
         .join(Team, col(Team.id) == col(Submission.team_id))
         .where(Submission.benchmark_id == benchmark_id,
-               Submission.status == SubmissionStatus.SCORED,
+               Submission.status != SubmissionStatus.INVALID,
                col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
                col(Result.is_current).is_(True), col(Team.disabled).is_(False))
         .order_by(col(Submission.created_at), col(Submission.id))
