@@ -4,7 +4,9 @@ Imports the real SWORDS v1.1 test split into a throw-away SQLite database, start
 ``leaderboard worker`` processes on an embedded Redis, commits 200 distinct synthetic
 submissions (15 candidates + 5 filler words per target, all 762 targets), enqueues them all,
 and waits until every one is final. Then checks in the database that each has exactly one
-result, marked current, after one attempt. Skips when ../shared is absent.
+result, marked current, after one attempt, then waits until the ranking snapshot lists all of
+them (refreshes are coalesced jobs on the same queue) and counts the refresh jobs that ran.
+Skips when ../shared is absent.
 
     .venv/bin/python benchmarks/bench_queue.py [--submissions 200] [--workers 2]
 """
@@ -17,6 +19,38 @@ import tempfile
 import time
 
 from ops_harness import Instance, require_split
+
+
+def wait_ranked(inst: Instance, benchmark_id: int, ids: list[int], timeout: float) -> float:
+    """Seconds until the latest snapshot of the benchmark lists every id."""
+    from sqlmodel import Session, col, select
+
+    from leaderboard.models import LeaderboardSnapshot
+
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        with Session(inst.engine) as session:
+            snap = session.exec(select(LeaderboardSnapshot)
+                                .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
+                                .order_by(col(LeaderboardSnapshot.id).desc())).first()
+            if snap is not None and {s["id"] for s in snap.data["systems"]} >= set(ids):
+                return time.monotonic() - start
+        time.sleep(0.25)
+    raise SystemExit(f"the ranking did not list all {len(ids)} after {timeout:.0f} s")
+
+
+def refresh_counts(inst: Instance) -> dict[str, int]:
+    """Refresh jobs by outcome (finished jobs are kept for 10 minutes)."""
+    from rq import Queue
+    from rq.registry import FinishedJobRegistry
+
+    queue = Queue(inst.settings["QUEUE_NAME"], connection=inst.redis)
+    counts: dict[str, int] = {}
+    for job_id in FinishedJobRegistry(queue=queue).get_job_ids():
+        if job_id.startswith("refresh-"):
+            outcome = str(queue.fetch_job(job_id).return_value())
+            counts[outcome] = counts.get(outcome, 0) + 1
+    return counts
 
 
 def main() -> None:
@@ -39,6 +73,9 @@ def main() -> None:
             inst.enqueue(ids)
             print(f"enqueued {len(ids)} in {time.perf_counter() - start:.2f} s")
             wall = inst.wait_final(ids, timeout=3600)
+            ranked = wait_ranked(inst, benchmark.id, ids, timeout=600)
+            print(f"all {len(ids)} in the ranking snapshot {ranked:.1f} s after the drain; "
+                  f"refresh jobs: {refresh_counts(inst)}")
             check = inst.result_check(ids)
             durations = sorted(check.pop("durations"))
             print(f"drained in {wall:.1f} s: {len(ids) / wall:.2f} submissions/s, "
