@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -78,8 +79,10 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def load(url: str, threads: int, total: int) -> dict[str, float]:
-    """``total`` GETs of ``url`` from ``threads`` threads (keep-alive-less, like many clients)."""
+def load(url: str, threads: int, total: int, headers: dict[str, str] | None = None,
+         expect: int = 200) -> dict[str, float]:
+    """``total`` GETs of ``url`` from ``threads`` threads (keep-alive-less, like many clients);
+    ``headers`` e.g. If-None-Match (then ``expect`` 304) or Accept-Encoding: gzip."""
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
@@ -92,9 +95,12 @@ def load(url: str, threads: int, total: int) -> dict[str, float]:
                     return
             start = time.perf_counter()
             try:
-                with urllib.request.urlopen(url, timeout=30) as response:
+                request = urllib.request.Request(url, headers=headers or {})
+                with urllib.request.urlopen(request, timeout=30) as response:
                     response.read()
-                    ok = response.status == 200
+                    ok = response.status == expect
+            except urllib.error.HTTPError as exc:  # urllib raises on 304
+                ok = exc.code == expect
             except OSError:
                 ok = False
             elapsed = (time.perf_counter() - start) * 1000
@@ -142,11 +148,23 @@ def main() -> None:
             print(f"gunicorn: {args.web_concurrency} processes x "
                   f"{os.environ.get('GUNICORN_THREADS', '4')} threads; load: {args.threads} "
                   f"client threads, {args.requests} requests per URL")
-            print(f"{'url':<22} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} errors")
+            print(f"{'url':<30} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} errors")
             for path in ("/", "/api/v1/leaderboard"):
-                r = load(f"http://127.0.0.1:{port}{path}", args.threads, args.requests)
-                print(f"{path:<22} {r['rps']:7.1f} {r['p50']:7.1f} {r['p95']:7.1f} "
-                      f"{r['p99']:7.1f} {r['errors']:>6}")
+                url = f"http://127.0.0.1:{port}{path}"
+                with urllib.request.urlopen(url, timeout=30) as response:
+                    etag = response.headers["ETag"]
+                runs = [
+                    ("", args.threads, args.requests, None, 200),
+                    # one client at a time: the server's own time, no queueing behind others
+                    (" 1 client", 1, max(50, args.requests // 10), None, 200),
+                    (" gzip", args.threads, args.requests, {"Accept-Encoding": "gzip"}, 200),
+                    (" 304", args.threads, args.requests, {"If-None-Match": etag}, 304),
+                ]
+                for label, threads, total, headers, expect in runs:
+                    r = load(url, threads, total, headers, expect)
+                    name = path + label
+                    print(f"{name:<30} {r['rps']:7.1f} {r['p50']:7.1f} {r['p95']:7.1f} "
+                          f"{r['p99']:7.1f} {r['errors']:>6}")
         finally:
             stop(proc)
 
