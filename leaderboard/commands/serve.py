@@ -68,6 +68,9 @@ def serve_command(host: str | None, port: int | None, benchmark_path: str | None
     except KeyboardInterrupt:
         click.echo("\nStopping...")
     finally:
+        # A second Ctrl-C or SIGTERM must not cut the shutdown short and orphan Redis.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _stop(children)
         if redis_server is not None:
             redis_server.shutdown(nosave=False)
