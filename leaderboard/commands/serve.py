@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from leaderboard.config import PROJECT_ROOT, load_settings
+from leaderboard.processes import stop_processes
 
 
 @click.command("serve")
@@ -71,7 +72,7 @@ def serve_command(host: str | None, port: int | None, benchmark_path: str | None
         # A second Ctrl-C or SIGTERM must not cut the shutdown short and orphan Redis.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        _stop(children)
+        stop_processes(children)
         if redis_server is not None:
             redis_server.shutdown(nosave=False)
     sys.exit(0)
@@ -101,14 +102,3 @@ def _wait_for(url: str, children: list[subprocess.Popen], timeout: float = 60) -
             time.sleep(0.3)
     raise click.ClickException(f"{url} did not answer within {timeout:.0f} s")
 
-
-def _stop(children: list[subprocess.Popen]) -> None:
-    for child in children:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-    for child in children:
-        try:
-            child.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()

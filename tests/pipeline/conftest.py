@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from sqlmodel import Session
 
 from leaderboard.config import PROJECT_ROOT
 from leaderboard.models import Submission
+from leaderboard.processes import stop_processes
 from leaderboard.services.benchmarks import import_benchmark
 from tests.factories import make_team, make_token
 
@@ -101,12 +101,4 @@ def start_worker(app_overrides, tmp_path) -> Iterator[Callable[..., subprocess.P
         return proc
 
     yield start
-    for proc in procs:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-    for proc in procs:
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    stop_processes(procs)
