@@ -21,7 +21,7 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
 	$(BIN)/pip install -q -e ".[test]"
 	touch $@
 
-# WordNet 3.0 for NLTK: Debian's wordnet-base when we may install it, else NLTK's downloader.
+# WordNet 3.0 (Debian's wordnet-base, installed when we may) compiled into the lemmatizer's table.
 system-deps:
 	@if [ ! -d /usr/share/wordnet ] && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 		apt-get install -y -q wordnet-base >/dev/null || (apt-get update -q >/dev/null && apt-get install -y -q wordnet-base >/dev/null) || true; \

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
-
-from flask import Flask
+from typing import TYPE_CHECKING, Any
 
 from leaderboard.config import DEFAULTS, PROJECT_ROOT, load_settings, resolve_secret_key
+
+if TYPE_CHECKING:  # Flask is imported when an app is built: `leaderboard score` never needs it
+    from flask import Flask
 
 
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
@@ -16,6 +17,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     Nothing here touches the database or Redis; migrations run as a command and Redis is
     connected on first use.
     """
+    from flask import Flask
+
     settings = load_settings(overrides)
     app = Flask(
         __name__,

@@ -1,4 +1,4 @@
-"""leaderboard wordnet: install and check the WordNet 3.0 data the scorer lemmatizes with."""
+"""leaderboard wordnet: compile and check the WordNet 3.0 table the scorer lemmatizes with."""
 
 from __future__ import annotations
 
@@ -6,43 +6,44 @@ from pathlib import Path
 
 import click
 
-from leaderboard.scoring.lemmatize import WordNetMissing, wordnet_status
-from leaderboard.scoring.wordnet_setup import default_nltk_data_dir, install_wordnet
+from leaderboard.scoring.lemmatize import reset_wordnet, wordnet_status
+from leaderboard.scoring.wordnet_table import (
+    WordNetMissing,
+    compile_table,
+    source_dir,
+    table_path,
+)
 
 
 @click.group("wordnet")
 def wordnet_group() -> None:
-    """WordNet 3.0 for NLTK (needed to score anything)."""
+    """WordNet 3.0 for the lemmatizer (needed to score anything)."""
 
 
 @wordnet_group.command("install")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help=f"NLTK data directory [default: {default_nltk_data_dir()}].")
-@click.option("--no-download", is_flag=True, help="Never try NLTK's downloader.")
-@click.option("--force", is_flag=True, help="Rebuild even when NLTK already finds WordNet.")
-def install_command(data_dir: Path | None, no_download: bool, force: bool) -> None:
-    """Make WordNet 3.0 available to NLTK; safe to run again.
+@click.option("--source", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help=f"WordNet 3.0 directory with index.* and *.exc, or an NLTK data directory "
+                   f"[default: $LEADERBOARD_WORDNET_DIR or {source_dir()}].")
+@click.option("--table", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help=f"Where to write the compiled table [default: $LEADERBOARD_WORDNET_TABLE "
+                   f"or {table_path()}].")
+def install_command(source: Path | None, table: Path | None) -> None:
+    """Compile WordNet 3.0's index and exception files into the lemmatizer's table.
 
-    Uses Debian's wordnet-base (/usr/share/wordnet) offline, adding the lexnames and
-    index.sense files NLTK needs; otherwise NLTK's downloader.
+    Reads Debian's wordnet-base (/usr/share/wordnet) offline; safe to run again.
     """
     try:
-        result = install_wordnet(data_dir=data_dir, allow_download=not no_download, force=force)
+        path = compile_table(source, table)
     except WordNetMissing as exc:
         raise click.ClickException(str(exc)) from exc
-    messages = {
-        "present": "WordNet 3.0 already available at {path}",
-        "debian": "WordNet 3.0 installed from Debian's wordnet-base into {path} ({detail})",
-        "download": "WordNet 3.0 downloaded with NLTK into {path}",
-    }
-    click.echo(messages[result.method].format(path=result.path, detail=result.detail))
+    reset_wordnet()
+    click.echo(f"WordNet 3.0 table written to {path} (from {source or source_dir()})")
 
 
 @wordnet_group.command("check")
 def check_command() -> None:
-    """Tell whether NLTK finds a working WordNet 3.0 (exit status 1 if not)."""
+    """Tell whether the compiled WordNet 3.0 table is usable (exit status 1 if not)."""
     ok, detail = wordnet_status()
     if not ok:
-        raise click.ClickException(f"WordNet 3.0 not usable: {detail}. "
-                                   "Run `leaderboard wordnet install`.")
+        raise click.ClickException(f"WordNet 3.0 not usable: {detail}")
     click.echo(f"WordNet 3.0 OK: {detail}")

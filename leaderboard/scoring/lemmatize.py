@@ -1,8 +1,15 @@
 """Lemmatization exactly as the original SWORDS scorer does it (spec section 2).
 
-``lemma(word, pos) = WordNetLemmatizer().lemmatize(word, pos=p).lower().strip()`` over
-WordNet 3.0. The lemmatizer sees the raw string: ``LINES`` stays ``lines`` and ``' runs '``
-becomes ``runs``. No other lemmatizer is ever substituted: a missing WordNet is an error.
+``lemma(word, pos) = WordNetLemmatizer().lemmatize(word, pos=p).lower().strip()`` as NLTK 3.5
+computes it over WordNet 3.0, reimplemented here without NLTK: NLTK 3.5's morphy (exception
+lists, the detachment rules of the POS applied round after round until WordNet knows a form,
+the shortest candidate). The lemmatizer sees the raw string: ``LINES`` stays ``lines`` and
+``' runs '`` becomes ``runs``. A missing WordNet table is an error, never a fallback.
+
+Unlike NLTK 3.5, which keeps every produced form (duplicates included) as a new string,
+each round here holds each distinct form once, as (length of the word's prefix kept, new
+suffix): the result is the same (the first shortest candidate, found in the same round), and
+the cost stays linear in the word's length even for hostile strings.
 """
 
 from __future__ import annotations
@@ -10,84 +17,130 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache, partial
 
+from leaderboard.scoring.wordnet_table import (
+    INSTALL_HINT,
+    WordNetMissing,
+    WordNetTable,
+    load_table,
+)
+
+__all__ = ["INSTALL_HINT", "WORDNET_POS", "WordNetMissing", "ensure_wordnet", "lemma",
+           "lemmatizer_for", "morphy", "reset_wordnet", "wordnet_lemmatize", "wordnet_status"]
+
 #: Target POS of the benchmark -> WordNet POS letter; anything else is a noun upstream.
 WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 
-INSTALL_HINT = (
-    "Install it with `leaderboard wordnet install` (offline from Debian's wordnet-base: "
-    "`apt-get install wordnet-base`; otherwise NLTK's downloader is tried)."
-)
+#: NLTK 3.5's ``MORPHOLOGICAL_SUBSTITUTIONS``, in its order (the order decides ties).
+RULES: dict[str, tuple[tuple[str, str], ...]] = {
+    "n": (("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
+          ("shes", "sh"), ("men", "man"), ("ies", "y")),
+    "v": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
+          ("ing", "e"), ("ing", "")),
+    "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+    "r": (),
+}
+_LONGEST_RULE = max(len(old) for rules in RULES.values() for old, _ in rules)
 
-
-class WordNetMissing(RuntimeError):
-    """WordNet 3.0 is not available to NLTK; the message says how to install it."""
-
-
-_lemmatizer = None
+_table: WordNetTable | None = None
 
 
 def reset_wordnet() -> None:
-    """Forget a failed or stale WordNet load so the next call looks on disk again."""
-    global _lemmatizer
-    _lemmatizer = None
+    """Forget the loaded table so the next call reads it from disk again."""
+    global _table
+    _table = None
     _lemmatize_raw.cache_clear()
-    import nltk.corpus
 
-    # LazyCorpusLoader replaces itself with the reader once loaded; put a fresh loader back.
-    from nltk.corpus.reader import CorpusReader, WordNetCorpusReader
-    from nltk.corpus.util import LazyCorpusLoader
 
-    nltk.corpus.wordnet = LazyCorpusLoader(
-        "wordnet",
-        WordNetCorpusReader,
-        LazyCorpusLoader("omw-2.0", CorpusReader, r".*/wn-data-.*\.tab", encoding="utf8"),
-    )
+def ensure_wordnet() -> WordNetTable:
+    """Load the compiled WordNet table now, or raise :class:`WordNetMissing` naming the fix."""
+    global _table
+    if _table is None:
+        _table = load_table()
+    return _table
 
 
 def wordnet_status() -> tuple[bool, str]:
-    """(True, where) when NLTK loads WordNet 3.0 and lemmatizes correctly, else (False, why)."""
-    import warnings
-
-    import nltk
+    """(True, where) when the table loads and lemmatizes correctly, else (False, why)."""
+    from leaderboard.scoring.wordnet_table import table_path
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "multilingual functions are not available"
-            where = str(nltk.data.find("corpora/wordnet"))
-            wn = nltk.corpus.wordnet
-            version = wn.get_version()
-            probe = wn._morphy("glasses", "n")
-    except (LookupError, OSError, ValueError, AssertionError) as exc:
-        return False, f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"
-    if version != "3.0":
-        return False, f"WordNet {version} at {where}; the scorer needs 3.0"
-    if "glass" not in probe:
-        return False, f"WordNet at {where} does not lemmatize glasses/n to glass"
-    return True, where
+        table = ensure_wordnet()
+    except WordNetMissing as exc:
+        return False, str(exc)
+    if wordnet_lemmatize("glasses", "n") != "glass":
+        return False, f"the WordNet table {table_path()} does not lemmatize glasses/n to glass"
+    return True, f"{table_path()} (from {table.source})"
 
 
-def ensure_wordnet() -> None:
-    """Load WordNet 3.0 now, or raise :class:`WordNetMissing` naming how to install it."""
-    global _lemmatizer
-    if _lemmatizer is not None:
-        return
-    ok, detail = wordnet_status()
-    if not ok:
-        raise WordNetMissing(f"WordNet 3.0 data for NLTK is missing ({detail}). {INSTALL_HINT}")
-    from nltk.stem import WordNetLemmatizer
+def _apply_rules(word: str, forms: list[tuple[int, str]], rules) -> list[tuple[int, str]]:
+    """One round of detachment rules over ``forms``; distinct results, first-seen order.
 
-    _lemmatizer = WordNetLemmatizer()
+    A form is ``word[:k] + s``; it is kept canonical (``s`` never starts with the letter the
+    word has at position k), so equal strings have equal pairs.
+    """
+    out: list[tuple[int, str]] = []
+    seen: set[tuple[int, str]] = set()
+    n = len(word)
+    for k, s in forms:
+        tail = word[max(0, k - _LONGEST_RULE):k] + s
+        for old, new in rules:
+            if not tail.endswith(old):
+                continue
+            if len(old) <= len(s):
+                nk, ns = k, s[:len(s) - len(old)] + new
+            else:
+                nk, ns = k - (len(old) - len(s)), new
+            while ns and nk < n and word[nk] == ns[0]:
+                nk, ns = nk + 1, ns[1:]
+            if (nk, ns) not in seen:
+                seen.add((nk, ns))
+                out.append((nk, ns))
+    return out
+
+
+def morphy(word: str, pos: str, table: WordNetTable | None = None) -> list[str]:
+    """NLTK 3.5's ``WordNetCorpusReader._morphy(word, pos)`` (``pos`` a WordNet letter)."""
+    table = table or ensure_wordnet()
+    index = table.index[pos]
+    limit = table.max_length
+
+    def filter_forms(candidates) -> list[str]:
+        result: list[str] = []
+        for form in candidates:
+            if form is not None and form in index and form not in result:
+                result.append(form)
+        return result
+
+    def strings(forms: list[tuple[int, str]]):
+        # a form longer than every WordNet lemma cannot be one: never build it
+        return (word[:k] + s if k + len(s) <= limit else None for k, s in forms)
+
+    exceptions = table.exceptions[pos]
+    if word in exceptions:
+        return filter_forms([word, *exceptions[word]])
+    rules = RULES[pos]
+    forms = _apply_rules(word, [(len(word), "")], rules)
+    results = filter_forms([word, *strings(forms)])
+    while not results and forms:
+        forms = _apply_rules(word, forms, rules)
+        results = filter_forms(strings(forms))
+    return results
+
+
+def wordnet_lemmatize(word: str, wn_pos: str = "n") -> str:
+    """NLTK 3.5's ``WordNetLemmatizer().lemmatize(word, wn_pos)``: the first shortest lemma."""
+    lemmas = morphy(word, wn_pos)
+    return min(lemmas, key=len) if lemmas else word
 
 
 @lru_cache(maxsize=1 << 20)
 def _lemmatize_raw(word: str, wn_pos: str) -> str:
-    return _lemmatizer.lemmatize(word, pos=wn_pos).lower().strip()
+    return wordnet_lemmatize(word, wn_pos).lower().strip()
 
 
 def lemmatizer_for(pos: str) -> Callable[[str], str]:
     """A cached one-argument :func:`lemma` for targets of one POS (for tight loops)."""
-    if _lemmatizer is None:
-        ensure_wordnet()
+    ensure_wordnet()
     return partial(_lemmatize_raw, wn_pos=WORDNET_POS.get(pos, "n"))
 
 
@@ -96,6 +149,6 @@ def lemma(word: str, pos: str) -> str:
 
     Cached: a worker lemmatizes each distinct (string, POS) once per process.
     """
-    if _lemmatizer is None:
+    if _table is None:
         ensure_wordnet()
     return _lemmatize_raw(word, WORDNET_POS.get(pos, "n"))

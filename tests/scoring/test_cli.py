@@ -76,5 +76,23 @@ def test_not_json_exits_2(wordnet, split_file, tmp_path):
 def test_wordnet_check(wordnet):
     res = CliRunner().invoke(wordnet_group, ["check"])
     assert res.exit_code == 0 and "WordNet 3.0 OK" in res.output
-    res = CliRunner().invoke(wordnet_group, ["install", "--no-download"])
-    assert res.exit_code == 0 and "already available" in res.output
+
+
+def test_wordnet_install_writes_the_table(wordnet, tmp_path, monkeypatch):
+    table = tmp_path / "table.json.gz"
+    res = CliRunner().invoke(wordnet_group, ["install", "--table", str(table)])
+    assert res.exit_code == 0, res.output
+    assert f"written to {table}" in res.output and table.stat().st_size > 100_000
+    res = CliRunner().invoke(wordnet_group, ["install", "--source", str(tmp_path),
+                                             "--table", str(tmp_path / "other.json.gz")])
+    assert res.exit_code == 1 and "lacks index.noun" in res.output
+    monkeypatch.setenv("LEADERBOARD_WORDNET_TABLE", str(tmp_path / "other.json.gz"))
+    from leaderboard.scoring.lemmatize import reset_wordnet
+
+    reset_wordnet()
+    try:
+        res = CliRunner().invoke(wordnet_group, ["check"])
+        assert res.exit_code == 1 and "leaderboard wordnet install" in res.output
+    finally:
+        monkeypatch.undo()
+        reset_wordnet()

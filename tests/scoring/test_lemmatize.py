@@ -1,14 +1,35 @@
-"""Lemmatization parity with the original scorer (spec section 2)."""
+"""Lemmatization parity with the original scorer's NLTK 3.5 (spec section 2)."""
 
 from __future__ import annotations
+
+import gzip
+import json
+import time
+from pathlib import Path
 
 import pytest
 
 from leaderboard.scoring import lemmatize
-from leaderboard.scoring.lemmatize import WordNetMissing, ensure_wordnet, lemma
+from leaderboard.scoring.lemmatize import (
+    WordNetMissing,
+    ensure_wordnet,
+    lemma,
+    morphy,
+    wordnet_lemmatize,
+)
+from leaderboard.scoring.wordnet_table import DEBIAN_WORDNET_DIR, compile_table, load_table
+
+FIXTURE = Path(__file__).parent / "fixtures" / "nltk35_lemmas.jsonl.gz"
 
 
 @pytest.mark.parametrize("word, pos, expected", [
+    # NLTK 3.5 keeps applying the rules to the forms it produced (newer NLTK stops after one)
+    ("businessess", "NOUN", "business"),
+    ("nameded", "VERB", "name"),
+    ("luncheses", "NOUN", "lunch"),
+    ("possesses", "NOUN", "posse"),
+    ("iss", "NOUN", "i"),
+    # the same in every NLTK
     ("ran", "VERB", "run"),
     ("glasses", "NOUN", "glass"),
     ("better", "ADJ", "good"),
@@ -17,14 +38,75 @@ from leaderboard.scoring.lemmatize import WordNetMissing, ensure_wordnet, lemma
     ("runs", "VERB", "run"),
     ("dogs", "PROPN", "dog"),     # any other POS is a noun
     ("quickly", "ADV", "quickly"),
-    ("ice creams", "NOUN", "ice creams"),
+    ("ice creams", "NOUN", "ice creams"),  # WordNet spells collocations with underscores
 ])
 def test_lemma(wordnet, word, pos, expected):
     assert lemma(word, pos) == expected
 
 
-def test_missing_wordnet_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(lemmatize, "_lemmatizer", None)
-    monkeypatch.setattr(lemmatize, "wordnet_status", lambda: (False, "LookupError: nope"))
-    with pytest.raises(WordNetMissing, match="leaderboard wordnet install"):
-        ensure_wordnet()
+def test_morphy_candidates_in_nltk_order(wordnet):
+    # in the exception list: the word and its listed lemmas only, no rule applied ('axe')
+    assert morphy("axes", "n") == ["ax", "axis"]
+    # 'es' -> '' twice, then 's' -> '': the first round that finds anything decides
+    assert morphy("businessess", "n") == ["business"]
+    assert morphy("xyzzyqq", "n") == []
+
+
+def test_nltk35_fixture_has_zero_differences(wordnet):
+    """Every string of the fixture written by scripts/make_lemma_fixture.py under NLTK 3.5."""
+    differences, rows = [], 0
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            word, *lemmas = json.loads(line)
+            for pos, expected in zip("nvar", lemmas, strict=True):
+                rows += 1
+                got = wordnet_lemmatize(word, pos)
+                if got != (word if expected is None else expected):
+                    differences.append((word, pos, expected, got))
+    assert rows > 900_000
+    assert differences[:20] == []
+
+
+def test_hostile_string_costs_linear_time(wordnet):
+    # NLTK 3.5 doubles its form list each round on such strings; ours holds distinct forms
+    assert wordnet_lemmatize("eses", "v") == "eses"
+    started = time.perf_counter()
+    assert wordnet_lemmatize("es" * 2000, "v") == "es" * 2000
+    assert wordnet_lemmatize("es" * 2000 + "d", "v") == "es" * 2000 + "d"
+    assert wordnet_lemmatize("s" * 5000 + "ing", "n") == "s" * 5000 + "ing"
+    assert time.perf_counter() - started < 5  # exponential would never finish
+
+
+def test_missing_table_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("LEADERBOARD_WORDNET_TABLE", str(tmp_path / "nope.json.gz"))
+    lemmatize.reset_wordnet()
+    try:
+        with pytest.raises(WordNetMissing, match="leaderboard wordnet install"):
+            ensure_wordnet()
+        ok, detail = lemmatize.wordnet_status()
+        assert not ok and "nope.json.gz" in detail
+    finally:
+        monkeypatch.undo()
+        lemmatize.reset_wordnet()
+
+
+def test_missing_wordnet_source_is_a_clear_error(tmp_path):
+    with pytest.raises(WordNetMissing, match=r"lacks index\.noun.*wordnet-base"):
+        compile_table(tmp_path, tmp_path / "table.json.gz")
+
+
+@pytest.mark.skipif(not (DEBIAN_WORDNET_DIR / "index.noun").is_file(),
+                    reason="Debian's wordnet-base is not installed")
+def test_compiles_from_debian_and_from_an_nltk_data_dir(tmp_path):
+    table = load_table(compile_table(DEBIAN_WORDNET_DIR, tmp_path / "t.json.gz"))
+    assert "glass" in table.index["n"] and "run" in table.index["v"]
+    assert table.exceptions["v"]["ran"] == ("run",)
+    assert table.exceptions["a"]["better"] == ("good", "well")
+    assert morphy("glasses", "n", table) == ["glasses", "glass"]  # both are nouns
+    nltk_dir = tmp_path / "nltk_data" / "corpora" / "wordnet"
+    nltk_dir.mkdir(parents=True)
+    for name in ("index.noun", "index.verb", "index.adj", "index.adv",
+                 "noun.exc", "verb.exc", "adj.exc", "adv.exc"):
+        (nltk_dir / name).write_bytes((DEBIAN_WORDNET_DIR / name).read_bytes())
+    again = load_table(compile_table(tmp_path / "nltk_data", tmp_path / "u.json.gz"))
+    assert again.index == table.index and again.exceptions == table.exceptions
