@@ -13,6 +13,7 @@ from leaderboard.scoring.gap import gap_row
 from leaderboard.scoring.generative import generative_row
 from leaderboard.scoring.gold import GoldTarget, PreparedSplit
 from leaderboard.scoring.lemmatize import lemmatizer_for
+from leaderboard.scoring.notices import rule_warnings
 from leaderboard.scoring.semeval import semeval_row
 from leaderboard.scoring.stats import COLUMNS, TargetStats
 from leaderboard.scoring.validate import Submission, ValidationReport, validate_submission
@@ -110,6 +111,7 @@ def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
             lengths.append(len(ranked))
         rows[i] = target_row(ranked, target)
     stats = TargetStats(rows, prepared.scored_pos.copy(), prepared.checksum, s, b, SCORER_VERSION)
+    warnings = warnings + rule_warnings(stats)
     metrics, intervals = _block(stats, prepared.resamples(bootstrap=b, seed=s), None)
     by_pos = {}
     present = set(stats.pos)

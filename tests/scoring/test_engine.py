@@ -4,7 +4,7 @@ Gold after preparation (positive labels / labels without UNSURE):
   car:   automobile 8/10 (acceptable), vehicle 5/10 (conceivable only: 0.5 is not > 0.5),
          truck 1/9 (conceivable), train 0/10 (candidate only)
   run:   sprint 7/10, jog 6/10 (acceptable), hurry 2/10 (conceivable), walk 0/10
-  apple: pear 0/10 (no positive: out of GAP, not a SemEval item)
+  apple: pear 0/10 (no positive weight: GAP -1, not a SemEval item)
   big:   large 9/10 (acceptable), huge 4/10 (conceivable); the submission abstains here
   house: "houses" is the target's lemma and "home" has only UNSURE: left out of everything
 Submission (after lemmatizing, dropping the target lemma and deduplicating):
@@ -93,14 +93,32 @@ def test_precision_at_1(result):
     assert result.metrics["strict_c_p@1"] == pytest.approx(100 / 3)
 
 
-def test_gap_skips_targets_without_positive_weight(result):
+def test_gap_counts_minus_one_for_no_positive_weight_and_reports_a_negative_mean_as_0(result):
     car = (8 / 1 + 9 / 3) / (8 + 13 / 2 + 14 / 3)  # boat (not a candidate) still takes rank 2
     run = (6 / 2 + 13 / 4) / (7 + 13 / 2 + 15 / 3)
     big = 0.0  # abstained, but it has positive weights: it counts as 0
-    assert result.metrics["gap"] == pytest.approx(100 * (car + run + big) / 3)
-    car_rat = (0.8 + (0.8 + 1 / 9) / 3) / (0.8 + 1.3 / 2 + (1.3 + 1 / 9) / 3)
-    run_rat = (0.6 / 2 + 1.3 / 4) / (0.7 + 1.3 / 2 + 1.5 / 3)
-    assert result.metrics["gap_rat"] == pytest.approx(100 * (car_rat + run_rat) / 3)
+    apple = -1.0  # no positive gold weight: the original GAP script's -1, in the mean
+    assert car + run + big + apple < 0  # the original stops on its assertion
+    assert result.metrics["gap"] == 0.0 and result.metrics["gap_rat"] == 0.0
+    assert result.intervals["gap"] == [0.0, 0.0] or result.intervals["gap"][0] == 0.0
+    assert result.by_pos["VERB"]["metrics"]["gap"] == pytest.approx(100 * run)
+    assert result.by_pos["NOUN"]["metrics"]["gap"] == 0.0  # (car - 1) / 2 < 0
+    [notice] = [w for w in result.warnings if w.startswith("GAP:")]
+    assert "1 of 4 targets have no positive gold weight" in notice
+    assert f"mean ({100 * (car + run + big + apple) / 4:.2f}) is negative" in notice
+
+
+def test_gap_with_a_minus_one_target_and_a_positive_mean(tiny):
+    # the oracle lists: car, run and big score 1, apple -1: (1 + 1 + 1 - 1) / 4
+    oracle = {k: tiny.target_index[tiny.ids[k]].ranked_candidates()
+              for k in ("car", "run", "big", "apple")}
+    result = score_submission(tiny, _submit(tiny, oracle), bootstrap=0)
+    assert result.metrics["gap"] == pytest.approx(50.0)
+    assert result.metrics["gap_rat"] == pytest.approx(50.0)
+    assert result.by_pos["NOUN"]["metrics"]["gap"] == 0.0  # (1 - 1) / 2
+    assert result.by_pos["ADJ"]["metrics"]["gap"] == pytest.approx(100.0)
+    [notice] = [w for w in result.warnings if w.startswith("GAP:")]
+    assert notice.endswith("count in the mean.")
 
 
 def test_best_and_oot(result):
@@ -158,6 +176,9 @@ def test_invalid_submission_is_refused(tiny):
         score_submission(tiny, {"substitutes": {"t:nope": ["x"]}})
 
 
-def test_empty_submission_scores_zero(tiny):
+def test_empty_submission_scores_zero_with_a_warning(tiny):
     result = score_submission(tiny, {"substitutes": {}}, bootstrap=50)
     assert all(v == 0.0 for v in result.metrics.values())
+    assert all(iv == [0.0, 0.0] for iv in result.intervals.values())
+    [notice] = [w for w in result.warnings if w.startswith("No substitute to score")]
+    assert "every metric is reported as 0" in notice

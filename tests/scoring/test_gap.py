@@ -25,10 +25,22 @@ def test_ideal_ranking_scores_one():
     assert row == pytest.approx((1.0, 1.0, 1.0, 1.0))
 
 
-def test_no_positive_weight_is_left_out_not_minus_one():
-    assert gap_row(["a"], {"a": (0.0, 0.0)}, 0.0, 0.0) == (0.0, 0.0, 0.0, 0.0)
-    sums = {"gap": 0.5 + 0.0, "gap_valid": 1.0, "gap_rat": 0.5, "gap_rat_valid": 1.0}
-    assert gap_metrics(sums)["gap"] == 0.5  # the invalid target adds nothing, not -1
+def test_no_positive_weight_scores_minus_one_and_counts_in_the_mean():
+    # the original GAP script returns -1 for such a target and np.mean includes it
+    assert gap_row(["a"], {"a": (0.0, 0.0)}, 0.0, 0.0) == (-1.0, 1.0, -1.0, 1.0)
+    assert gap_row([], {"a": (0.0, 0.0)}, 0.0, 0.0) == (-1.0, 1.0, -1.0, 1.0)
+    # targets at 0.9, 0.5 and -1: (0.9 + 0.5 - 1) / 3
+    sums = {"gap": 0.9 + 0.5 - 1.0, "gap_valid": 3.0, "gap_rat": 0.4, "gap_rat_valid": 3.0}
+    assert gap_metrics(sums)["gap"] == pytest.approx(0.4 / 3)
+
+
+def test_negative_mean_is_reported_as_zero_also_per_resample():
+    # (0.5 - 1) / 2 < 0: the original stops on its assertion; we report 0
+    sums = {"gap": np.array([-0.5, 0.5, -2.0]), "gap_valid": np.array([2.0, 2.0, 3.0]),
+            "gap_rat": np.array([-0.5, 0.5, -2.0]), "gap_rat_valid": np.array([2.0, 2.0, 3.0])}
+    m = gap_metrics(sums)
+    assert m["gap"].tolist() == [0.0, 0.25, 0.0]
+    assert m["gap_rat"].tolist() == [0.0, 0.25, 0.0]
 
 
 def test_empty_list_scores_zero():
