@@ -174,7 +174,8 @@ def test_about_page(site):
     client, _ = site
     html = client.get("/about").get_data(as_text=True)
     for text in ("F<sup>10</sup>", "GAP", "quota", "How to submit", "@inproceedings",
-                 "Lee, Mina and Donahue, Chris", "2021.naacl-main.345"):
+                 "Lee, Mina and Donahue, Chris", "2021.naacl-main.345", "Scorer versions",
+                 "<strong>1.1.0</strong>", "63.58 → 63.57"):
         assert text in html
 
 
