@@ -1,23 +1,54 @@
 """The ``leaderboard`` console script: every host and participant command lives under it.
 
 Host commands are registered on ``app.cli`` (so tests drive them with ``runner.invoke``);
-this group finds them through the app, and offers the app-free ones directly.
+the full group finds them through the app. The app-free commands (``score``, ``wordnet``,
+``submit``) are dispatched without building, or even importing, the web stack: a one-off
+``leaderboard score`` never pays for Flask, SQLAlchemy, SQLModel or RQ.
 """
 
 from __future__ import annotations
 
-from flask.cli import FlaskGroup
+import sys
 
-from leaderboard import create_app
-from leaderboard.commands import APP_FREE, all_commands
+import click
 
-cli = FlaskGroup(create_app=lambda: create_app(),
-                 help="SWORDS leaderboard: scoring, hosting and submission commands.")
-for _command in all_commands():
-    if _command.name in APP_FREE:
-        cli.add_command(_command)
+from leaderboard.commands import APP_FREE
+
+HELP = "SWORDS leaderboard: scoring, hosting and submission commands."
 
 
-def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="leaderboard")
+def app_free_commands() -> list[click.Command]:
+    """The commands that need no app, imported without the web stack."""
+    from leaderboard.commands import score, submit, wordnet
+
+    return [score.score_command, wordnet.wordnet_group, submit.submit_command]
+
+
+def app_free_group() -> click.Group:
+    """A plain click group holding only the app-free commands."""
+    group = click.Group("leaderboard", help=HELP)
+    for command in app_free_commands():
+        group.add_command(command)
+    return group
+
+
+def full_group() -> click.Group:
+    """Flask's group: host commands come from the app, app-free ones are added directly."""
+    from flask.cli import FlaskGroup
+
+    from leaderboard import create_app
+    from leaderboard.commands import all_commands
+
+    group = FlaskGroup(create_app=lambda: create_app(), help=HELP)
+    for command in all_commands():
+        if command.name in APP_FREE:
+            group.add_command(command)
+    return group
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: app-free commands skip the web stack entirely."""
+    args = sys.argv[1:] if argv is None else argv
+    first = next((a for a in args if not a.startswith("-")), None)
+    group = app_free_group() if first in APP_FREE else full_group()
+    group(args=args, prog_name="leaderboard")

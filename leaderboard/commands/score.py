@@ -11,8 +11,6 @@ import click
 from leaderboard.scoring import (
     METRIC_KEYS,
     WordNetMissing,
-    load_split,
-    prepare_split,
     score_submission,
     validate_submission,
 )
@@ -46,47 +44,72 @@ def _print_table(result) -> None:
                f"{result.signature['bootstrap']}, seed {result.signature['seed']}")
 
 
+def _report_invalid(path: Path, report, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps({"submission": str(path),
+                               "errors": [p.to_dict() for p in report.errors],
+                               "errors_not_shown": report.errors_not_shown,
+                               "warnings": [p.to_dict() for p in report.warnings]}))
+        return
+    click.echo(f"{path} is not a valid submission:", err=True)
+    for p in report.errors:
+        click.echo(f"  [{p.code}] {p.message}", err=True)
+    if report.errors_not_shown:
+        click.echo(f"  ... and {report.errors_not_shown} more", err=True)
+
+
 @click.command("score")
 @click.option("--split", "split_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Benchmark split in SWORDS JSON (plain or .gz), with labels.")
 @click.option("--submission", "submission_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Submission JSON (plain or .gz).")
+              help="Submission JSON (plain or .gz); more files may follow it.")
+@click.argument("more_submissions", nargs=-1,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the resamples (fixed per split).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
-def score_command(split_path: Path, submission_path: Path, bootstrap: int, seed: int,
-                  as_json: bool) -> None:
-    """Score SUBMISSION against SPLIT: every metric with its interval, then per POS.
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object per submission (JSON lines) instead.")
+@click.option("--no-cache", is_flag=True,
+              help="Prepare the split again and do not write the prepared-split cache.")
+def score_command(split_path: Path, submission_path: Path, more_submissions: tuple[Path, ...],
+                  bootstrap: int, seed: int, as_json: bool, no_cache: bool) -> None:
+    """Score submissions against SPLIT: every metric with its interval, then per POS.
 
-    Exit status 2 when the submission is invalid (the problems are printed).
+    Several files score in one process: ``--submission a.json b.json c.json``. The prepared
+    split is cached on disk by the split file's checksum and the scorer version
+    ($LEADERBOARD_CACHE_DIR, else $XDG_CACHE_HOME/swords-leaderboard or
+    ~/.cache/swords-leaderboard), so the gold is lemmatized once. Exit status 2 when any
+    submission is invalid (its problems are printed; the others are still scored).
     """
+    from leaderboard.scoring.split_cache import prepared_split_cached
+
     try:
-        prepared = prepare_split(load_split(split_path), name=split_path.name,
-                                 bootstrap=bootstrap, seed=seed)
+        prepared, _ = prepared_split_cached(split_path, bootstrap=bootstrap, seed=seed,
+                                            use_cache=not no_cache)
     except WordNetMissing as exc:
         raise click.ClickException(str(exc)) from exc
-    report = validate_submission(submission_path.read_bytes(), prepared)
-    if not report.ok:
+    paths = (submission_path, *more_submissions)
+    invalid = False
+    for n, path in enumerate(paths):
+        report = validate_submission(path.read_bytes(), prepared)
+        if not report.ok:
+            invalid = True
+            _report_invalid(path, report, as_json)
+            continue
+        result = score_submission(prepared, report)
         if as_json:
-            click.echo(json.dumps({"errors": [p.to_dict() for p in report.errors],
-                                   "errors_not_shown": report.errors_not_shown,
-                                   "warnings": [p.to_dict() for p in report.warnings]}))
-        else:
-            click.echo(f"{submission_path} is not a valid submission:", err=True)
-            for p in report.errors:
-                click.echo(f"  [{p.code}] {p.message}", err=True)
-            if report.errors_not_shown:
-                click.echo(f"  ... and {report.errors_not_shown} more", err=True)
+            click.echo(json.dumps({"submission": str(path), "metrics": result.metrics,
+                                   "intervals": result.intervals, "by_pos": result.by_pos,
+                                   "warnings": result.warnings}))
+            continue
+        if len(paths) > 1:
+            click.echo(f"{'' if n == 0 else chr(10)}== {path} ==")
+        for warning in result.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        _print_table(result)
+    if invalid:
         sys.exit(EXIT_INVALID)
-    result = score_submission(prepared, report)
-    if as_json:
-        click.echo(json.dumps({"metrics": result.metrics, "intervals": result.intervals,
-                               "by_pos": result.by_pos, "warnings": result.warnings}))
-        return
-    for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    _print_table(result)

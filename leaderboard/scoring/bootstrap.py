@@ -46,6 +46,15 @@ def percentile_interval(values: np.ndarray) -> list[float]:
     return [float(lo), float(hi)]
 
 
+def percentile_intervals(resampled: dict[str, np.ndarray]) -> dict[str, list[float]]:
+    """:func:`percentile_interval` of every metric at once (one sort of a (k, B) matrix)."""
+    if not resampled:
+        return {}
+    keys = list(resampled)
+    bounds = np.percentile(np.stack([resampled[k] for k in keys]), INTERVAL_PERCENTILES, axis=1)
+    return {k: [float(bounds[0, i]), float(bounds[1, i])] for i, k in enumerate(keys)}
+
+
 def _shared_counts(stats: list[TargetStats], pos: str | None) -> np.ndarray:
     first = stats[0]
     for other in stats[1:]:

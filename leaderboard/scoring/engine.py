@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from leaderboard.scoring.bootstrap import percentile_interval
+from leaderboard.scoring.bootstrap import percentile_intervals
 from leaderboard.scoring.gap import gap_row
 from leaderboard.scoring.generative import generative_row
 from leaderboard.scoring.gold import GoldTarget, PreparedSplit
@@ -90,7 +90,7 @@ def _block(stats: TargetStats, counts: np.ndarray, pos: str | None) -> tuple[dic
     if counts.shape[0] == 0:
         return metrics, {}
     resampled = stats.resampled(counts, pos)
-    return metrics, {k: percentile_interval(v) for k, v in resampled.items()}
+    return metrics, percentile_intervals(resampled)
 
 
 def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,

@@ -56,7 +56,6 @@ class GoldTarget:
     n_labels: list[int]
 
     def __post_init__(self) -> None:
-        pos = np.asarray(self.positives, dtype=np.float64)
         pairs = list(zip(self.positives, self.n_labels, strict=True))
         # the same float division as upstream, so threshold comparisons agree bit for bit
         self.scores: list[float] = [p / n for p, n in pairs]
@@ -66,8 +65,8 @@ class GoldTarget:
         self.conceivable = frozenset(c for c, s in scored if s >= CONCEIVABLE_THRESHOLD)
         self.weights = {c: (float(p), r) for c, p, r in zip(
             self.candidates, self.positives, self.scores, strict=True)}
-        self.gap_denominator = _ideal_gap(pos)
-        self.gap_rat_denominator = _ideal_gap(np.asarray(self.scores, dtype=np.float64))
+        self.gap_denominator = _ideal_gap(self.positives)
+        self.gap_rat_denominator = _ideal_gap(self.scores)
         self.semeval: SemEvalGold = build_semeval_gold(self.candidates, self.positives)
 
     @property
@@ -81,12 +80,16 @@ class GoldTarget:
         return [self.candidates[i] for i in order]
 
 
-def _ideal_gap(weights: np.ndarray) -> float:
-    """GAP denominator: sum_j (g_1 + ... + g_j) / j over positive weights sorted descending."""
-    g = np.sort(weights[weights > 0])[::-1]
-    if g.size == 0:
-        return 0.0
-    return float(np.sum(np.cumsum(g) / np.arange(1, g.size + 1)))
+def _ideal_gap(weights) -> float:
+    """GAP denominator: sum_j (g_1 + ... + g_j) / j over positive weights sorted descending.
+
+    Summed left to right in plain floats, as the original GAP script does.
+    """
+    total = acc = 0.0
+    for j, w in enumerate(sorted((float(w) for w in weights if w > 0), reverse=True), start=1):
+        acc += w
+        total += acc / j
+    return total
 
 
 @dataclass

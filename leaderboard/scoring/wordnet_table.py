@@ -45,6 +45,7 @@ class WordNetTable:
     exceptions: dict[str, dict[str, tuple[str, ...]]]
     max_length: int
     source: str
+    sha256: str = ""
 
 
 def source_dir() -> Path:
@@ -142,4 +143,5 @@ def load_table(path: Path | None = None) -> WordNetTable:
     index = {letter: frozenset(text.split("\n")) for letter, text in doc["index"].items()}
     exceptions = {letter: {k: tuple(v) for k, v in exc.items()}
                   for letter, exc in doc["exceptions"].items()}
-    return WordNetTable(index, exceptions, int(doc["max_length"]), doc.get("source", ""))
+    return WordNetTable(index, exceptions, int(doc["max_length"]), doc.get("source", ""),
+                        doc.get("sha256", ""))

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +25,14 @@ def split_file(tmp_path, tiny_split) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch) -> Path:
+    """Each test gets its own prepared-split cache."""
+    path = tmp_path / "cache"
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(path))
+    return path
+
+
 def _run(*args: str):
     return CliRunner().invoke(score_command, list(args))
 
@@ -32,7 +43,8 @@ def test_json_output_shape(wordnet):
                "--bootstrap", "100", "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert set(doc) == {"metrics", "intervals", "by_pos", "warnings"}
+    assert set(doc) == {"submission", "metrics", "intervals", "by_pos", "warnings"}
+    assert doc["submission"].endswith("demo_weak.json")
     assert list(doc["metrics"]) == list(METRIC_KEYS)
     assert all(len(doc["intervals"][k]) == 2 for k in METRIC_KEYS)
     assert set(doc["by_pos"]) == {"NOUN", "VERB", "ADJ", "ADV"}
@@ -62,6 +74,7 @@ def test_invalid_submission_exits_2_with_errors(wordnet, split_file, tmp_path):
     assert res.exit_code == 2
     doc = json.loads(res.stdout)
     assert [e["code"] for e in doc["errors"]] == ["unknown_target"]
+    assert doc["submission"] == str(bad)
     res = _run("--split", str(split_file), "--submission", str(bad))
     assert res.exit_code == 2 and "unknown_target" in res.output
 
@@ -96,3 +109,80 @@ def test_wordnet_install_writes_the_table(wordnet, tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         reset_wordnet()
+
+
+def test_several_submissions_in_one_process(wordnet):
+    files = [DEMO / "submissions" / f"demo_{n}.json" for n in ("weak", "strong", "baseline")]
+    res = _run("--split", str(DEMO / "demo_split.json"), "--submission", *map(str, files),
+               "--bootstrap", "20", "--json")
+    assert res.exit_code == 0, res.output
+    docs = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [d["submission"] for d in docs] == [str(f) for f in files]
+    single = json.loads(_run("--split", str(DEMO / "demo_split.json"), "--submission",
+                             str(files[1]), "--bootstrap", "20", "--json").stdout)
+    assert docs[1] == single
+    res = _run("--split", str(DEMO / "demo_split.json"), "--submission", *map(str, files[:2]),
+               "--bootstrap", "0")
+    assert res.exit_code == 0
+    assert f"== {files[0]} ==" in res.stdout and f"== {files[1]} ==" in res.stdout
+
+
+def test_one_invalid_file_among_several_exits_2_after_scoring_the_rest(wordnet, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("hello")
+    good = DEMO / "submissions" / "demo_weak.json"
+    res = _run("--split", str(DEMO / "demo_split.json"), "--submission", str(bad), str(good),
+               "--bootstrap", "0", "--json")
+    assert res.exit_code == 2
+    first, second = (json.loads(line) for line in res.stdout.splitlines())
+    assert first["errors"][0]["code"] == "not_json" and "metrics" in second
+
+
+def test_prepared_split_is_cached_by_checksum(wordnet, split_file, cache_dir, monkeypatch):
+    from leaderboard.scoring import split_cache
+
+    sub = DEMO / "submissions" / "demo_weak.json"
+    first = _run("--split", str(split_file), "--submission", str(sub), "--json",
+                 "--bootstrap", "10")
+    assert first.exit_code == 2  # the demo submission's targets are not the tiny split's
+    [entry] = cache_dir.iterdir()
+    assert entry.name.startswith("prepared-") and entry.name.endswith(".json.gz")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the gold was prepared again")
+
+    monkeypatch.setattr(split_cache, "prepare_split", refuse)
+    prepared, source = split_cache.prepared_split_cached(split_file, bootstrap=7, seed=3)
+    assert source == "cache" and prepared.bootstrap == 7 and prepared.seed == 3
+    assert [t.lemma for t in prepared.targets][:2] == ["car", "run"]
+    monkeypatch.undo()
+    entry.write_bytes(b"truncated")  # a broken entry is prepared again and replaced
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(cache_dir))
+    _, source = split_cache.prepared_split_cached(split_file)
+    assert source == "prepared" and entry.read_bytes()[:2] == b"\x1f\x8b"
+    split_file.write_text(split_file.read_text() + " ")  # another file: another entry
+    split_cache.prepared_split_cached(split_file)
+    assert len(list(cache_dir.iterdir())) == 2
+    _, source = split_cache.prepared_split_cached(split_file, use_cache=False)
+    assert source == "prepared (cache disabled)"
+
+
+def test_score_command_imports_nothing_from_the_web_stack(wordnet, cache_dir):
+    code = (
+        "import sys\n"
+        "from leaderboard.cli import main\n"
+        "try:\n"
+        f"    main(['score', '--split', {str(DEMO / 'demo_split.json')!r}, '--submission',\n"
+        f"          {str(DEMO / 'submissions' / 'demo_weak.json')!r}, '--json'])\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "web = {'flask', 'werkzeug', 'sqlalchemy', 'sqlmodel', 'rq', 'redis', 'alembic',\n"
+        "       'pandas', 'plotly', 'jinja2', 'nltk'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in web))\n"
+    )
+    env = {**os.environ, "LEADERBOARD_CACHE_DIR": str(cache_dir)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert '"metrics"' in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "[]"
