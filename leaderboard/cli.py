@@ -2,8 +2,9 @@
 
 Host commands are registered on ``app.cli`` (so tests drive them with ``runner.invoke``);
 the full group finds them through the app. The app-free commands (``score``, ``wordnet``,
-``submit``) are dispatched without building, or even importing, the web stack: a one-off
-``leaderboard score`` never pays for Flask, SQLAlchemy, SQLModel or RQ.
+``submit``, ``worker``) are dispatched without building the web app: a one-off
+``leaderboard score`` never imports Flask, SQLAlchemy, SQLModel or RQ, and a worker loads
+its database and queue modules but no web ones.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ HELP = "SWORDS leaderboard: scoring, hosting and submission commands."
 
 def app_free_commands() -> list[click.Command]:
     """The commands that need no app, imported without the web stack."""
-    from leaderboard.commands import score, submit, wordnet
+    from leaderboard.commands import score, submit, wordnet, worker
 
-    return [score.score_command, wordnet.wordnet_group, submit.submit_command]
+    return [score.score_command, wordnet.wordnet_group, submit.submit_command,
+            worker.worker_command]
 
 
 def app_free_group() -> click.Group:

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from flask import current_app, g
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, create_engine
@@ -51,19 +50,28 @@ def session_scope(engine: Engine) -> Iterator[Session]:
             raise
 
 
+# Flask is imported where an app is in use: the worker imports this module without it.
+
+
 def get_engine() -> Engine:
     """The current app's engine."""
+    from flask import current_app
+
     return current_app.extensions["db_engine"]
 
 
 def get_session() -> Session:
     """The request's session, opened on first use and closed at teardown."""
+    from flask import g
+
     if "db_session" not in g:
         g.db_session = Session(get_engine(), expire_on_commit=False)
     return g.db_session
 
 
 def close_session(_exc: BaseException | None = None) -> None:
+    from flask import g
+
     session = g.pop("db_session", None)
     if session is not None:
         session.close()

@@ -10,9 +10,10 @@ import json
 import logging
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask, Response, g, request
+if TYPE_CHECKING:  # the worker logs jobs without importing Flask
+    from flask import Flask, Response
 
 ACCESS_LOGGER = "leaderboard.access"
 JOB_LOGGER = "leaderboard.jobs"
@@ -79,6 +80,8 @@ def log_job(*, submission_id: int | None, outcome: str, ms: float, **fields: Any
 
 def init_request_logging(app: Flask) -> None:
     """Log every request once it has a response (error pages included)."""
+    from flask import g, request
+
     if not app.config["LEADERBOARD"].get("LOG_REQUESTS", True):
         return
     configure_logging(app.config["LEADERBOARD"].get("LOG_LEVEL", "INFO"))

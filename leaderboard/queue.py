@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 
-from flask import current_app
 from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue
@@ -16,6 +15,8 @@ log = logging.getLogger(__name__)
 
 def get_redis() -> Redis:
     """The app's Redis connection, connected on first use."""
+    from flask import current_app  # here, not at the top: the worker has no app
+
     conn = current_app.extensions.get("redis")
     if conn is None:
         settings = current_app.config["LEADERBOARD"]
@@ -26,6 +27,8 @@ def get_redis() -> Redis:
 
 def get_queue() -> Queue:
     """The scoring queue."""
+    from flask import current_app
+
     settings = current_app.config["LEADERBOARD"]
     return Queue(settings["QUEUE_NAME"], connection=get_redis())
 
@@ -66,6 +69,8 @@ def enqueue_committed(submission_id: int) -> str | None:
     The row is already stored as ``queued``, so the upload has succeeded either way: the
     reconciler (worker start and every RECONCILE_SECONDS) enqueues it once Redis is back.
     """
+    from flask import current_app
+
     settings = current_app.config["LEADERBOARD"]
     try:
         return enqueue_scoring(submission_id, connection=get_redis(),

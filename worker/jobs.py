@@ -31,6 +31,19 @@ def _ensure_context() -> tuple[dict[str, Any], Engine]:
     return _context["settings"], _context["engine"]
 
 
+def release_memory() -> None:
+    """Give the heap a job freed back to the system (glibc's malloc_trim), where available.
+
+    A long-lived worker otherwise keeps the high-water mark of its largest job resident.
+    """
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
+
+
 def score_submission_job(submission_id: int) -> str:
     """Validate and score one submission; returns its status afterwards.
 
@@ -59,6 +72,8 @@ def score_submission_job(submission_id: int) -> str:
                 ms=(time.perf_counter() - started) * 1000, error=repr(exc)[:300],
                 job_id=job.id if job else None)
         raise
+    finally:
+        release_memory()
     log_job(submission_id=submission_id, outcome=str(status),
             ms=(time.perf_counter() - started) * 1000, job_id=job.id if job else None)
     return status
@@ -101,4 +116,5 @@ def refresh_snapshot_job(benchmark_id: int) -> str:
                 lock.release()
             except Exception:  # expired while we ran: nothing left to release
                 log.warning("refresh lock of benchmark %s had expired", benchmark_id)
+        release_memory()
     return "refreshed"

@@ -31,6 +31,6 @@ def all_commands() -> list[click.Command]:
     ]
 
 
-# Commands that need no app (no database, no secret): the console script offers them even
-# where the app cannot be built.
-APP_FREE = {"score", "wordnet", "submit"}
+# Commands that need no web app (the worker reads its settings from the environment): the
+# console script runs them without importing Flask, even where the app cannot be built.
+APP_FREE = {"score", "wordnet", "submit", "worker"}

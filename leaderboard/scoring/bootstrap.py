@@ -17,6 +17,7 @@ from leaderboard.scoring.stats import TargetStats
 
 INTERVAL_PERCENTILES = (2.5, 97.5)
 _POS_STREAMS = {None: 0, "NOUN": 1, "VERB": 2, "ADJ": 3, "ADV": 4}
+_DRAW_ROWS = 64
 
 
 def pos_stream(pos: str | None) -> int:
@@ -28,14 +29,23 @@ def pos_stream(pos: str | None) -> int:
 
 @lru_cache(maxsize=32)
 def resample_counts(n: int, bootstrap: int, seed: int, stream: int = 0) -> np.ndarray:
-    """(B, n) float matrix: how often each of n targets is drawn in each of B resamples."""
+    """(B, n) matrix: how often each of n targets is drawn in each of B resamples.
+
+    A count never exceeds n, so up to 65,535 targets it is kept as uint16 (a quarter of
+    float64's memory in a long-lived worker); ``counts @ rows`` computes in float64 exactly.
+    """
     if n == 0 or bootstrap <= 0:
         return np.zeros((max(bootstrap, 0), n))
     rng = np.random.default_rng([seed, stream])
-    idx = rng.integers(0, n, size=(bootstrap, n))
-    flat = (idx + (np.arange(bootstrap) * n)[:, None]).ravel()
-    counts = np.bincount(flat, minlength=bootstrap * n).reshape(bootstrap, n)
-    counts = counts.astype(np.float64)
+    counts = np.empty((bootstrap, n),
+                      dtype=np.uint16 if n <= np.iinfo(np.uint16).max else np.float64)
+    # Drawn in blocks of rows (an even number, so numpy's buffered 32-bit draws stay aligned:
+    # the same indices as one (B, n) draw) to keep the transient int64 arrays small.
+    for start in range(0, bootstrap, _DRAW_ROWS):
+        rows = min(_DRAW_ROWS, bootstrap - start)
+        idx = rng.integers(0, n, size=(rows, n))
+        flat = (idx + (np.arange(rows) * n)[:, None]).ravel()
+        counts[start:start + rows] = np.bincount(flat, minlength=rows * n).reshape(rows, n)
     counts.flags.writeable = False  # shared between callers through the cache
     return counts
 

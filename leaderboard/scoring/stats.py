@@ -64,7 +64,7 @@ class TargetStats:
     def resampled(self, counts: np.ndarray, pos: str | None = None) -> dict[str, np.ndarray]:
         """Metric values (percent) on each resample: ``counts`` is (B, n) row multiplicities."""
         rows = self.rows if pos is None else self.rows[self.pos == pos]
-        return metrics_from_sums(counts @ rows)
+        return metrics_from_sums(np.asarray(counts, dtype=np.float64) @ rows)
 
     def to_bytes(self) -> bytes:
         """npz (no pickle): the matrix, POS codes and a JSON header."""

@@ -21,6 +21,16 @@ def test_resamples_are_fixed_by_n_b_and_seed():
     assert not np.array_equal(a, resample_counts(7, 50, 3, stream=1))
 
 
+@pytest.mark.parametrize("n, b", [(761, 1000), (762, 999), (3, 130), (1, 65)])
+def test_resamples_drawn_in_blocks_equal_one_draw_of_b_by_n(n, b):
+    # the counts are drawn 64 rows at a time to bound memory: the indices must be the
+    # same as one (B, n) draw, or every interval would move
+    idx = np.random.default_rng([5, 2]).integers(0, n, size=(b, n))
+    expected = np.stack([np.bincount(row, minlength=n) for row in idx])
+    counts = resample_counts(n, b, 5, stream=2)
+    assert counts.dtype == np.uint16 and np.array_equal(counts, expected)
+
+
 def test_percentile_interval():
     assert percentile_interval(np.arange(101.0)) == [2.5, 97.5]
 
