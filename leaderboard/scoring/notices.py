@@ -41,6 +41,14 @@ def rule_warnings(stats: TargetStats) -> list[str]:
                 "the original scorer has no number here (it divides by zero); every metric "
                 "is reported as 0."]
     out = _gap_notice(stats)
+    no_hits = [name for name, column in (
+        ("strict_a@10", "hit_strict_a"), ("strict_c@10", "hit_strict_c"),
+        ("lenient_a@10", "hit_lenient_a"), ("lenient_c@10", "hit_lenient_c"),
+        ("strict_c@1", "hit1_strict_c")) if not np.any(rows[:, col[column]])]
+    if rows.shape[0] and no_hits:
+        out.append(f"No hit at all for {', '.join(no_hits)}: the original scorer stops there "
+                   "without any number (its F = 2PR / (P + R) divides by zero); we report 0 "
+                   "for those metrics.")
     if rows.shape[0] and np.any(rows[:, col["se_item"]]) and not np.any(rows[:, col["se_mode"]]):
         out.append("No gold item has a mode in score.pl (the top substitutes tie): the "
                    "original has no best_mode/oot_mode numbers here; they are reported as 0.")

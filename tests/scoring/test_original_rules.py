@@ -89,3 +89,16 @@ def test_no_gold_item_with_a_mode_is_0_with_a_warning(wordnet):
     assert result.metrics["best_mode_p"] == 0.0 and result.metrics["oot_mode_r"] == 0.0
     assert result.metrics["best_p"] == pytest.approx(50.0)  # large: 2 of 4 votes, 1 guess
     assert any(w.startswith("No gold item has a mode") for w in result.warnings)
+
+
+def test_no_hit_at_all_is_0_with_a_warning(tiny_split_prepared):
+    tiny = tiny_split_prepared
+    car = tiny.target_index[tiny.ids["car"]]
+    run = tiny.target_index[tiny.ids["run"]]
+    sub = {"substitutes": {car.target_id: ["boat"], run.target_id: ["walk", "jog"]}}
+    result = score_submission(tiny, sub, bootstrap=0)
+    # jog is acceptable and conceivable, but only second: at k=1 nothing hits
+    assert result.metrics["strict_c_p@1"] == 0.0
+    assert result.metrics["strict_a_p@10"] == pytest.approx(100 / 3)
+    [notice] = [w for w in result.warnings if w.startswith("No hit at all")]
+    assert "for strict_c@1:" in notice and "divides by zero" in notice
