@@ -67,6 +67,45 @@ def test_nltk35_fixture_has_zero_differences(wordnet):
     assert differences[:20] == []
 
 
+def _nltk35_morphy(word: str, pos: str, table) -> list[str]:
+    """NLTK 3.5's _morphy as written there: no deduplication between rounds."""
+    from leaderboard.scoring.lemmatize import RULES
+
+    index, rules = table.index[pos], RULES[pos]
+
+    def apply_rules(forms):
+        return [f[:-len(old)] + new for f in forms for old, new in rules if f.endswith(old)]
+
+    def filter_forms(forms):
+        out = []
+        for f in forms:
+            if f in index and f not in out:
+                out.append(f)
+        return out
+
+    if word in table.exceptions[pos]:
+        return filter_forms([word, *table.exceptions[pos][word]])
+    forms = apply_rules([word])
+    results = filter_forms([word, *forms])
+    while not results and forms:
+        forms = apply_rules(forms)
+        results = filter_forms(forms)
+    return results
+
+
+@pytest.mark.parametrize("word, pos", [
+    *((("es" * k), "v") for k in range(1, 9)),
+    *((("es" * k + "d"), "v") for k in range(1, 7)),
+    *((("ses" * k), "n") for k in range(1, 7)),
+    *((("inging" * k), "v") for k in range(1, 4)),
+    ("businessesseses", "n"), ("classeses", "n"), ("passeded", "v"), ("gladdesterer", "a"),
+    ("watcheses", "n"), ("boxeses", "n"), ("missesses", "v"), ("menmen", "n"),
+])
+def test_deduplicated_rounds_equal_nltk35_rounds_on_short_hostile_strings(wordnet, word, pos):
+    table = ensure_wordnet()
+    assert morphy(word, pos) == _nltk35_morphy(word, pos, table)
+
+
 def test_hostile_string_costs_linear_time(wordnet):
     # NLTK 3.5 doubles its form list each round on such strings; ours holds distinct forms
     assert wordnet_lemmatize("eses", "v") == "eses"
