@@ -133,7 +133,12 @@ def wordnet_lemmatize(word: str, wn_pos: str = "n") -> str:
     return min(lemmas, key=len) if lemmas else word
 
 
-@lru_cache(maxsize=1 << 20)
+#: Bounded so a long-lived worker's memory stays flat: one split's gold or one submission's
+#: strings fit; beyond that the least recently used go (a miss costs a few microseconds).
+LEMMA_CACHE_SIZE = 1 << 16
+
+
+@lru_cache(maxsize=LEMMA_CACHE_SIZE)
 def _lemmatize_raw(word: str, wn_pos: str) -> str:
     return wordnet_lemmatize(word, wn_pos).lower().strip()
 
