@@ -12,6 +12,7 @@ import re
 import threading
 from typing import Any
 
+from sqlalchemy.orm import defer
 from sqlmodel import Session, select
 
 from leaderboard.models import Benchmark
@@ -23,6 +24,15 @@ POS_VALUES = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
 ID_PATTERNS = {kind: re.compile(rf"^{kind}:[0-9a-f]{{40}}$") for kind in ("c", "t", "s")}
 #: Problems listed in one error; a broken file would otherwise produce thousands.
 MAX_PROBLEMS = 20
+
+
+def without_files() -> tuple:
+    """Loader options leaving a Benchmark's two files (megabytes each) unread until used.
+
+    Jobs need a row's id, checksum and scorer version; reading the files with every job was
+    most of a worker's growth inside a job. An attribute read inside the session loads it.
+    """
+    return (defer(Benchmark.source_bytes), defer(Benchmark.prepared_bytes))
 
 
 class BenchmarkInvalid(ValueError):

@@ -135,12 +135,12 @@ def score_submission_now(*, engine_or_session: Engine | Session, submission_id: 
 
 def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
          request_refresh: RefreshRequest | None) -> str:
-    from leaderboard.services.benchmarks import get_prepared
+    from leaderboard.services.benchmarks import get_prepared, without_files
 
     with Session(engine) as session:
         submission = session.get(Submission, submission_id)
-        benchmark = session.get(Benchmark, submission.benchmark_id)
-        prepared = get_prepared(benchmark)
+        benchmark = session.get(Benchmark, submission.benchmark_id, options=without_files())
+        prepared = get_prepared(benchmark)  # reads prepared_bytes only on a cache miss
         raw = submission.file_bytes
     report = validate_submission(raw, prepared, max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
                                  max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"])

@@ -15,6 +15,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from leaderboard.models import (
@@ -29,11 +30,14 @@ from leaderboard.models import (
 )
 from leaderboard.scoring import TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
-from leaderboard.scoring.stats import metrics_from_sums
+from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
 from leaderboard.services import ranking_stats as rs
 from leaderboard.services.metric_info import DISPLAYED, HEADLINES, POS_VALUES
 
 log = logging.getLogger(__name__)
+#: A ranking needs none of the stored files (split, upload, reference file: megabytes each);
+#: they are left unread, else every refresh would read all of them into the worker.
+_BENCHMARK_FILES = (defer(Benchmark.source_bytes), defer(Benchmark.prepared_bytes))
 SNAPSHOT_FORMAT = 1
 KEEP_SNAPSHOTS = 2
 RESAMPLE_CHUNK = 100
@@ -56,6 +60,7 @@ def public_submissions(session: Session,
                col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
                col(Result.is_current).is_(True), col(Team.disabled).is_(False))
         .order_by(col(Submission.created_at), col(Submission.id))
+        .options(defer(Submission.file_bytes))
     )
     return list(session.exec(stmt).all())
 
@@ -68,7 +73,8 @@ def reference_rows(session: Session, benchmark: Benchmark) -> list[dict[str, Any
     stmt = (select(ReferenceSystem, Benchmark)
             .join(Benchmark, col(Benchmark.id) == col(ReferenceSystem.benchmark_id))
             .where(Benchmark.name == benchmark.name, Benchmark.version == benchmark.version)
-            .order_by(col(ReferenceSystem.id)))
+            .order_by(col(ReferenceSystem.id))
+            .options(defer(ReferenceSystem.file_bytes), *_BENCHMARK_FILES))
     merged: dict[str, dict[str, Any]] = {}
     for ref, bench in session.exec(stmt).all():
         row = merged.setdefault(ref.name, {
@@ -153,7 +159,8 @@ def _resample_group(stats: list[TargetStats | None], pos: str | None
         chunk = [stats[i] for i in members[start:start + RESAMPLE_CHUNK]]
         blocks = [s.rows if pos is None else s.rows[s.pos == pos] for s in chunk]  # type: ignore[union-attr]
         width = blocks[0].shape[1]
-        sums = (counts @ np.hstack(blocks)).reshape(counts.shape[0], len(chunk), width)
+        sums = resampled_sums(counts, np.hstack(blocks)).reshape(counts.shape[0], len(chunk),
+                                                                 width)
         values = metrics_from_sums(sums.transpose(1, 0, 2))
         for k in DISPLAYED:
             collected[k].append(values[k])
@@ -203,7 +210,7 @@ def refresh_snapshot(*, session: Session, benchmark_id: int) -> LeaderboardSnaps
     Called after a result is stored and on publish/hide/unhide/reference changes. Older
     snapshots of the benchmark beyond the last few are deleted. The caller commits.
     """
-    benchmark = session.get(Benchmark, benchmark_id)
+    benchmark = session.get(Benchmark, benchmark_id, options=_BENCHMARK_FILES)
     if benchmark is None:
         raise ValueError(f"no benchmark {benchmark_id}")
     snapshot = LeaderboardSnapshot(benchmark_id=benchmark_id,
