@@ -31,6 +31,25 @@ def _ensure_context() -> tuple[dict[str, Any], Engine]:
     return _context["settings"], _context["engine"]
 
 
+#: glibc's mallopt parameter number of M_MMAP_THRESHOLD.
+_M_MMAP_THRESHOLD = -3
+
+
+def keep_heap_small(threshold: int = 128 * 1024) -> None:
+    """Serve every allocation of ``threshold`` bytes or more by its own mmap (glibc only).
+
+    glibc raises this threshold each time such a block is freed, up to 32 MB, after which a
+    job's large temporaries (the upload, decoded text, numpy blocks) come from the heap and
+    stay resident between jobs; with a fixed threshold they go back to the system when freed.
+    """
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, threshold)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
+
+
 def release_memory() -> None:
     """Give the heap a job freed back to the system (glibc's malloc_trim), where available.
 

@@ -76,6 +76,7 @@ def run_worker(settings: dict[str, Any], *, burst: bool = False,
     logging.basicConfig(level=settings.get("LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     queue_name = queue_name or settings["QUEUE_NAME"]
+    jobs.keep_heap_small()
     engine = make_engine(settings["DATABASE_URL"])
     count = preload(engine)
     log.info("preloaded WordNet and %d prepared split(s)", count)

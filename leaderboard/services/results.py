@@ -142,8 +142,10 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
         benchmark = session.get(Benchmark, submission.benchmark_id, options=without_files())
         prepared = get_prepared(benchmark)  # reads prepared_bytes only on a cache miss
         raw = submission.file_bytes
+    del submission, benchmark  # the upload is held by `raw` alone, and freed once parsed
     report = validate_submission(raw, prepared, max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
                                  max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"])
+    del raw
     warnings = [p.message for p in report.warnings]
     lemmatized = report.submission.substitutes_lemmatized if report.submission else None
     if not report.ok:
