@@ -12,6 +12,8 @@ counts in the mean as it does there. Where the mean is negative the original has
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from leaderboard.scoring.generative import safe_div
@@ -23,7 +25,7 @@ NO_POSITIVE_WEIGHT = -1.0
 COLUMNS = ("gap", "gap_valid", "gap_rat", "gap_rat_valid")
 
 
-def gap_numerators(ranked: list[str], weights: dict[str, tuple[float, float]]
+def gap_numerators(ranked: list[str], weights: Mapping[str, tuple[float, float]]
                    ) -> tuple[float, float]:
     """Both numerators in one pass; ``weights`` maps a candidate to (votes, score).
 
@@ -42,7 +44,7 @@ def gap_numerators(ranked: list[str], weights: dict[str, tuple[float, float]]
     return num_v, num_r
 
 
-def gap_row(ranked: list[str], weights: dict[str, tuple[float, float]], denominator: float,
+def gap_row(ranked: list[str], weights: Mapping[str, tuple[float, float]], denominator: float,
             rat_denominator: float) -> tuple[float, ...]:
     """Per-target values of :data:`COLUMNS`: -1 when no gold weight is positive."""
     if denominator <= 0 or rat_denominator <= 0:  # both or neither: votes > 0 iff score > 0

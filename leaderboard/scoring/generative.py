@@ -6,6 +6,8 @@ ratios of their sums, so a bootstrap resample is just a weighted sum of the same
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 import numpy as np
 
 K = 10
@@ -28,7 +30,7 @@ def safe_div(num, den):
     return out if out.ndim else float(out)
 
 
-def generative_row(ranked: list[str], candidates: frozenset[str], acceptable: frozenset[str],
+def generative_row(ranked: list[str], candidates: Container[str], acceptable: frozenset[str],
                    conceivable: frozenset[str]) -> tuple[float, ...]:
     """Per-target values of :data:`COLUMNS` for a system's ranked, deduplicated lemma list.
 

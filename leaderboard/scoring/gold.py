@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -60,11 +61,13 @@ class GoldTarget:
         # the same float division as upstream, so threshold comparisons agree bit for bit
         self.scores: list[float] = [p / n for p, n in pairs]
         scored = list(zip(self.candidates, self.scores, strict=True))
-        self.candidate_set = frozenset(self.candidates)
+        # One candidate -> position table serves membership and the GAP weights: a worker
+        # keeps every target of every split, and per-candidate tuples were its largest part.
+        index = {c: i for i, c in enumerate(self.candidates)}
+        self.candidate_set: Mapping[str, int] = index
         self.acceptable = frozenset(c for c, s in scored if s >= ACCEPTABLE_THRESHOLD)
         self.conceivable = frozenset(c for c, s in scored if s >= CONCEIVABLE_THRESHOLD)
-        self.weights = {c: (float(p), r) for c, p, r in zip(
-            self.candidates, self.positives, self.scores, strict=True)}
+        self.weights = CandidateWeights(index, self.positives, self.scores)
         self.gap_denominator = _ideal_gap(self.positives)
         self.gap_rat_denominator = _ideal_gap(self.scores)
         self.semeval: SemEvalGold = build_semeval_gold(self.candidates, self.positives)
@@ -78,6 +81,30 @@ class GoldTarget:
         """Candidates by gold score, descending (stable): the oracle ranking."""
         order = sorted(range(len(self.candidates)), key=lambda i: -self.scores[i])
         return [self.candidates[i] for i in order]
+
+
+class CandidateWeights(Mapping):
+    """Candidate -> (positive votes as float, score), read from a target's own lists."""
+
+    __slots__ = ("_index", "_votes", "_scores")
+
+    def __init__(self, index: dict[str, int], votes: list[int], scores: list[float]):
+        self._index, self._votes, self._scores = index, votes, scores
+
+    def get(self, key: str, default: object = None) -> tuple[float, float] | object:
+        """The weights of ``key``, or ``default`` when it is not a candidate (hot path)."""
+        i = self._index.get(key)
+        return default if i is None else (float(self._votes[i]), self._scores[i])
+
+    def __getitem__(self, key: str) -> tuple[float, float]:
+        i = self._index[key]
+        return float(self._votes[i]), self._scores[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
 
 
 def _ideal_gap(weights) -> float:
@@ -148,6 +175,10 @@ class PreparedSplit:
         doc = json.loads(gzip.decompress(data).decode("utf-8"))
         if doc.get("format") != FORMAT_VERSION:
             raise ValueError(f"unsupported prepared-split format {doc.get('format')!r}")
+        # One string object per distinct candidate across targets (JSON gives one per use).
+        seen: dict[str, str] = {}
+        for row in doc["targets"]:
+            row[3] = [seen.setdefault(c, c) for c in row[3]]
         targets = [GoldTarget(*row) for row in doc["targets"]]
         return cls(doc["name"], doc["checksum"], targets, doc["bootstrap"], doc["seed"])
 
