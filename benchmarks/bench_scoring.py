@@ -13,7 +13,9 @@ the before/after and the original scorer were compared side by side).
 
 Worker: a throw-away instance (SQLite, embedded Redis, the real test split imported) and
 one ``leaderboard worker``: seconds from start until it is registered and listening (WordNet
-table and prepared split loaded), its RSS then, and after scoring one full submission.
+table and prepared split loaded), its RSS then, and after scoring one full submission; then
+the real CoInCo and Thesaurus outputs (public, so each also refreshes the ranking), twice
+each: the RSS and the high-water mark (VmHWM) of the whole worker after each job.
 
 Run: ``.venv/bin/python benchmarks/bench_scoring.py [--runs 7] [--no-worker]`` (skips when
 ../shared is absent).
@@ -37,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("LEADERBOARD_SHARED_DIR", ROOT.parent / "shared"))
 SPLIT = SHARED / "data" / "swords" / "swords-v1.1_test.json.gz"
 COINCO = SHARED / "data" / "reference-systems" / "coinco_test.result.json.gz"
+THESAURUS = SHARED / "data" / "reference-systems" / "thesaurus_test.result.json.gz"
 LEADERBOARD_BIN = str(Path(sys.executable).with_name("leaderboard"))
 FILLER = ("thing", "make", "good", "big", "way", "part", "place", "take", "give", "work",
           "great", "really", "very", "move", "run", "set", "keep", "point", "state", "form")
@@ -136,8 +139,37 @@ def worker_readiness() -> None:
                   f"(WordNet table + prepared split loaded), RSS {rss_ready[0]} MiB; one full "
                   f"submission scored in {scored:.2f} s (polled every 0.25 s); RSS then "
                   f"{_rss_mib(proc.pid)[0]} MiB, peak {_rss_mib(proc.pid)[1]} MiB")
+            after = []
+            for path in (COINCO, THESAURUS, COINCO, THESAURUS):
+                sid = _add_file(inst, benchmark, path)
+                inst.enqueue([sid])
+                inst.wait_final([sid], timeout=120)
+                rss, hwm = _rss_mib(proc.pid)
+                after.append(f"{path.name.split('_')[0]} {rss}/{hwm}")
+            print(f"  then, RSS/VmHWM MiB after each job: {', '.join(after)}")
         finally:
             inst.close()
+
+
+def _add_file(inst, benchmark, path: Path) -> int:
+    """A public submission of a real system output (the gzipped file as uploaded), queued."""
+    import hashlib
+
+    from sqlmodel import Session
+
+    from leaderboard.models import Submission, SubmissionStatus, Team
+
+    raw = path.read_bytes()
+    with Session(inst.engine) as session:
+        team = Team(name=f"Bench {path.name} {time.time_ns()}")
+        session.add(team)
+        session.flush()
+        row = Submission(team_id=team.id, benchmark_id=benchmark.id, system_name=path.name,
+                         file_bytes=raw, file_sha256=hashlib.sha256(raw).hexdigest(),
+                         file_size=len(raw), is_public=True, status=SubmissionStatus.QUEUED)
+        session.add(row)
+        session.commit()
+        return row.id
 
 
 def _rss_mib(pid: int) -> tuple[int, int]:
