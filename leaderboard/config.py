@@ -39,6 +39,9 @@ DEFAULTS: dict[str, Any] = {
     "MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
     "MAX_DECOMPRESSED_BYTES": 200 * 1024 * 1024,
     "MAX_SUBSTITUTES_PER_TARGET": 5000,
+    # Commas plus brackets in a decompressed upload (an upper bound on its JSON values),
+    # checked before parsing so that what is built from a file stays bounded.
+    "MAX_JSON_VALUES": 1_500_000,
     "DAILY_SCORED_QUOTA": 5,
     "TOTAL_SCORED_QUOTA": 100,
     "DAILY_ATTEMPT_CAP": 20,

@@ -33,7 +33,8 @@ def validate_upload(*, benchmark: Benchmark, raw: bytes, settings: dict[str, Any
 
     report = validate_submission(raw, get_prepared(benchmark),
                                  max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
-                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"])
+                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
+                                 max_structure=settings["MAX_JSON_VALUES"])
     return report.to_dict()
 
 
@@ -143,7 +144,8 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
         prepared = get_prepared(benchmark)
         raw = submission.file_bytes
     report = validate_submission(raw, prepared, max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
-                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"])
+                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
+                                 max_structure=settings["MAX_JSON_VALUES"])
     warnings = [p.message for p in report.warnings]
     lemmatized = report.submission.substitutes_lemmatized if report.submission else None
     if not report.ok:
