@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 
 from leaderboard.models import Benchmark, Result, Submission, SubmissionStatus, Team, utcnow
 from leaderboard.services.quotas import quota_status
+from leaderboard.textcheck import TextRefused, check_text
 
 _READ_CHUNK = 1 << 16
 
@@ -100,6 +101,8 @@ def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw
     exhausted quota (429 with ``resets_at``).
     """
     now = now or utcnow()
+    check_fields(system_name=system_name, description=description, paper_url=paper_url,
+                 code_url=code_url, filename=filename)
     system_name = system_name.strip()
     if not system_name:
         raise SubmissionError(400, "missing_name", "a system name is required")
@@ -138,6 +141,19 @@ def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw
             raise
         return _replay(existing, digest)
     return Accepted(submission, True)
+
+
+def check_fields(*, system_name: str = "", description: str = "", paper_url: str = "",
+                 code_url: str = "", filename: str = "") -> None:
+    """Refuse characters no field may hold (400 ``bad_characters`` naming the field)."""
+    try:
+        check_text("system name", system_name, name=True)
+        check_text("description", description, multiline=True)
+        check_text("paper URL", paper_url)
+        check_text("code URL", code_url)
+        check_text("file name", filename)
+    except TextRefused as exc:
+        raise SubmissionError(400, "bad_characters", exc.message) from exc
 
 
 def _check_lengths(system_name: str, description: str, paper_url: str, code_url: str) -> None:
