@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
 
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -66,6 +67,21 @@ def sha256_hex(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+def lock_team(session: Session, team_id: int) -> None:
+    """Hold the team's row until this transaction ends, so that one team's uploads are
+    checked (idempotency key, duplicate file, quota) and inserted one at a time.
+
+    Without it, 16 parallel uploads with a quota of 5 each counted the same 0 and 8 got
+    through. PostgreSQL: ``SELECT ... FOR UPDATE`` on the team row. SQLite: a no-op UPDATE
+    of the row, which as the transaction's first write takes the database's write lock
+    (what ``BEGIN IMMEDIATE`` would) and waits out the busy timeout for it.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.exec(select(Team.id).where(Team.id == team_id).with_for_update()).one()
+    else:
+        session.execute(update(Team).where(Team.id == team_id).values(id=Team.id))
+
+
 def _find_duplicate(session: Session, team: Team, benchmark: Benchmark,
                     digest: str) -> Submission | None:
     # A failed submission (our fault) may be uploaded again and scored anew.
@@ -111,6 +127,7 @@ def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw
         raise SubmissionError(413, "file_too_large", f"the file is larger than the limit of "
                               f"{settings['MAX_UPLOAD_BYTES']:,} bytes")
     digest = sha256_hex(raw)
+    lock_team(session, team.id)
     if idempotency_key:
         existing = _by_idempotency_key(session, team, idempotency_key)
         if existing is not None:
