@@ -99,7 +99,8 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
                         max_bytes: int = 50_000_000,
                         max_substitutes: int = 5000,
                         allow_empty: bool = True,
-                        max_structure: int = MAX_STRUCTURE_UNITS) -> ValidationReport:
+                        max_structure: int = MAX_STRUCTURE_UNITS,
+                        min_answered_fraction: float = 0.0) -> ValidationReport:
     """Check a submission against a split and report every problem found.
 
     ``max_bytes`` caps both the upload and its decompressed size (gzip bombs stop there);
@@ -112,6 +113,10 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     that matches nothing), each reported as a warning with its target and position: real
     outputs contain them (the paper's Thesaurus file has five), and rejecting them would
     make published numbers impossible to reproduce. ``allow_empty=False`` makes them errors.
+
+    ``min_answered_fraction`` (used for splits whose labels are hidden) makes a file that
+    answers (a non-empty list) fewer targets than that share of the split invalid: scores of
+    a handful of targets read back their hidden labels (docs/security.md).
     """
     report = ValidationReport()
     split_ids = prepared.target_index
@@ -200,6 +205,11 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     report.counts.update(answered=answered, missing=len(missing), unknown=len(unknown),
                          substitutes_total=sum(len(v) for v in subs.values()
                                                if isinstance(v, list)))
+    required = math.ceil(min_answered_fraction * len(split_ids) - 1e-9)
+    if answered < required:
+        report.error("too_few_targets", f"{answered} of {len(split_ids)} targets are answered "
+                     f"(a non-empty list); this split's labels are hidden, so at least "
+                     f"{required} ({min_answered_fraction:.0%}) must be")
     if report.counts.get("empty_substitutes"):
         report.warnings.append(Problem(
             "empty_substitutes", f"{report.counts['empty_substitutes']} empty substitutes are "

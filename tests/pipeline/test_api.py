@@ -167,7 +167,8 @@ def test_validate_is_a_free_dry_run(client, session, benchmark, team_token):
     assert response.status_code == 200
     report = response.get_json()
     assert report["ok"] is False
-    assert {p["code"] for p in report["errors"]} == {"unknown_target", "non_finite_score"}
+    assert {p["code"] for p in report["errors"]} == {"unknown_target", "non_finite_score",
+                                                     "too_few_targets"}
     assert report["counts"]["missing"] == len(ids) - 2
     assert session.exec(select(Submission)).all() == []
     good = client.post("/api/v1/validate", data={"file": (io.BytesIO(demo_bytes()), "r.json")},
