@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from flask import has_request_context, request
 from flask_login import UserMixin
 from sqlalchemy import func
 from sqlmodel import Session, select
@@ -95,7 +96,7 @@ def create_team(*, session: Session, name: str, email: str, password: str) -> tu
         raise AccountError(f"The team name {name!r} is taken.")
     if session.exec(select(User).where(User.email == email)).first():
         raise AccountError("An account with that e-mail already exists.")
-    team = Team(name=name)
+    team = Team(name=name, signup_ip=request.remote_addr if has_request_context() else None)
     session.add(team)
     session.flush()
     user = User(email=email, password_hash=hash_password(password), team_id=team.id)
