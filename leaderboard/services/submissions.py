@@ -225,6 +225,22 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
+#: Decimals of the percentages the API shows, as on the pages: unrounded doubles would carry
+#: about 45 bits each about the hidden labels instead of about 13 (docs/security.md).
+SHOWN_DECIMALS = 2
+
+
+def rounded(value: Any, decimals: int = SHOWN_DECIMALS) -> Any:
+    """``value`` with every float (in nested dicts and lists) rounded to ``decimals``."""
+    if isinstance(value, float):
+        return round(value, decimals)
+    if isinstance(value, dict):
+        return {k: rounded(v, decimals) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(v, decimals) for v in value]
+    return value
+
+
 def submission_dict(submission: Submission, result: Result | None, *,
                     brief: bool = False) -> dict[str, Any]:
     """JSON form for the submission's own team (never anything derived from gold per target)."""
@@ -236,7 +252,7 @@ def submission_dict(submission: Submission, result: Result | None, *,
     }
     if brief:
         if result is not None:
-            data["metrics"] = result.metrics
+            data["metrics"] = rounded(result.metrics)
         return data
     data.update({
         "description": submission.description, "paper_url": submission.paper_url,
@@ -249,8 +265,8 @@ def submission_dict(submission: Submission, result: Result | None, *,
     })
     if result is not None:
         data["result"] = {
-            "metrics": result.metrics, "intervals": result.intervals, "by_pos": result.by_pos,
-            "counts": result.counts,
+            "metrics": rounded(result.metrics), "intervals": rounded(result.intervals),
+            "by_pos": rounded(result.by_pos), "counts": result.counts,
             "signature": {"scorer_version": result.scorer_version,
                           "split_checksum": result.split_checksum,
                           "seed": result.bootstrap_seed, "bootstrap": result.bootstrap_samples},

@@ -63,6 +63,13 @@ def test_job_by_direct_call_scores_and_is_idempotent(app, client, session, bench
     assert set(body["result"]["by_pos"]) <= {"NOUN", "VERB", "ADJ", "ADV"}
     assert body["result"]["intervals"]["strict_a_f@10"][0] <= body["result"]["metrics"][
         "strict_a_f@10"]
+    # Percentages with 2 decimals, as on the pages: the stored result keeps full precision.
+    shown = [body["result"]["metrics"]["gap"], *body["result"]["intervals"]["gap"],
+             body["result"]["by_pos"]["VERB"]["metrics"]["gap"]]
+    stored = [results[0].metrics["gap"], *results[0].intervals["gap"],
+              results[0].by_pos["VERB"]["metrics"]["gap"]]
+    assert shown == [round(v, 2) for v in stored]
+    assert any(v != round(v, 2) for v in stored)  # so rounding was needed
 
 
 def test_same_idempotency_key_twice_gives_one_submission(client, session, benchmark, team_token):
