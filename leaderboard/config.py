@@ -42,6 +42,9 @@ DEFAULTS: dict[str, Any] = {
     # Commas plus brackets in a decompressed upload (an upper bound on its JSON values),
     # checked before parsing so that what is built from a file stays bounded.
     "MAX_JSON_VALUES": 1_500_000,
+    # Bytes in a row without a double quote (one string, number or blank space), also checked
+    # before parsing: no single value built from a file is longer.
+    "MAX_JSON_TOKEN_BYTES": 64 * 1024,
     # Share of its targets a submission to a hidden split must answer (non-empty list), so
     # that scores cannot be used to read back the labels of a few targets at a time.
     "MIN_ANSWERED_FRACTION": 0.5,

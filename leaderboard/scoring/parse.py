@@ -69,6 +69,33 @@ def structure_units(data: bytes | bytearray) -> int:
     return data.count(b",") + data.count(b"[") + data.count(b"{") + 1
 
 
+# The last double quote in a window that is not written as \" (escaped), and the next one.
+# ``.*`` jumps to the window's end and backs up quote by quote in C. A quote after an escaped
+# backslash (\\" closing a string) is taken as escaped too: that can only lengthen a stretch.
+_LAST_QUOTE = re.compile(rb'.*"(?<!\\")', re.S)
+_NEXT_QUOTE = re.compile(rb'"(?<!\\")')
+
+
+def long_stretch(data: bytes | bytearray, limit: int) -> tuple[int, int] | None:
+    """The first stretch of more than ``limit`` bytes with no unescaped double quote, as
+    (start, length), or None.
+
+    In JSON every string's contents and every gap between two strings (a number, whitespace,
+    punctuation) is such a stretch, so with none longer than ``limit`` no single value msgspec
+    builds is. The walk jumps from the last quote of one ``limit + 1``-byte window to the
+    next, so it makes about ``len(data) / limit`` calls and reads each byte at most a few
+    times, all inside ``re``; nothing is copied.
+    """
+    size, pos = len(data), 0
+    while size - pos > limit:
+        last = _LAST_QUOTE.match(data, pos, pos + limit + 1)
+        if last is None:
+            nxt = _NEXT_QUOTE.search(data, pos + limit + 1)
+            return pos, (nxt.start() if nxt else size) - pos
+        pos = last.end()
+    return None
+
+
 def _count_keys(data: bytes | bytearray | memoryview) -> int:
     """Object keys in well-formed JSON ``data``, duplicates included (strings removed first,
     a colon can only separate a key from its value)."""

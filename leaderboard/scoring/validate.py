@@ -18,6 +18,7 @@ from leaderboard.scoring.parse import (
     decode_typed,
     gunzip_capped,
     loads_lenient,
+    long_stretch,
     structure_units,
 )
 
@@ -26,6 +27,10 @@ MAX_DETAILED_PROBLEMS = 1000
 # may build is proportional to it. The largest real system output (Thesaurus on the test
 # split, 44,216 substitutes) has about 130,000; 1,500,000 allows about 500,000 pairs.
 MAX_STRUCTURE_UNITS = 1_500_000
+# Bytes in a row without a double quote: bounds every string and every gap between strings
+# (a number, blank space) before anything is built. Target ids have 42 characters and real
+# substitutes a few words, so nothing valid comes near it.
+MAX_TOKEN_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -100,14 +105,17 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
                         max_substitutes: int = 5000,
                         allow_empty: bool = True,
                         max_structure: int = MAX_STRUCTURE_UNITS,
+                        max_token: int = MAX_TOKEN_BYTES,
                         min_answered_fraction: float = 0.0) -> ValidationReport:
     """Check a submission against a split and report every problem found.
 
     ``max_bytes`` caps both the upload and its decompressed size (gzip bombs stop there);
     ``max_substitutes`` caps one target's list; ``max_structure`` caps commas plus brackets,
     checked before anything is parsed, so that what is built stays proportional to it (see
-    :mod:`leaderboard.scoring.parse`). Missing targets are a warning: they count as
-    abstentions. The report's ``submission`` is set when there is no error.
+    :mod:`leaderboard.scoring.parse`); ``max_token`` caps the bytes in a row without a
+    double quote (one string, number or blank space), also checked before parsing. Missing
+    targets are a warning: they count as abstentions. The report's ``submission`` is set
+    when there is no error.
 
     Empty (or blank) substitutes are kept and scored as the original scorer did (a guess
     that matches nothing), each reported as a warning with its target and position: real
@@ -143,6 +151,14 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
         report.error("too_many_values", f"the file has about {units:,} JSON values (commas "
                      f"and brackets); the limit is {max_structure:,}. A submission needs one "
                      "list per target and one pair or string per substitute")
+        return report
+    stretch = long_stretch(raw, max_token)
+    if stretch is not None:
+        start, length = stretch
+        report.error("value_too_long", f"the file has {length:,} bytes in a row without a "
+                     f"double quote, from byte {start:,}: a string, number or blank space "
+                     f"that long; the limit is {max_token:,} bytes (target ids and substitutes "
+                     "are short)")
         return report
     typed = decode_typed(raw)
     if typed is not None:

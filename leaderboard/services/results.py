@@ -35,6 +35,7 @@ def validate_upload(*, benchmark: Benchmark, raw: bytes, settings: dict[str, Any
                                  max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
                                  max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
                                  max_structure=settings["MAX_JSON_VALUES"],
+                                 max_token=settings["MAX_JSON_TOKEN_BYTES"],
                                  min_answered_fraction=min_coverage(benchmark, settings))
     return report.to_dict()
 
@@ -157,6 +158,7 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
     report = validate_submission(raw, prepared, max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
                                  max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
                                  max_structure=settings["MAX_JSON_VALUES"],
+                                 max_token=settings["MAX_JSON_TOKEN_BYTES"],
                                  min_answered_fraction=coverage)
     warnings = [p.message for p in report.warnings]
     lemmatized = report.submission.substitutes_lemmatized if report.submission else None

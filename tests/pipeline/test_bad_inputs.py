@@ -59,6 +59,9 @@ CASES = {
         [("non_numeric_score", T0), ("wrong_type", T1), ("unknown_target", "t:zzz"),
          ("non_string_substitute", T2)]),
     "truncated gzip": (gzip.compress(demo_bytes())[:40], [("bad_gzip", None)]),
+    "2 MB substitute, gzipped": (
+        gzip.compress(b'{"substitutes": {"%s": ["%s"]}}' % (T0.encode(), b"a" * 2_000_000)),
+        [("value_too_long", None)]),
 }
 
 
