@@ -39,6 +39,15 @@ DEFAULTS: dict[str, Any] = {
     "MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
     "MAX_DECOMPRESSED_BYTES": 200 * 1024 * 1024,
     "MAX_SUBSTITUTES_PER_TARGET": 5000,
+    # Commas plus brackets in a decompressed upload (an upper bound on its JSON values),
+    # checked before parsing so that what is built from a file stays bounded.
+    "MAX_JSON_VALUES": 1_500_000,
+    # Bytes in a row without a double quote (one string, number or blank space), also checked
+    # before parsing: no single value built from a file is longer.
+    "MAX_JSON_TOKEN_BYTES": 64 * 1024,
+    # Share of its targets a submission to a hidden split must answer (non-empty list), so
+    # that scores cannot be used to read back the labels of a few targets at a time.
+    "MIN_ANSWERED_FRACTION": 0.5,
     "DAILY_SCORED_QUOTA": 5,
     "TOTAL_SCORED_QUOTA": 100,
     "DAILY_ATTEMPT_CAP": 20,
@@ -46,6 +55,8 @@ DEFAULTS: dict[str, Any] = {
     "BOOTSTRAP_SEED": 0,
     "LOGIN_RATE_LIMIT": "10 per minute",
     "API_RATE_LIMIT": "120 per minute",
+    # "Check file" on the upload form, per account and per client IP.
+    "DRY_RUN_RATE_LIMIT": "30 per minute",
     "PASSWORD_RESET_MAX_AGE": 3600,
     "SESSION_HOURS": 24 * 14,
     "PORT": 8000,

@@ -37,6 +37,8 @@ class Team(SQLModel, table=True):
     # Moves the start of the quota window (admin "reset quota").
     quota_reset_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
+    # Client address of the sign-up request (None: created by the host with the CLI).
+    signup_ip: str | None = Field(default=None, max_length=45)
 
 
 class User(SQLModel, table=True):

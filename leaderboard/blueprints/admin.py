@@ -52,9 +52,15 @@ def _int_arg(name: str) -> int | None:
 @bp.get("/")
 def queue_page() -> str:
     """Queue health: database counts, RQ queue length, workers alive, failed jobs."""
-    health = service.queue_health(get_session(), get_redis(), _settings()["QUEUE_NAME"])
+    from leaderboard.services import probing
+
+    session = get_session()
+    health = service.queue_health(session, get_redis(), _settings()["QUEUE_NAME"])
     return render_template("admin/queue.html", health=health, form=ReasonForm(),
-                           audit=service.recent_audit(get_session(), 20))
+                           audit=service.recent_audit(session, 20),
+                           near_duplicates=probing.near_duplicates(
+                               session, cap=_settings()["MAX_DECOMPRESSED_BYTES"]),
+                           clusters=probing.address_clusters(session))
 
 
 @bp.get("/submissions")

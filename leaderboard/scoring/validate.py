@@ -13,9 +13,24 @@ import zlib
 from dataclasses import dataclass, field
 
 from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit
+from leaderboard.scoring.parse import (
+    TooLarge,
+    decode_typed,
+    gunzip_capped,
+    loads_lenient,
+    long_stretch,
+    structure_units,
+)
 
 MAX_DETAILED_PROBLEMS = 1000
-_CHUNK = 1 << 16
+# Commas and brackets a file may hold (an upper bound on its JSON values): what the reader
+# may build is proportional to it. The largest real system output (Thesaurus on the test
+# split, 44,216 substitutes) has about 130,000; 1,500,000 allows about 500,000 pairs.
+MAX_STRUCTURE_UNITS = 1_500_000
+# Bytes in a row without a double quote: bounds every string and every gap between strings
+# (a number, blank space) before anything is built. Target ids have 42 characters and real
+# substitutes a few words, so nothing valid comes near it.
+MAX_TOKEN_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -71,47 +86,6 @@ class ValidationReport:
                 "warnings": [p.to_dict() for p in self.warnings], "counts": dict(self.counts)}
 
 
-class _TooLarge(Exception):
-    pass
-
-
-def _gunzip_capped(raw: bytes, cap: int) -> bytes:
-    """Decompress (possibly multi-member) gzip without ever holding more than ``cap`` bytes."""
-    out = bytearray()
-    data = raw
-    while True:
-        d = zlib.decompressobj(wbits=31)
-        pos = 0
-        while not d.eof:
-            if d.unconsumed_tail:
-                chunk = d.unconsumed_tail
-            elif pos < len(data):
-                chunk = data[pos:pos + _CHUNK]
-                pos += len(chunk)
-            else:
-                raise zlib.error("truncated gzip stream")
-            out += d.decompress(chunk, cap + 1 - len(out))
-            if len(out) > cap:
-                raise _TooLarge
-        rest = d.unused_data + data[pos:]
-        if rest[:2] != GZIP_MAGIC:  # trailing garbage after the last member is ignored
-            return bytes(out)
-        data = rest
-
-
-class _Obj(dict):
-    duplicates: list[str]
-
-
-def _object_hook(pairs: list[tuple[str, object]]) -> _Obj:
-    obj = _Obj(pairs)
-    obj.duplicates = []
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        obj.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]
-    return obj
-
-
 def _score(value: object) -> tuple[float | None, str | None]:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None, "non_numeric_score"
@@ -129,17 +103,28 @@ MAX_EMPTY_WARNINGS = 20
 def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
                         max_bytes: int = 50_000_000,
                         max_substitutes: int = 5000,
-                        allow_empty: bool = True) -> ValidationReport:
+                        allow_empty: bool = True,
+                        max_structure: int = MAX_STRUCTURE_UNITS,
+                        max_token: int = MAX_TOKEN_BYTES,
+                        min_answered_fraction: float = 0.0) -> ValidationReport:
     """Check a submission against a split and report every problem found.
 
     ``max_bytes`` caps both the upload and its decompressed size (gzip bombs stop there);
-    ``max_substitutes`` caps one target's list. Missing targets are a warning: they count as
-    abstentions. The report's ``submission`` is set when there is no error.
+    ``max_substitutes`` caps one target's list; ``max_structure`` caps commas plus brackets,
+    checked before anything is parsed, so that what is built stays proportional to it (see
+    :mod:`leaderboard.scoring.parse`); ``max_token`` caps the bytes in a row without a
+    double quote (one string, number or blank space), also checked before parsing. Missing
+    targets are a warning: they count as abstentions. The report's ``submission`` is set
+    when there is no error.
 
     Empty (or blank) substitutes are kept and scored as the original scorer did (a guess
     that matches nothing), each reported as a warning with its target and position: real
     outputs contain them (the paper's Thesaurus file has five), and rejecting them would
     make published numbers impossible to reproduce. ``allow_empty=False`` makes them errors.
+
+    ``min_answered_fraction`` (used for splits whose labels are hidden) makes a file that
+    answers (a non-empty list) fewer targets than that share of the split invalid: scores of
+    a handful of targets read back their hidden labels (docs/security.md).
     """
     report = ValidationReport()
     split_ids = prepared.target_index
@@ -153,29 +138,56 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
         return report
     if raw[:2] == GZIP_MAGIC:
         try:
-            raw = _gunzip_capped(raw, max_bytes)
-        except _TooLarge:
+            raw = gunzip_capped(raw, max_bytes)
+        except TooLarge:
             report.error("file_too_large", f"the file decompresses to more than {max_bytes:,} "
                          "bytes")
             return report
         except zlib.error as exc:
             report.error("bad_gzip", f"the file looks gzipped but cannot be decompressed: {exc}")
             return report
-    try:
-        doc = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_object_hook)
-    except UnicodeDecodeError as exc:
-        report.error("not_utf8", f"the file is not UTF-8 text: {exc.reason} at byte {exc.start}")
+    units = structure_units(raw)
+    if units > max_structure:
+        report.error("too_many_values", f"the file has about {units:,} JSON values (commas "
+                     f"and brackets); the limit is {max_structure:,}. A submission needs one "
+                     "list per target and one pair or string per substitute")
         return report
-    except (ValueError, RecursionError) as exc:
-        report.error("not_json", f"the file is not valid JSON: {exc}")
+    stretch = long_stretch(raw, max_token)
+    if stretch is not None:
+        start, length = stretch
+        report.error("value_too_long", f"the file has {length:,} bytes in a row without a "
+                     f"double quote, from byte {start:,}: a string, number or blank space "
+                     f"that long; the limit is {max_token:,} bytes (target ids and substitutes "
+                     "are short)")
         return report
-    if not isinstance(doc, dict):
-        report.error("not_object", "the top level must be a JSON object with a "
-                     f"\"substitutes\" key, not {type(doc).__name__}")
-        return report
-    for key in getattr(doc, "duplicates", []):
+    typed = decode_typed(raw)
+    if typed is not None:
+        doc: dict = typed.top
+        doc_duplicates: list[str] = []
+        subs_duplicates: list[str] = []
+        lemmatized = typed.lemmatized
+        subs: object = typed.substitutes
+    else:
+        try:
+            loaded, duplicates = loads_lenient(raw.decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:
+            report.error("not_utf8", f"the file is not UTF-8 text: {exc.reason} at byte "
+                         f"{exc.start}")
+            return report
+        except (ValueError, RecursionError) as exc:
+            report.error("not_json", f"the file is not valid JSON: {exc}")
+            return report
+        if not isinstance(loaded, dict):
+            report.error("not_object", "the top level must be a JSON object with a "
+                         f"\"substitutes\" key, not {type(loaded).__name__}")
+            return report
+        doc = loaded
+        doc_duplicates = duplicates.get(id(doc), [])
+        lemmatized = doc.get("substitutes_lemmatized")
+        subs = doc.get("substitutes")
+        subs_duplicates = duplicates.get(id(subs), [])
+    for key in doc_duplicates:
         report.error("duplicate_key", f"the top-level key {key!r} appears more than once")
-    lemmatized = doc.get("substitutes_lemmatized", False)
     if "substitutes_lemmatized" not in doc:
         report.warnings.append(Problem("substitutes_lemmatized_missing",
                                        "\"substitutes_lemmatized\" is absent; recorded as false "
@@ -188,12 +200,11 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     if "substitutes" not in doc:
         report.error("missing_substitutes", "the object has no \"substitutes\" key")
         return report
-    subs = doc["substitutes"]
     if not isinstance(subs, dict):
         report.error("wrong_type", "\"substitutes\" must be an object mapping target ids to "
                      f"lists, not {type(subs).__name__}")
         return report
-    for tid in getattr(subs, "duplicates", []):
+    for tid in subs_duplicates:
         report.error("duplicate_target", f"target {tid} appears more than once", tid)
     entries: dict[str, list[tuple[str, float]]] = {}
     unknown = [tid for tid in subs if tid not in split_ids]
@@ -210,6 +221,11 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     report.counts.update(answered=answered, missing=len(missing), unknown=len(unknown),
                          substitutes_total=sum(len(v) for v in subs.values()
                                                if isinstance(v, list)))
+    required = math.ceil(min_answered_fraction * len(split_ids) - 1e-9)
+    if answered < required:
+        report.error("too_few_targets", f"{answered} of {len(split_ids)} targets are answered "
+                     f"(a non-empty list); this split's labels are hidden, so at least "
+                     f"{required} ({min_answered_fraction:.0%}) must be")
     if report.counts.get("empty_substitutes"):
         report.warnings.append(Problem(
             "empty_substitutes", f"{report.counts['empty_substitutes']} empty substitutes are "
@@ -219,7 +235,7 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
             "missing_targets", f"{len(missing)} of {len(split_ids)} targets have no entry; "
             "they count as abstentions (empty lists)"))
     if report.ok:
-        report.submission = Submission(bool(lemmatized), entries)
+        report.submission = Submission(lemmatized is True, entries)
     return report
 
 
@@ -239,7 +255,7 @@ def _check_list(report: ValidationReport, tid: str, items: object, max_substitut
     for i, item in enumerate(items):
         if isinstance(item, str):
             sub, score = item, float(-i)  # a bare list ranks by position: scores 0, -1, -2...
-        elif isinstance(item, list) and len(item) == 2:
+        elif isinstance(item, list | tuple) and len(item) == 2:
             sub, raw_score = item
             score, code = _score(raw_score)
             if code:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from flask import has_request_context, request
 from flask_login import UserMixin
 from sqlalchemy import func
 from sqlmodel import Session, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from leaderboard.models import Team, User, utcnow
+from leaderboard.textcheck import text_problem
 
 
 class AccountError(ValueError):
@@ -77,7 +79,12 @@ def load_user_for_session(user_id: str) -> CurrentUser | None:
 
 
 def create_team(*, session: Session, name: str, email: str, password: str) -> tuple[Team, User]:
-    """Create a team and its first member. Raises AccountError on taken names or e-mails."""
+    """Create a team and its first member. Raises AccountError on taken names or e-mails,
+    and on characters a name or address may not hold (:mod:`leaderboard.textcheck`)."""
+    for problem in (text_problem("team name", name, name=True),
+                    text_problem("e-mail address", email)):
+        if problem:
+            raise AccountError(problem[0].upper() + problem[1:] + ".")
     name, email = name.strip(), email.strip().lower()
     if not name or len(name) > 80:
         raise AccountError("Team name must be 1 to 80 characters.")
@@ -89,7 +96,7 @@ def create_team(*, session: Session, name: str, email: str, password: str) -> tu
         raise AccountError(f"The team name {name!r} is taken.")
     if session.exec(select(User).where(User.email == email)).first():
         raise AccountError("An account with that e-mail already exists.")
-    team = Team(name=name)
+    team = Team(name=name, signup_ip=request.remote_addr if has_request_context() else None)
     session.add(team)
     session.flush()
     user = User(email=email, password_hash=hash_password(password), team_id=team.id)
@@ -100,7 +107,7 @@ def create_team(*, session: Session, name: str, email: str, password: str) -> tu
 
 def authenticate(*, session: Session, email: str, password: str) -> User | None:
     """The user with this e-mail and password, or None."""
-    user = session.exec(select(User).where(User.email == email.strip().lower())).first()
+    user = find_user(session=session, email=email)
     if user is None:
         # Spend the same hashing time, so response times do not tell which e-mails exist.
         check_password_hash(_dummy_hash(), password)
@@ -124,11 +131,15 @@ def set_password(*, session: Session, user: User, password: str) -> None:
 
 def find_user(*, session: Session, email: str) -> User | None:
     """The user with this e-mail (case-insensitive), or None."""
+    if text_problem("e-mail", email):
+        return None  # no stored address has one; PostgreSQL would refuse a NUL in the query
     return session.exec(select(User).where(User.email == email.strip().lower())).first()
 
 
 def find_team(*, session: Session, name: str) -> Team | None:
     """The team with this name (case-insensitive), or None."""
+    if text_problem("team name", name, name=True):
+        return None
     return session.exec(select(Team).where(func.lower(Team.name) == name.strip().lower())).first()
 
 

@@ -45,9 +45,36 @@ def ranking_frame(table: RankingTable) -> pd.DataFrame:
     return frame
 
 
+# OWASP CSV injection: a cell starting with one of these is a formula to a spreadsheet.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_cell(value: object) -> object:
+    """Prefix a text cell that a spreadsheet would run as a formula with a single quote.
+
+    Only strings: a negative number stays a number.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells (and column names) cannot start a formula."""
+    out = frame.copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]):
+            out[column] = out[column].map(neutralise_cell)
+    out.columns = [neutralise_cell(c) for c in out.columns]
+    return out
+
+
 def to_csv(table: RankingTable) -> str:
-    """The ranking as CSV: header row of column names (metric keys), then one row per line."""
-    return ranking_frame(table).to_csv(index=False, float_format="%.2f")
+    """The ranking as CSV: header row of column names (metric keys), then one row per line.
+
+    Text cells are neutralised against formula injection (:func:`neutralise_cell`).
+    """
+    return neutralise_frame(ranking_frame(table)).to_csv(index=False, float_format="%.2f")
 
 
 def to_json(table: RankingTable) -> str:

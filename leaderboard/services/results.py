@@ -33,8 +33,17 @@ def validate_upload(*, benchmark: Benchmark, raw: bytes, settings: dict[str, Any
 
     report = validate_submission(raw, get_prepared(benchmark),
                                  max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
-                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"])
+                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
+                                 max_structure=settings["MAX_JSON_VALUES"],
+                                 max_token=settings["MAX_JSON_TOKEN_BYTES"],
+                                 min_answered_fraction=min_coverage(benchmark, settings))
     return report.to_dict()
+
+
+def min_coverage(benchmark: Benchmark, settings: dict[str, Any]) -> float:
+    """The share of targets a submission must answer: MIN_ANSWERED_FRACTION on a split whose
+    labels are hidden, none on one whose labels are public (nothing to probe there)."""
+    return float(settings["MIN_ANSWERED_FRACTION"]) if benchmark.hidden else 0.0
 
 
 def _engine_of(engine_or_session: Engine | Session) -> Engine:
@@ -142,9 +151,16 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
         benchmark = session.get(Benchmark, submission.benchmark_id, options=without_files())
         prepared = get_prepared(benchmark)  # reads prepared_bytes only on a cache miss
         raw = submission.file_bytes
+        # A re-score (after a scorer change) keeps judging the file by the rules it passed.
+        rescoring = session.exec(select(Result.id).where(
+            Result.submission_id == submission_id)).first() is not None
+        coverage = 0.0 if rescoring else min_coverage(benchmark, settings)
     del submission, benchmark  # the upload is held by `raw` alone, and freed once parsed
     report = validate_submission(raw, prepared, max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
-                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"])
+                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
+                                 max_structure=settings["MAX_JSON_VALUES"],
+                                 max_token=settings["MAX_JSON_TOKEN_BYTES"],
+                                 min_answered_fraction=coverage)
     del raw
     warnings = [p.message for p in report.warnings]
     lemmatized = report.submission.substitutes_lemmatized if report.submission else None

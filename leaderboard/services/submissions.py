@@ -11,11 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
 
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from leaderboard.models import Benchmark, Result, Submission, SubmissionStatus, Team, utcnow
 from leaderboard.services.quotas import quota_status
+from leaderboard.textcheck import TextRefused, check_text
 
 _READ_CHUNK = 1 << 16
 
@@ -65,6 +67,21 @@ def sha256_hex(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+def lock_team(session: Session, team_id: int) -> None:
+    """Hold the team's row until this transaction ends, so that one team's uploads are
+    checked (idempotency key, duplicate file, quota) and inserted one at a time.
+
+    Without it, 16 parallel uploads with a quota of 5 each counted the same 0 and 8 got
+    through. PostgreSQL: ``SELECT ... FOR UPDATE`` on the team row. SQLite: a no-op UPDATE
+    of the row, which as the transaction's first write takes the database's write lock
+    (what ``BEGIN IMMEDIATE`` would) and waits out the busy timeout for it.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.exec(select(Team.id).where(Team.id == team_id).with_for_update()).one()
+    else:
+        session.execute(update(Team).where(Team.id == team_id).values(id=Team.id))
+
+
 def _find_duplicate(session: Session, team: Team, benchmark: Benchmark,
                     digest: str) -> Submission | None:
     # A failed submission (our fault) may be uploaded again and scored anew.
@@ -100,6 +117,8 @@ def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw
     exhausted quota (429 with ``resets_at``).
     """
     now = now or utcnow()
+    check_fields(system_name=system_name, description=description, paper_url=paper_url,
+                 code_url=code_url, filename=filename)
     system_name = system_name.strip()
     if not system_name:
         raise SubmissionError(400, "missing_name", "a system name is required")
@@ -108,6 +127,7 @@ def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw
         raise SubmissionError(413, "file_too_large", f"the file is larger than the limit of "
                               f"{settings['MAX_UPLOAD_BYTES']:,} bytes")
     digest = sha256_hex(raw)
+    lock_team(session, team.id)
     if idempotency_key:
         existing = _by_idempotency_key(session, team, idempotency_key)
         if existing is not None:
@@ -138,6 +158,19 @@ def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw
             raise
         return _replay(existing, digest)
     return Accepted(submission, True)
+
+
+def check_fields(*, system_name: str = "", description: str = "", paper_url: str = "",
+                 code_url: str = "", filename: str = "") -> None:
+    """Refuse characters no field may hold (400 ``bad_characters`` naming the field)."""
+    try:
+        check_text("system name", system_name, name=True)
+        check_text("description", description, multiline=True)
+        check_text("paper URL", paper_url)
+        check_text("code URL", code_url)
+        check_text("file name", filename)
+    except TextRefused as exc:
+        raise SubmissionError(400, "bad_characters", exc.message) from exc
 
 
 def _check_lengths(system_name: str, description: str, paper_url: str, code_url: str) -> None:
@@ -192,6 +225,22 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
+#: Decimals of the percentages the API shows, as on the pages: unrounded doubles would carry
+#: about 45 bits each about the hidden labels instead of about 13 (docs/security.md).
+SHOWN_DECIMALS = 2
+
+
+def rounded(value: Any, decimals: int = SHOWN_DECIMALS) -> Any:
+    """``value`` with every float (in nested dicts and lists) rounded to ``decimals``."""
+    if isinstance(value, float):
+        return round(value, decimals)
+    if isinstance(value, dict):
+        return {k: rounded(v, decimals) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(v, decimals) for v in value]
+    return value
+
+
 def submission_dict(submission: Submission, result: Result | None, *,
                     brief: bool = False) -> dict[str, Any]:
     """JSON form for the submission's own team (never anything derived from gold per target)."""
@@ -203,7 +252,7 @@ def submission_dict(submission: Submission, result: Result | None, *,
     }
     if brief:
         if result is not None:
-            data["metrics"] = result.metrics
+            data["metrics"] = rounded(result.metrics)
         return data
     data.update({
         "description": submission.description, "paper_url": submission.paper_url,
@@ -216,8 +265,8 @@ def submission_dict(submission: Submission, result: Result | None, *,
     })
     if result is not None:
         data["result"] = {
-            "metrics": result.metrics, "intervals": result.intervals, "by_pos": result.by_pos,
-            "counts": result.counts,
+            "metrics": rounded(result.metrics), "intervals": rounded(result.intervals),
+            "by_pos": rounded(result.by_pos), "counts": result.counts,
             "signature": {"scorer_version": result.scorer_version,
                           "split_checksum": result.split_checksum,
                           "seed": result.bootstrap_seed, "bootstrap": result.bootstrap_samples},

@@ -12,9 +12,17 @@ from leaderboard.scoring import TargetStats, compare
 from leaderboard.services.metric_info import DISPLAYED
 
 
-def can_view(submission: Submission, viewer: Any) -> bool:
-    """Public, non-hidden submissions are visible to all; others to their team and admins."""
-    if submission.is_public and not submission.hidden:
+def can_view(submission: Submission, viewer: Any, team: Team | None = None) -> bool:
+    """Who may see a submission's page.
+
+    Everybody: a public, non-hidden, scored submission of a team that is not disabled (an
+    invalid, failed or pending upload has nothing to show, and its name, description and
+    file name are not public). Otherwise only its team and admins. ``team`` is the
+    submission's team when the caller has it (without it, the disabled check is skipped).
+    """
+    if (submission.is_public and not submission.hidden
+            and submission.status == SubmissionStatus.SCORED
+            and not (team is not None and team.disabled)):
         return True
     if viewer is None or not getattr(viewer, "is_authenticated", False):
         return False
@@ -32,9 +40,11 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
     """Everything a system page shows (public aggregates only), or None when the viewer may
     not see it or it does not exist: callers answer 404 alike, so private ids don't leak."""
     sub = session.get(Submission, submission_id)
-    if sub is None or not can_view(sub, viewer):
+    if sub is None:
         return None
     team = session.get(Team, sub.team_id)
+    if not can_view(sub, viewer, team):
+        return None
     result = current_result(session, submission_id) if sub.status == SubmissionStatus.SCORED \
         else None
     return {
@@ -77,10 +87,11 @@ def compare_systems(*, session: Session, result_a: int, result_b: int,
 
 def team_systems(*, session: Session, team_id: int, viewer: Any) -> list[Submission]:
     """A team's scored submissions the viewer may see, newest first."""
+    team = session.get(Team, team_id)
     subs = session.exec(select(Submission).where(Submission.team_id == team_id,
                                                  Submission.status == SubmissionStatus.SCORED)
                         .order_by(col(Submission.created_at).desc())).all()
-    return [s for s in subs if can_view(s, viewer)]
+    return [s for s in subs if can_view(s, viewer, team)]
 
 
 def current_results(session: Session, submission_ids: list[int]) -> dict[int, Result]:

@@ -63,6 +63,13 @@ def test_job_by_direct_call_scores_and_is_idempotent(app, client, session, bench
     assert set(body["result"]["by_pos"]) <= {"NOUN", "VERB", "ADJ", "ADV"}
     assert body["result"]["intervals"]["strict_a_f@10"][0] <= body["result"]["metrics"][
         "strict_a_f@10"]
+    # Percentages with 2 decimals, as on the pages: the stored result keeps full precision.
+    shown = [body["result"]["metrics"]["gap"], *body["result"]["intervals"]["gap"],
+             body["result"]["by_pos"]["VERB"]["metrics"]["gap"]]
+    stored = [results[0].metrics["gap"], *results[0].intervals["gap"],
+              results[0].by_pos["VERB"]["metrics"]["gap"]]
+    assert shown == [round(v, 2) for v in stored]
+    assert any(v != round(v, 2) for v in stored)  # so rounding was needed
 
 
 def test_same_idempotency_key_twice_gives_one_submission(client, session, benchmark, team_token):
@@ -167,7 +174,8 @@ def test_validate_is_a_free_dry_run(client, session, benchmark, team_token):
     assert response.status_code == 200
     report = response.get_json()
     assert report["ok"] is False
-    assert {p["code"] for p in report["errors"]} == {"unknown_target", "non_finite_score"}
+    assert {p["code"] for p in report["errors"]} == {"unknown_target", "non_finite_score",
+                                                     "too_few_targets"}
     assert report["counts"]["missing"] == len(ids) - 2
     assert session.exec(select(Submission)).all() == []
     good = client.post("/api/v1/validate", data={"file": (io.BytesIO(demo_bytes()), "r.json")},

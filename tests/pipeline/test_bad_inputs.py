@@ -59,12 +59,18 @@ CASES = {
         [("non_numeric_score", T0), ("wrong_type", T1), ("unknown_target", "t:zzz"),
          ("non_string_substitute", T2)]),
     "truncated gzip": (gzip.compress(demo_bytes())[:40], [("bad_gzip", None)]),
+    "2 MB substitute, gzipped": (
+        gzip.compress(b'{"substitutes": {"%s": ["%s"]}}' % (T0.encode(), b"a" * 2_000_000)),
+        [("value_too_long", None)]),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
 def test_bad_file_is_invalid_with_every_problem(case, app, client, benchmark, team_token):
     _team, _user, token = team_token
+    # Each case is about its own problem on one or two targets; the minimum share of answered
+    # targets (a problem of its own) has its tests below.
+    app.config["LEADERBOARD"]["MIN_ANSWERED_FRACTION"] = 0.0
     raw, expected = CASES[case]
     status, errors, _warnings = codes_of(raw, client, app, token)
     assert status == "invalid"
@@ -74,11 +80,45 @@ def test_bad_file_is_invalid_with_every_problem(case, app, client, benchmark, te
 
 def test_missing_targets_are_a_warning_and_still_scored(app, client, benchmark, team_token):
     _team, _user, token = team_token
+    app.config["LEADERBOARD"]["MIN_ANSWERED_FRACTION"] = 0.0
     status, errors, warnings = codes_of(submission_doc({T0: [["word", 1.0]]}), client, app,
                                         token)
     assert (status, errors) == ("scored", [])
     assert f"{len(IDS) - 1} of {len(IDS)} targets have no entry; they count as abstentions " \
            "(empty lists)" in warnings
+
+
+def test_hidden_split_needs_half_of_its_targets_answered(app, client, benchmark, team_token):
+    _team, _user, token = team_token
+    assert benchmark.hidden and len(IDS) == 13
+    # One candidate on one target: the score would be that candidate's hidden label.
+    status, errors, _ = codes_of(submission_doc({T0: [["word", 1.0]]}), client, app, token)
+    assert status == "invalid"
+    assert [(e["code"], e["message"]) for e in errors] == [(
+        "too_few_targets", "1 of 13 targets are answered (a non-empty list); this split's "
+        "labels are hidden, so at least 7 (50%) must be")]
+    # An empty list is an abstention, not an answer.
+    six = {t: [["word", 1.0]] for t in IDS[:6]} | {IDS[6]: []}
+    status, errors, _ = codes_of(submission_doc(six), client, app, token)
+    assert (status, [e["code"] for e in errors]) == ("invalid", ["too_few_targets"])
+    assert errors[0]["message"].startswith("6 of 13 targets are answered")
+    seven = {t: [["word", 1.0]] for t in IDS[:7]}
+    assert codes_of(submission_doc(seven), client, app, token)[:2] == ("scored", [])
+
+
+def test_minimum_share_is_a_setting_and_public_splits_have_none(app, client, session,
+                                                                 benchmark, team_token):
+    _team, _user, token = team_token
+    app.config["LEADERBOARD"]["MIN_ANSWERED_FRACTION"] = 0.8
+    nine = {t: [["word", 1.0]] for t in IDS[:10]}  # 10 of 13 < ceil(0.8 * 13) = 11
+    status, errors, _ = codes_of(submission_doc(nine), client, app, token)
+    assert [e["code"] for e in errors] == ["too_few_targets"]
+    assert "at least 11 (80%)" in errors[0]["message"]
+    benchmark.hidden = False  # labels published: nothing left to probe
+    session.add(benchmark)
+    session.commit()
+    one = submission_doc({T1: [["word", 1.0]]})
+    assert codes_of(one, client, app, token)[:2] == ("scored", [])
 
 
 def test_gzipped_valid_file_is_scored(app, client, benchmark, team_token):

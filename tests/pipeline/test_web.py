@@ -128,3 +128,13 @@ def test_publish_toggle_needs_csrf_and_refreshes_the_snapshot(client, session, b
     assert len(session.exec(select(LeaderboardSnapshot)).all()) == before + 1
     listing = client.get("/account/submissions").get_data(as_text=True)
     assert "Web system" in listing
+
+
+def test_check_button_is_rate_limited(app, client, session, benchmark):
+    app.config["LEADERBOARD"]["DRY_RUN_RATE_LIMIT"] = "3 per minute"
+    logged_in(client, session)
+    statuses = [client.post("/account/submit/check",
+                            data=form_data(client, demo_bytes())).status_code for _ in range(5)]
+    assert statuses == [200, 200, 200, 429, 429]
+    page = client.post("/account/submit/check", data=form_data(client, demo_bytes()))
+    assert page.status_code == 429 and "<!doctype html>" in page.get_data(as_text=True).lower()

@@ -12,6 +12,7 @@ from leaderboard.commands.score import score_command
 from leaderboard.models import SubmissionStatus
 from leaderboard.queue import get_redis
 from leaderboard.services.reconcile import reconcile
+from leaderboard.services.submissions import rounded
 from tests.backends import ALL_REDIS
 from tests.factories import make_team, make_token
 from tests.pipeline.conftest import DEMO_SPLIT, DEMO_SUBMISSIONS, demo_bytes, wait_for_status
@@ -45,7 +46,7 @@ def test_api_submission_reaches_scored_with_the_cli_numbers(app, client, runner,
     assert row.status == "scored", row.failure_reason
     body = client.get(f"/api/v1/submissions/{sid}",
                       headers={"Authorization": f"Bearer {token}"}).get_json()
-    expected = cli_scores(runner, "demo_baseline")
+    expected = rounded(cli_scores(runner, "demo_baseline"))  # the API shows 2 decimals
     assert body["result"]["metrics"] == expected["metrics"]
     assert body["result"]["intervals"] == expected["intervals"]
     assert body["result"]["by_pos"] == expected["by_pos"]

@@ -132,3 +132,92 @@ def test_report_never_mentions_gold(tiny, ids):
     text = json.dumps(validate_submission(raw, tiny).to_dict())
     for gold_word in ("truck", "train", "sprint", "large"):
         assert gold_word not in text
+
+
+def test_structure_bomb_from_issue_10_is_refused_before_parsing(tiny):
+    # 4.9 KB gzipped, 15 MB of "{}," inflated: json.loads built gigabytes from it.
+    bomb = gzip.compress(b'{"substitutes_lemmatized":true,"substitutes":{},"x":['
+                         + b"{}," * 5_000_000 + b"{}]}", 9)
+    report = validate_submission(bomb, tiny, max_bytes=200 * 1024 * 1024)
+    assert codes(report) == ["too_many_values"]
+    # 5,000,002 commas + 1 "[" + 5,000,003 "{" + 1 for the top-level value.
+    assert "10,000,007 JSON values" in report.errors[0].message
+    assert "the limit is 1,500,000" in report.errors[0].message
+
+
+def test_structure_budget_is_a_parameter(tiny, ids):
+    raw = json.dumps({"substitutes": {ids["car"]: ["a", "b", "c"]}}).encode()
+    # 2 commas + 1 "[" + 2 "{" + 1 = 6
+    assert validate_submission(raw, tiny, max_structure=6).ok
+    assert codes(validate_submission(raw, tiny, max_structure=5)) == ["too_many_values"]
+
+
+def test_a_2_mb_substitute_is_refused_before_parsing_plain_and_gzipped(tiny, ids):
+    # One huge string builds as much as its text on top of the buffer holding it (issue 10).
+    head = b'{"substitutes": {"' + ids["car"].encode() + b'": ["'
+    raw = head + b"a" * 2_000_000 + b'"]}}'
+    for upload in (raw, gzip.compress(raw)):
+        report = validate_submission(upload, tiny)
+        assert codes(report) == ["value_too_long"]
+        assert report.errors[0].message == (
+            f"the file has 2,000,000 bytes in a row without a double quote, from byte "
+            f"{len(head):,}: a string, number or blank space that long; the limit is 65,536 "
+            "bytes (target ids and substitutes are short)")
+
+
+def test_escaped_quotes_do_not_split_a_long_string(tiny, ids):
+    head = b'{"substitutes": {"' + ids["car"].encode() + b'": ["'
+    raw = head + (b"a" * 1000 + b'\\"') * 2000 + b'"]}}'
+    report = validate_submission(raw, tiny)
+    assert codes(report) == ["value_too_long"]
+    assert "2,004,000 bytes in a row" in report.errors[0].message
+
+
+def test_2_mb_of_blank_space_between_values_is_refused(tiny, ids):
+    head = b'{"substitutes": {"' + ids["car"].encode() + b'": ["auto'
+    raw = head + b'"],' + b" " * 2_000_000 + b'"' + ids["run"].encode() + b'": ["dash"]}}'
+    report = validate_submission(raw, tiny)
+    assert codes(report) == ["value_too_long"]
+    assert report.errors[0].message.startswith(
+        "the file has 2,000,002 bytes in a row without a double quote, from byte "
+        f"{len(head) + 1:,}:")
+
+
+def test_value_length_limit_is_a_parameter_and_normal_files_pass(tiny, ids):
+    # Target ids have 42 bytes; the second substitute has 44 (21 + the escaped quote + 21),
+    # the longest stretch, since an escaped quote does not end it.
+    raw = ('{"substitutes_lemmatized": true, "substitutes": {"' + ids["car"]
+           + '": [["automobile", 0.5], "' + "x" * 21 + '\\"' + "y" * 21 + '"]}}').encode()
+    assert validate_submission(raw, tiny).ok
+    assert validate_submission(raw, tiny, max_token=44).ok
+    report = validate_submission(raw, tiny, max_token=43)
+    assert codes(report) == ["value_too_long"]
+    assert "44 bytes in a row" in report.errors[0].message
+    assert "the limit is 43 bytes" in report.errors[0].message
+
+
+def test_unknown_top_level_values_are_skipped_with_a_warning(tiny, ids):
+    raw = ('{"meta": {"a": [1, {"b": 2}], "c": "x:y"}, "substitutes_lemmatized": false, '
+           '"substitutes": {"' + ids["car"] + '": [["auto", 2], "car"]}}').encode()
+    report = validate_submission(raw, tiny)
+    assert report.ok
+    assert report.submission.entries[ids["car"]] == [("auto", 2.0), ("car", -1.0)]
+    assert report.submission.substitutes_lemmatized is False
+    assert [(w.code, w.message) for w in report.warnings][0] == (
+        "unknown_key", "top-level key 'meta' is ignored")
+
+
+def test_duplicates_are_found_whatever_the_spacing_and_strings(tiny, ids):
+    car, run = ids["car"], ids["run"]
+    # Colons and escaped quotes inside strings must not be taken for keys.
+    clean = ('{"substitutes": {"' + car + '" : [":)", "a\\":b", ["x:", 1]], "' + run
+             + '":["y"]}}').encode()
+    report = validate_submission(clean, tiny)
+    assert report.ok and report.submission.entries[car][1] == ('a":b', -1.0)
+    dup = ('{"substitutes": {"' + car + '" : [":)"],\n "' + car + '"\t: ["b"]}}').encode()
+    assert codes(validate_submission(dup, tiny)) == ["duplicate_target"]
+    escaped = car.replace(":", "\\u003a")
+    dup = ('{"substitutes": {"' + car + '": ["a"], "' + escaped + '": ["b"]}}').encode()
+    assert codes(validate_submission(dup, tiny)) == ["duplicate_target"]
+    top = ('{"substitutes": {"' + car + '": ["a"]}, "substitutes" :{}}').encode()
+    assert codes(validate_submission(top, tiny)) == ["duplicate_key"]

@@ -37,3 +37,47 @@ def test_json_export_by_pos(site):
     assert kinds.count("system") == 5 and kinds[-3:] == ["human", "oracle", "oracle"]
     humans = doc["rows"][-3]
     assert humans["note"].startswith("computed on the 9-target test-subset split")
+
+
+FORMULA_TEAM = '=HYPERLINK("http://evil.example/x","Click")'
+FORMULA_SYSTEM = "@SUM(1+1)*cmd|' /C calc'!A0"
+
+
+def test_csv_neutralises_formula_names_and_keeps_numbers(app, client, session, seeded):
+    from leaderboard.models import Submission, Team
+    from leaderboard.services.snapshots import refresh_snapshot
+
+    team = session.get(Team, seeded.teams["North Lab"])
+    team.name = FORMULA_TEAM
+    system = session.get(Submission, seeded.public["Frequency baseline"])
+    system.system_name = FORMULA_SYSTEM
+    session.add_all([team, system])
+    session.commit()
+    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    session.commit()
+    text = client.get("/leaderboard.csv").get_data(as_text=True)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    teams = {r["team"] for r in rows}
+    assert "'" + FORMULA_TEAM in teams and FORMULA_TEAM not in teams
+    names = {r["system"] for r in rows}
+    assert "'" + FORMULA_SYSTEM in names and FORMULA_SYSTEM not in names
+    # No cell of the file starts a formula; metric cells are still plain numbers.
+    for row in rows:
+        assert not any(v.startswith(("=", "+", "-", "@", "\t", "\r")) for v in row.values() if v)
+    assert float(rows[0]["gap"]) > 0
+    # JSON is not a spreadsheet format: names stay as given there.
+    doc = json.loads(client.get("/leaderboard.json").get_data(as_text=True))
+    assert FORMULA_TEAM in {r["team"] for r in doc["rows"]}
+
+
+def test_neutralise_only_touches_text():
+    import pandas as pd
+
+    from leaderboard.services.exports import neutralise_frame
+
+    frame = pd.DataFrame({"name": ["-1.5", "+x", "\tTab", "\rCR", "ok", None],
+                          "value": [-1.5, 2.0, -3.0, 0.0, 1.0, None]})
+    out = neutralise_frame(frame)
+    assert list(out["name"])[:5] == ["'-1.5", "'+x", "'\tTab", "'\rCR", "ok"]
+    assert list(out["value"])[:5] == [-1.5, 2.0, -3.0, 0.0, 1.0]
+    assert out.to_csv(index=False).splitlines()[1] == "'-1.5,-1.5"

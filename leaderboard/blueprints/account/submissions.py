@@ -4,6 +4,7 @@ submission page with its live status, and the publish toggle."""
 from __future__ import annotations
 
 from flask import abort, current_app, flash, jsonify, redirect, render_template, url_for
+from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
@@ -12,6 +13,7 @@ from wtforms.validators import DataRequired, Length, Optional, Regexp
 
 from leaderboard.blueprints.account import bp
 from leaderboard.db import get_session
+from leaderboard.extensions import limiter
 from leaderboard.models import SubmissionStatus, Team
 from leaderboard.services import submissions as service
 from leaderboard.services.benchmarks import default_benchmark
@@ -77,8 +79,28 @@ def submit():
     return _render_form(SubmitForm())
 
 
+def _dry_run_limit() -> str:
+    return current_app.config["LEADERBOARD"]["DRY_RUN_RATE_LIMIT"]
+
+
+def _prefix() -> str:
+    # The app's prefix goes in the key: the limiter is shared by every app in the process.
+    return current_app.config.get("RATELIMIT_KEY_PREFIX", "")
+
+
+def _dry_run_user_key() -> str:
+    return f"dry-run:{_prefix()}:user:{getattr(current_user, 'id', None)}"
+
+
+def _dry_run_ip_key() -> str:
+    return f"dry-run:{_prefix()}:ip:{get_remote_address()}"
+
+
 @bp.post("/submit/check")
 @login_required
+# Validation costs real CPU and memory: one budget per account and one per client address.
+@limiter.limit(_dry_run_limit, key_func=_dry_run_user_key)
+@limiter.limit(_dry_run_limit, key_func=_dry_run_ip_key)
 def check_file():
     """Dry run from the form: the full validation report, nothing stored."""
     form = SubmitForm()

@@ -1,0 +1,146 @@
+"""Parsing cost: peak RSS added and wall time of validating one upload, per kind of input.
+
+Each case runs in a fresh child process (``--case NAME``) that loads the split's target ids,
+builds the input, records ``ru_maxrss``, validates, and reports the growth of ``ru_maxrss``
+and the validation time. Inputs: the structure bomb from issue 10 (gzipped, 5 M ``{}``), its
+15 MB and 200 MB-decompressed versions, deep nesting, one huge string, many unknown
+targets, the largest valid file the limits allow, and a real full test-split submission
+(CoInCo). The split and the CoInCo file come from ../shared; without them the script skips.
+Peak RSS is the kernel's high-water mark (VmHWM, what ``ru_maxrss`` reports), reset just
+before validating.
+
+    .venv/bin/python benchmarks/bench_parsing.py [--only WORD ...]
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+SHARED = ROOT.parent / "shared" / "data"
+SPLIT = SHARED / "swords" / "swords-v1.1_test.json.gz"
+COINCO = SHARED / "reference-systems" / "coinco_test.result.json.gz"
+CAP = 200 * 1024 * 1024
+
+
+def _bomb(n: int) -> bytes:
+    return gzip.compress(b'{"substitutes_lemmatized":true,"substitutes":{},"x":['
+                         + b"{}," * n + b"{}]}", 9)
+
+
+def _big_valid(ids: list[str]) -> bytes:
+    per = 600  # 762 x 600 = 457,200 pairs, near the 500,000-substitute limit
+    doc = {"substitutes_lemmatized": True,
+           "substitutes": {t: [[f"w{i}", 1.0 / (i + 1)] for i in range(per)] for t in ids}}
+    return json.dumps(doc).encode()
+
+
+CASES = {
+    "bomb 5M {} (15 MB inflated)": lambda ids: _bomb(5_000_000),
+    "bomb 200 MB inflated": lambda ids: _bomb(CAP // 3 - 20),
+    "deep nesting 100k [": lambda ids: gzip.compress(
+        b'{"substitutes":{},"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
+    "huge string 190 MB": lambda ids: gzip.compress(
+        b'{"substitutes":{"' + ids[0].encode() + b'":["' + b"a" * (190 * 1024 * 1024)
+        + b'"]}}'),
+    "2M unknown targets": lambda ids: gzip.compress(
+        b'{"substitutes":{' + b",".join(b'"u%d":[]' % i for i in range(2_000_000)) + b"}}"),
+    "largest valid (762 x 600 pairs)": _big_valid,
+    "CoInCo test submission": lambda ids: COINCO.read_bytes(),
+}
+
+
+def _reset_peak() -> None:
+    """Reset the kernel's peak-RSS mark (Linux): what ru_maxrss would report then starts here."""
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+
+
+def _rss_kb(field: str) -> int:
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(field):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def run_case(name: str, path: str, ids_path: str) -> dict:
+    """In this process: read the input, validate it, report RSS growth and time.
+
+    The address space is capped at 8 GiB so that a parser that would take more fails here
+    with MemoryError instead of pushing the machine into its out-of-memory killer.
+    """
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+    from leaderboard.scoring.validate import validate_submission
+
+    # Only the target ids: loading the whole split here would raise the RSS high-water mark
+    # above what validation adds, hiding it.
+    prepared = SimpleNamespace(target_index=dict.fromkeys(json.loads(Path(ids_path).read_text())))
+    raw = Path(path).read_bytes()
+    _reset_peak()
+    before = _rss_kb("VmRSS:")
+    start = time.perf_counter()
+    try:
+        report = validate_submission(raw, prepared, max_bytes=CAP)
+        first = report.errors[0].code if report.errors else ""
+        ok = report.ok
+    except MemoryError:
+        ok, first = False, "MemoryError at the 8 GiB address-space cap"
+    seconds = time.perf_counter() - start
+    after = max(_rss_kb("VmHWM:"), 0)
+    return {"case": name, "upload_bytes": len(raw), "seconds": round(seconds, 2),
+            "peak_rss_added_mb": round((after - before) / 1024, 1),
+            "ok": ok, "first_error": first}
+
+
+def main() -> int:
+    if len(sys.argv) == 5 and sys.argv[1] == "--case":
+        print(json.dumps(run_case(*sys.argv[2:])))
+        return 0
+    if not SPLIT.exists() or not COINCO.exists():
+        print(f"skipped: {SPLIT} or {COINCO} is absent")
+        return 0
+    print("| input | upload | time | peak RSS added | outcome |")
+    print("|---|---:|---:|---:|---|")
+    from leaderboard.scoring.gold import load_split
+
+    ids = list(load_split(SPLIT)["targets"])
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as id_file:
+        json.dump(ids, id_file)
+        id_file.flush()
+        _run_cases(ids, id_file.name)
+    return 0
+
+
+def _run_cases(ids: list[str], id_path: str) -> None:
+    only = sys.argv[2:] if sys.argv[1:2] == ["--only"] else []
+    for name, make in CASES.items():
+        if only and not any(word in name for word in only):
+            continue
+        # Built here and read back by the child, so its baseline RSS holds only the bytes.
+        with tempfile.NamedTemporaryFile(suffix=".json.gz") as handle:
+            handle.write(make(ids))
+            handle.flush()
+            out = subprocess.run([sys.executable, __file__, "--case", name, handle.name,
+                                  id_path], capture_output=True, text=True, cwd=ROOT)
+        if out.returncode != 0:
+            print(f"| {name} | | | | child failed ({out.returncode}): "
+                  f"{out.stderr.strip().splitlines()[-1:]} |")
+            continue
+        row = json.loads(out.stdout)
+        outcome = "valid" if row["ok"] else f"invalid: {row['first_error']}"
+        print(f"| {name} | {row['upload_bytes']:,} B | {row['seconds']} s | "
+              f"{row['peak_rss_added_mb']} MB | {outcome} |", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""Reading an upload at bounded cost: capped gunzip, a structure budget, a typed decoder.
+
+``json.loads`` builds whatever the text describes: a few KB of gzipped ``{},{},...`` became
+gigabytes of dicts (issue 10). Here, before anything is built, :func:`structure_units`
+counts commas and brackets (an upper bound on the number of JSON values) at C speed, and the
+caller refuses a file over its budget. A file within it is read by ``msgspec`` into exactly
+the submission schema: the top level as ``{key: raw text}`` (unknown keys' values are
+checked for syntax and skipped, never built) and ``"substitutes"`` as
+``{target id: [[substitute, score] | substitute, ...]}``, refused at the first value of
+another shape. Only a file that does not fit the schema is read again by the lenient
+:func:`loads_lenient` (within the same budget) so that every problem can be listed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+
+import msgspec
+
+from leaderboard.scoring.gold import GZIP_MAGIC
+
+_CHUNK = 1 << 16
+_OUT_CHUNK = 1 << 20  # one decompress call's output: a bomb never inflates all at once
+_TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_SUBSTITUTES = msgspec.json.Decoder(dict[str, list[tuple[str, float] | str]])
+_BOOL = msgspec.json.Decoder(bool)
+# One JSON string literal, escapes included: removing them leaves only structure.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+class TooLarge(Exception):
+    """The decompressed data would exceed the cap."""
+
+
+def gunzip_capped(raw: bytes, cap: int) -> bytearray:
+    """Decompress (possibly multi-member) gzip without ever holding more than ``cap`` bytes.
+
+    Returns the bytearray itself: copying it to ``bytes`` would double the peak.
+    """
+    out = bytearray()
+    data = raw
+    while True:
+        d = zlib.decompressobj(wbits=31)
+        pos = 0
+        while not d.eof:
+            if d.unconsumed_tail:
+                chunk = d.unconsumed_tail
+            elif pos < len(data):
+                chunk = data[pos:pos + _CHUNK]
+                pos += len(chunk)
+            else:
+                raise zlib.error("truncated gzip stream")
+            out += d.decompress(chunk, min(_OUT_CHUNK, cap + 1 - len(out)))
+            if len(out) > cap:
+                raise TooLarge
+        rest = d.unused_data + data[pos:]
+        if rest[:2] != GZIP_MAGIC:  # trailing garbage after the last member is ignored
+            return out
+        data = rest
+
+
+def structure_units(data: bytes | bytearray) -> int:
+    """Commas plus opening brackets: at least the number of JSON values ``data`` holds.
+
+    Characters inside strings count too, so this over-estimates, never under-estimates.
+    """
+    return data.count(b",") + data.count(b"[") + data.count(b"{") + 1
+
+
+# The last double quote in a window that is not written as \" (escaped), and the next one.
+# ``.*`` jumps to the window's end and backs up quote by quote in C. A quote after an escaped
+# backslash (\\" closing a string) is taken as escaped too: that can only lengthen a stretch.
+_LAST_QUOTE = re.compile(rb'.*"(?<!\\")', re.S)
+_NEXT_QUOTE = re.compile(rb'"(?<!\\")')
+
+
+def long_stretch(data: bytes | bytearray, limit: int) -> tuple[int, int] | None:
+    """The first stretch of more than ``limit`` bytes with no unescaped double quote, as
+    (start, length), or None.
+
+    In JSON every string's contents and every gap between two strings (a number, whitespace,
+    punctuation) is such a stretch, so with none longer than ``limit`` no single value msgspec
+    builds is. The walk jumps from the last quote of one ``limit + 1``-byte window to the
+    next, so it makes about ``len(data) / limit`` calls and reads each byte at most a few
+    times, all inside ``re``; nothing is copied.
+    """
+    size, pos = len(data), 0
+    while size - pos > limit:
+        last = _LAST_QUOTE.match(data, pos, pos + limit + 1)
+        if last is None:
+            nxt = _NEXT_QUOTE.search(data, pos + limit + 1)
+            return pos, (nxt.start() if nxt else size) - pos
+        pos = last.end()
+    return None
+
+
+def _count_keys(data: bytes | bytearray | memoryview) -> int:
+    """Object keys in well-formed JSON ``data``, duplicates included (strings removed first,
+    a colon can only separate a key from its value)."""
+    return _STRING.sub(b"", data).count(b":")
+
+
+def _no_duplicate_keys(data: bytes | bytearray, top: dict[str, msgspec.Raw],
+                       substitutes: dict[str, list]) -> bool:
+    """True when neither the top level nor ``substitutes`` repeated a key in the text.
+
+    msgspec keeps the last of duplicate keys silently, so keys are counted in the text. Fast
+    test first: every key is followed by a colon, so colons in the text, less those written
+    inside the (unique) keys and inside the other top-level values, bound the number of
+    keys from above; equal to the number of unique keys means none was repeated. Otherwise
+    (or when a colon might be written as an escape) strings are stripped and colons counted.
+    """
+    expected = len(top) + len(substitutes)
+    others = [memoryview(v) for k, v in top.items() if k != "substitutes"]
+    small = sum(len(v) for v in others) <= _OUT_CHUNK  # ignored values are copied to count
+    if small and b"\\u003a" not in data and b"\\u003A" not in data:
+        upper = (data.count(b":") - sum(k.count(":") for k in top)
+                 - sum(k.count(":") for k in substitutes)
+                 - sum(bytes(v).count(b":") for v in others))
+        if upper == expected:
+            return True
+    return _count_keys(data) == expected + sum(_count_keys(v) for v in others)
+
+
+class Typed:
+    """A file that fits the schema: top-level raw values, substitutes, the flag (or None)."""
+
+    def __init__(self, top: dict[str, msgspec.Raw], substitutes: dict[str, list],
+                 lemmatized: bool | None):
+        self.top = top
+        self.substitutes = substitutes
+        self.lemmatized = lemmatized
+
+
+def decode_typed(data: bytes | bytearray) -> Typed | None:
+    """Read ``data`` into the schema; None when it does not fit (or has a duplicate key)."""
+    try:
+        top = _TOP.decode(data)
+        if "substitutes" not in top:
+            return None
+        substitutes = _SUBSTITUTES.decode(top["substitutes"])
+        flag = top.get("substitutes_lemmatized")
+        lemmatized = None if flag is None else _BOOL.decode(flag)
+    except (msgspec.MsgspecError, ValueError, RecursionError):
+        # Includes UnicodeDecodeError from a Raw value; the lenient reader names the problem.
+        return None
+    if not _no_duplicate_keys(data, top, substitutes):
+        return None
+    return Typed(top, substitutes, lemmatized)
+
+
+def loads_lenient(text: str) -> tuple[object, dict[int, list[str]]]:
+    """``json.loads`` (NaN and Infinity allowed) and, per object id, its duplicate keys.
+
+    Raises ``ValueError``/``RecursionError`` like ``json.loads``. Only ever called on a file
+    within the structure budget.
+    """
+    duplicates: dict[int, list[str]] = {}
+
+    def hook(pairs: list[tuple[str, object]]) -> dict:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            duplicates[id(obj)] = [k for k, _ in pairs if k in seen or seen.add(k)]
+        return obj
+
+    return json.loads(text, object_pairs_hook=hook), duplicates
