@@ -13,6 +13,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -96,12 +97,14 @@ def postgres_bin() -> Path | None:
 class PrivatePostgres:
     """A throw-away PostgreSQL cluster (initdb in a temp folder, trust auth, free port)."""
 
-    def __init__(self, folder: Path):
+    def __init__(self):
         bindir = postgres_bin()
         if bindir is None:
             pytest.skip("PostgreSQL server binaries are not installed (/usr/lib/postgresql)")
         self.bindir = bindir
-        self.data = folder / "pgdata"
+        # Not under pytest's tmp_path: the server's user must be able to reach the folder.
+        self.folder = Path(tempfile.mkdtemp(prefix="leaderboard-pg-"))
+        self.data = self.folder / "pgdata"
         self.port = free_port()
         self.env = dict(os.environ)
         user = None
@@ -109,9 +112,8 @@ class PrivatePostgres:
             # initdb and postgres refuse to run as root: run them as an unprivileged user.
             user = "postgres" if _user_exists("postgres") else "nobody"
         self.user = user
-        folder.mkdir(parents=True, exist_ok=True)
         if user:
-            shutil.chown(folder, user=user)
+            shutil.chown(self.folder, user=user)
         self._run(["initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres",
                    "--no-sync", "-E", "UTF8"])
 
@@ -119,8 +121,10 @@ class PrivatePostgres:
         command = [str(self.bindir / args[0]), *args[1:]]
         if self.user:
             command = ["runuser", "-u", self.user, "--", *command]
-        return subprocess.run(command, capture_output=True, text=True, check=check,
-                              env=self.env, cwd="/")
+        done = subprocess.run(command, capture_output=True, text=True, env=self.env, cwd="/")
+        if check and done.returncode != 0:
+            raise AssertionError(f"{' '.join(args[:2])} failed: {done.stdout}{done.stderr}")
+        return done
 
     @property
     def url(self) -> str:
@@ -137,6 +141,11 @@ class PrivatePostgres:
         if (self.data / "postmaster.pid").exists():
             self._run(["pg_ctl", "-D", str(self.data), "-w", "-m", mode, "stop"], check=False)
         _wait_port(self.port, up=False)
+
+    def remove(self) -> None:
+        """Stop the server and delete its folder."""
+        self.stop("immediate")
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _user_exists(name: str) -> bool:
