@@ -21,7 +21,7 @@ def test_upgrade_empty_database_matches_models(database_url):
     expected = {table.name: {column.name for column in table.columns}
                 for table in SQLModel.metadata.sorted_tables}
     assert _schema(engine) == expected
-    assert migrate.current_revision(engine) == "0001_initial"
+    assert migrate.current_revision(engine) == "0002_issue10b_accounts"
     engine.dispose()
 
 
@@ -29,7 +29,29 @@ def test_db_upgrade_command_on_empty_database(app_overrides):
     app = create_app(app_overrides)
     result = app.test_cli_runner().invoke(args=["db", "upgrade"])
     assert result.exit_code == 0, result.output
-    assert "Database at revision 0001_initial." in result.output
+    assert "Database at revision 0002_issue10b_accounts." in result.output
     again = app.test_cli_runner().invoke(args=["db", "upgrade"])
     assert again.exit_code == 0, again.output  # idempotent
     app.extensions["db_engine"].dispose()
+
+
+@ALL_DATABASES
+def test_accounts_migration_counts_existing_users_as_verified(database_url):
+    from sqlalchemy import text
+
+    engine = make_engine(database_url)
+    migrate.upgrade(engine, "0001_initial")
+    with engine.begin() as conn:
+        conn.execute(text('INSERT INTO "user" (email, password_hash, is_admin, created_at, '
+                          "password_changed_at) VALUES ('old@example.org', 'x', false, "
+                          "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"))
+    migrate.upgrade(engine)
+    from sqlmodel import Session, select
+
+    from leaderboard.models import User
+
+    with Session(engine) as session:
+        user = session.exec(select(User)).one()
+        assert user.email_verified_at is not None and user.email_verified_at.tzinfo
+        assert user.notify_on_finish is False
+    engine.dispose()

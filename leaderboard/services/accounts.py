@@ -59,9 +59,21 @@ def to_current_user(session: Session, user: User) -> CurrentUser:
     )
 
 
+#: Key of the server-side login id in the (signed) Flask session cookie.
+LOGIN_SESSION_KEY = "sid"
+
+
 def load_user_for_session(user_id: str) -> CurrentUser | None:
-    """Flask-Login's user loader: ``"<id>:<stamp>"`` -> user, or None when stale."""
+    """Flask-Login's user loader: ``"<id>:<stamp>"`` -> user, or None when stale.
+
+    Stale: the password changed since, or the cookie's login was ended on the server
+    (logout, log out everywhere).
+    """
+    from flask import current_app
+    from flask import session as cookie
+
     from leaderboard.db import get_session
+    from leaderboard.services import login_sessions
 
     raw_id, _, stamp = user_id.partition(":")
     if not raw_id.isdigit():
@@ -69,6 +81,10 @@ def load_user_for_session(user_id: str) -> CurrentUser | None:
     session = get_session()
     user = session.get(User, int(raw_id))
     if user is None or _stamp(user) != stamp:
+        return None
+    if not login_sessions.is_valid(
+            session=session, user_id=user.id, token=cookie.get(LOGIN_SESSION_KEY),
+            max_hours=current_app.config["LEADERBOARD"]["SESSION_HOURS"]):
         return None
     team = session.get(Team, user.team_id) if user.team_id else None
     if team is not None and team.disabled and not user.is_admin:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask import session as cookie
 from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
 
@@ -21,7 +22,7 @@ from leaderboard.forms import (
     SignupForm,
 )
 from leaderboard.models import Team
-from leaderboard.services import accounts
+from leaderboard.services import accounts, login_sessions
 
 WRONG_LOGIN = "Wrong e-mail or password."
 LOGIN_LIMITED = ("Too many login attempts from your address. Wait a minute, then try again "
@@ -36,6 +37,23 @@ def _login_limit_key() -> str:
     # Per client IP. The app's RATELIMIT_KEY_PREFIX goes in the key because the limiter is
     # shared by every app in the process and keeps only the first app's prefix.
     return f"login:{current_app.config.get('RATELIMIT_KEY_PREFIX', '')}:{get_remote_address()}"
+
+
+def _log_in(session, user) -> None:
+    """Start a server-side login for ``user`` (committed) and put its id in the cookie."""
+    cookie[accounts.LOGIN_SESSION_KEY] = login_sessions.start(
+        session=session, user_id=user.id,
+        max_hours=current_app.config["LEADERBOARD"]["SESSION_HOURS"])
+    session.commit()
+    login_user(accounts.to_current_user(session, user))
+
+
+def _end_login() -> None:
+    """Log out this browser: its server-side login row goes, so the cookie is dead."""
+    session = get_session()
+    login_sessions.end(session=session, token=cookie.pop(accounts.LOGIN_SESSION_KEY, None))
+    session.commit()
+    logout_user()
 
 
 def _safe_next(default: str) -> str:
@@ -62,7 +80,7 @@ def signup():
             target.errors.append(str(exc))
         else:
             session.commit()
-            login_user(accounts.to_current_user(session, user))
+            _log_in(session, user)
             flash(f"Welcome, {user.email}: team {form.team_name.data.strip()} is registered.",
                   "success")
             return redirect(url_for("account.home"))
@@ -87,7 +105,7 @@ def login():
         elif team is not None and team.disabled and not user.is_admin:
             error = "This team is disabled. Contact the hosts of the leaderboard."
         else:
-            login_user(accounts.to_current_user(session, user))
+            _log_in(session, user)
             return redirect(_safe_next(url_for("account.home")))
     status = 200 if request.method == "GET" else 400
     return render_template("account/login.html", form=form, error=error), status
@@ -99,9 +117,26 @@ def logout():
     form = ActionForm()
     if not form.validate_on_submit():
         abort(400, description="The log-out form was not valid. Reload the page and try again.")
-    logout_user()
+    _end_login()
     flash("You are logged out.", "info")
     return redirect(url_for("public.ranking"))
+
+
+@bp.post("/logout-everywhere")
+@login_required
+def logout_everywhere():
+    """End every login of this user, in every browser (POST with CSRF token)."""
+    form = ActionForm()
+    if not form.validate_on_submit():
+        abort(400, description="The form was not valid. Reload the page and try again.")
+    session = get_session()
+    count = login_sessions.end_all(session=session, user_id=current_user.id)
+    session.commit()
+    cookie.pop(accounts.LOGIN_SESSION_KEY, None)
+    logout_user()
+    flash(f"You are logged out everywhere ({count} session{'s' if count != 1 else ''} "
+          "ended).", "info")
+    return redirect(url_for("account.login"))
 
 
 @bp.get("/")
@@ -127,9 +162,10 @@ def change_password():
             form.current_password.errors.append("That is not your current password.")
         else:
             accounts.set_password(session=session, user=user, password=form.password.data)
+            login_sessions.end_all(session=session, user_id=user.id)
             session.commit()
-            # The stamp changed: re-issue this session so only the others end.
-            login_user(accounts.to_current_user(session, user))
+            # Every login ended: start a new one here so only the others end.
+            _log_in(session, user)
             flash("Password changed. Other sessions have been logged out.", "success")
             return redirect(url_for("account.home"))
     status = 200 if request.method == "GET" else 400
@@ -168,7 +204,9 @@ def reset_password(token: str, kind: str):
     form = ResetPasswordForm()
     if form.validate_on_submit():
         accounts.set_password(session=session, user=user, password=form.password.data)
+        login_sessions.end_all(session=session, user_id=user.id)
         session.commit()
+        cookie.pop(accounts.LOGIN_SESSION_KEY, None)
         logout_user()
         flash("Your password is set. Log in with it now.", "success")
         return redirect(url_for("account.login"))
