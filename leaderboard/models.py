@@ -131,6 +131,8 @@ class Submission(SQLModel, table=True):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     heartbeat_at: datetime | None = None
+    # When the "your submission finished" e-mails went out (set once, atomically).
+    notified_at: datetime | None = None
 
 
 class Result(SQLModel, table=True):

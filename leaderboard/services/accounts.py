@@ -27,6 +27,8 @@ class CurrentUser(UserMixin):
     team_name: str | None
     is_admin: bool
     session_stamp: str
+    email_verified: bool = False
+    notify_on_finish: bool = False
 
     def get_id(self) -> str:
         # The stamp changes with the password, so changing it logs out every other session.
@@ -55,7 +57,8 @@ def to_current_user(session: Session, user: User) -> CurrentUser:
     return CurrentUser(
         id=user.id, email=user.email, team_id=user.team_id,
         team_name=team.name if team else None, is_admin=user.is_admin,
-        session_stamp=_stamp(user),
+        session_stamp=_stamp(user), email_verified=user.email_verified_at is not None,
+        notify_on_finish=user.notify_on_finish,
     )
 
 
@@ -92,8 +95,13 @@ def load_user_for_session(user_id: str) -> CurrentUser | None:
     return to_current_user(session, user)
 
 
-def create_team(*, session: Session, name: str, email: str, password: str) -> tuple[Team, User]:
-    """Create a team and its first member. Raises AccountError on taken names or e-mails."""
+def create_team(*, session: Session, name: str, email: str, password: str,
+                verified: bool) -> tuple[Team, User]:
+    """Create a team and its first member. Raises AccountError on taken names or e-mails.
+
+    ``verified``: the host vouches for the address (``team create``); a sign-up passes
+    False and confirms it by the mailed link.
+    """
     name, email = name.strip(), email.strip().lower()
     if not name or len(name) > 80:
         raise AccountError("Team name must be 1 to 80 characters.")
@@ -108,7 +116,8 @@ def create_team(*, session: Session, name: str, email: str, password: str) -> tu
     team = Team(name=name)
     session.add(team)
     session.flush()
-    user = User(email=email, password_hash=hash_password(password), team_id=team.id)
+    user = User(email=email, password_hash=hash_password(password), team_id=team.id,
+                email_verified_at=utcnow() if verified else None)
     session.add(user)
     session.flush()
     return team, user

@@ -9,8 +9,9 @@ from flask import session as cookie
 from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
 
-from leaderboard import tokens
+from leaderboard import mail, tokens
 from leaderboard.blueprints.account import bp
+from leaderboard.blueprints.account.settings import send_verification_link
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
 from leaderboard.forms import (
@@ -56,6 +57,25 @@ def _end_login() -> None:
     logout_user()
 
 
+def _signup_limit() -> str:
+    return current_app.config["LEADERBOARD"]["SIGNUP_RATE_LIMIT"]
+
+
+def _reset_limit() -> str:
+    return current_app.config["LEADERBOARD"]["RESET_RATE_LIMIT"]
+
+
+def _ip_key(kind: str):
+    def key() -> str:
+        return f"{kind}:{current_app.config.get('RATELIMIT_KEY_PREFIX', '')}:{get_remote_address()}"
+    return key
+
+
+SIGNUP_LIMITED = ("Too many sign-ups from your address. Try again in an hour, or ask the hosts "
+                  "of the leaderboard to create your team.")
+RESET_LIMITED = "Too many password reset requests from your address. Try again in an hour."
+
+
 def _safe_next(default: str) -> str:
     target = request.args.get("next", "")
     parts = urlsplit(target)
@@ -66,6 +86,8 @@ def _safe_next(default: str) -> str:
 
 
 @bp.route("/signup", methods=["GET", "POST"])
+@limiter.limit(_signup_limit, key_func=_ip_key("signup"), methods=["POST"],
+               error_message=SIGNUP_LIMITED)
 def signup():
     """Create a team and its first member, then log them in."""
     form = SignupForm()
@@ -73,7 +95,8 @@ def signup():
         session = get_session()
         try:
             _team, user = accounts.create_team(session=session, name=form.team_name.data,
-                                               email=form.email.data, password=form.password.data)
+                                               email=form.email.data, password=form.password.data,
+                                               verified=False)
         except accounts.AccountError as exc:
             session.rollback()
             target = form.email if "e-mail" in str(exc) else form.team_name
@@ -81,8 +104,10 @@ def signup():
         else:
             session.commit()
             _log_in(session, user)
-            flash(f"Welcome, {user.email}: team {form.team_name.data.strip()} is registered.",
-                  "success")
+            send_verification_link(user)
+            flash(f"Welcome, {user.email}: team {form.team_name.data.strip()} is registered. "
+                  "We sent you a link to confirm your e-mail address; your team can submit "
+                  "to the hidden test split once it is confirmed.", "success")
             return redirect(url_for("account.home"))
     status = 200 if request.method == "GET" else 400
     return render_template("account/signup.html", form=form), status
@@ -173,6 +198,8 @@ def change_password():
 
 
 @bp.route("/reset", methods=["GET", "POST"])
+@limiter.limit(_reset_limit, key_func=_ip_key("reset"), methods=["POST"],
+               error_message=RESET_LIMITED)
 def reset_request():
     """Ask for a reset link. The answer is the same whether the e-mail is known or not."""
     form = ResetRequestForm()
@@ -182,8 +209,17 @@ def reset_request():
         if user is not None:
             token = tokens.make_password_token(user, tokens.password_reset())
             link = url_for("account.reset_password", token=token, _external=True)
-            # No mail server is configured: the hosts read the link from the log.
-            current_app.logger.warning("Password reset link for %s: %s", user.email, link)
+            settings = current_app.config["LEADERBOARD"]
+            if not mail.smtp_configured(settings):
+                # No mail server is configured: the hosts read the link from the log.
+                current_app.logger.warning("Password reset link for %s: %s", user.email, link)
+            else:
+                mail.send(settings, user.email, "Reset your SWORDS leaderboard password",
+                          f"Hello,\n\nsomeone (hopefully you) asked to reset the password of "
+                          f"{user.email} on the SWORDS leaderboard. Choose a new one here:\n\n"
+                          f"{link}\n\nThe link works once and expires in "
+                          f"{settings['PASSWORD_RESET_MAX_AGE'] // 60} minutes. If you did "
+                          "not ask for it, ignore this message.\n")
         return render_template("account/reset_sent.html", email=form.email.data)
     status = 200 if request.method == "GET" else 400
     return render_template("account/reset_request.html", form=form), status

@@ -34,11 +34,19 @@ def upgrade() -> None:
                                       nullable=True))
         batch_op.add_column(sa.Column("notify_on_finish", sa.Boolean(), nullable=False,
                                       server_default=sa.false()))
+    with op.batch_alter_table("submission", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("notified_at", sqlmodel.sql.sqltypes.UTCDateTime(),
+                                      nullable=True))
     # Accounts that exist already are trusted: they count as verified from now on.
     op.execute(sa.text('UPDATE "user" SET email_verified_at = CURRENT_TIMESTAMP'))
+    # Submissions finished before notifications existed are never announced (a rescore).
+    op.execute(sa.text("UPDATE submission SET notified_at = finished_at "
+                       "WHERE finished_at IS NOT NULL"))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("submission", schema=None) as batch_op:
+        batch_op.drop_column("notified_at")
     with op.batch_alter_table("user", schema=None) as batch_op:
         batch_op.drop_column("notify_on_finish")
         batch_op.drop_column("email_verified_at")
