@@ -88,6 +88,19 @@ def outage_response(error: Exception):
                                                  retry_after=OUTAGE_RETRY_AFTER))
     response.status_code = 503
     response.headers["Retry-After"] = str(OUTAGE_RETRY_AFTER)
+    g.outage_retry_after = OUTAGE_RETRY_AFTER
     response.headers["Cache-Control"] = "no-store"
     return response
 
+
+
+def keep_outage_retry_after(response):
+    """after_request: a 503 keeps our Retry-After.
+
+    Flask-Limiter sets Retry-After on every rate-limited response to its window's reset (up
+    to 60 s); for an outage that would hold clients back longer than needed. Registered
+    before the limiter, so it runs after it.
+    """
+    if response.status_code == 503 and "outage_retry_after" in g:
+        response.headers["Retry-After"] = str(g.outage_retry_after)
+    return response
