@@ -125,7 +125,8 @@ def _work_until_stopped(connection, queue_name: str, *, burst: bool, logging_lev
         except REDIS_ERRORS:
             clean = False
             log.warning("RQ's work loop lost Redis", exc_info=True)
-        if worker._stop_requested:
+        # SIGTERM/SIGINT: RQ records the time; while idle it sets no other flag.
+        if worker._stop_requested or worker._shutdown_requested_date is not None:
             return worked
         # Between two work loops a stop request ends the process at once (nothing runs).
         signal.signal(signal.SIGTERM, _exit_now)
