@@ -16,3 +16,13 @@ accesslog = None
 errorlog = "-"
 # gunicorn 27's control socket would live in ~/.gunicorn; nothing here uses it.
 control_socket_disable = True
+
+
+def post_fork(_server, _worker):
+    """A worker dies with its master: none is left listening on the port if the master is
+    killed (the parent-death signal is not inherited across fork, so set it here)."""
+    import signal
+
+    from leaderboard.supervisor import set_parent_death_signal
+
+    set_parent_death_signal(signal.SIGKILL)

@@ -99,7 +99,7 @@ def seed(url: str, instance: str) -> tuple[str, str, list[str]]:
         for name in ("Team A", "Team B"):
             team, _user = create_team(session=session, name=name,
                                       email=f"{name[-1].lower()}@example.org",
-                                      password="correct horse battery")
+                                      password="correct horse battery", verified=True)
             tokens.append(issue_token(session=session, team=team, name="ci")[1])
         session.commit()
     engine.dispose()

@@ -87,7 +87,7 @@ def main() -> None:
             inst.import_split(raw_split)
             with Session(inst.engine, expire_on_commit=False) as session:
                 team, _ = create_team(session=session, name="Bench", email="b@example.org",
-                                      password="bench-password-1")
+                                      password="bench-password-1", verified=True)
                 _row, token = issue_token(session=session, team=team, name="bench")
                 session.commit()
             files = make_files(raw_split, args.latency + 2 * args.throughput, 0)

@@ -71,6 +71,11 @@ def _init_extensions(app: Flask) -> None:
     app.teardown_appcontext(db.close_session)
     login_manager.init_app(app)
     csrf.init_app(app)
+    from leaderboard.blueprints.errors import keep_outage_retry_after
+
+    # Before the limiter's own after_request, so that it runs after it (Flask runs them last
+    # registered first): an outage's 503 keeps its own Retry-After.
+    app.after_request(keep_outage_retry_after)
     limiter.init_app(app)
 
     from leaderboard.services import accounts

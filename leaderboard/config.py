@@ -58,6 +58,13 @@ DEFAULTS: dict[str, Any] = {
     # "Check file" on the upload form, per account and per client IP.
     "DRY_RUN_RATE_LIMIT": "30 per minute",
     "PASSWORD_RESET_MAX_AGE": 3600,
+    # Mail: smtp://[user:pass@]host[:port][?starttls=1] or smtps://...; empty: to the log.
+    "SMTP_URL": "",
+    "MAIL_FROM": "SWORDS leaderboard <leaderboard@localhost>",
+    # How long an e-mail verification link stays valid (seconds).
+    "EMAIL_VERIFY_MAX_AGE": 3 * 24 * 3600,
+    "SIGNUP_RATE_LIMIT": "5 per hour",
+    "RESET_RATE_LIMIT": "5 per hour",
     "SESSION_HOURS": 24 * 14,
     "PORT": 8000,
     "HOST": "127.0.0.1",

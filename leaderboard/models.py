@@ -49,6 +49,20 @@ class User(SQLModel, table=True):
     is_admin: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     password_changed_at: datetime = Field(default_factory=utcnow)
+    # None until the address is confirmed by its signed link (host-made accounts: at once).
+    email_verified_at: datetime | None = None
+    # Opt-in: an e-mail when one of the team's submissions reaches a final status.
+    notify_on_finish: bool = False
+
+
+class LoginSession(SQLModel, table=True):
+    """A signed-in browser: logout deletes its row, so a replayed cookie is worthless."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="user.id", index=True)
+    # sha256 of the random id kept in the signed session cookie.
+    token_hash: str = Field(index=True, unique=True, max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class ApiToken(SQLModel, table=True):
@@ -119,6 +133,8 @@ class Submission(SQLModel, table=True):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     heartbeat_at: datetime | None = None
+    # When the "your submission finished" e-mails went out (set once, atomically).
+    notified_at: datetime | None = None
 
 
 class Result(SQLModel, table=True):

@@ -68,3 +68,30 @@ def read_password_token(*, session: Session, token: str, purpose: Purpose) -> Us
         raise LinkError("This link has already been used or the password has changed since. "
                         "Ask for a new password reset link.")
     return user
+
+
+def email_verification() -> Purpose:
+    """Link sent to a new account's address; lifetime ``EMAIL_VERIFY_MAX_AGE``."""
+    max_age = int(current_app.config["LEADERBOARD"]["EMAIL_VERIFY_MAX_AGE"])
+    return Purpose("email-verification", max_age)
+
+
+def make_verification_token(user: User) -> str:
+    """A signed token naming ``user`` and the address it confirms."""
+    return serializer(email_verification()).dumps({"uid": user.id, "email": user.email})
+
+
+def read_verification_token(*, session: Session, token: str) -> User:
+    """The user whose current address a valid token confirms; raises LinkError otherwise."""
+    purpose = email_verification()
+    try:
+        payload = serializer(purpose).loads(token, max_age=purpose.max_age)
+    except SignatureExpired as exc:
+        raise LinkError("This verification link has expired. Log in and ask for a new one "
+                        "on your account page.") from exc
+    except BadSignature as exc:
+        raise LinkError("This link is not valid. Check that it was copied completely.") from exc
+    user = session.get(User, payload.get("uid")) if isinstance(payload, dict) else None
+    if user is None or payload.get("email") != user.email:
+        raise LinkError("This link does not belong to an existing account.")
+    return user

@@ -13,10 +13,12 @@ DEFAULT_PASSWORD = "correct horse battery"
 
 
 def make_team(session: Session, name: str = "Team A", email: str | None = None,
-              password: str = DEFAULT_PASSWORD, is_admin: bool = False) -> tuple[Team, User]:
-    """A committed team with one member."""
+              password: str = DEFAULT_PASSWORD, is_admin: bool = False,
+              verified: bool = True) -> tuple[Team, User]:
+    """A committed team with one member (verified unless asked otherwise)."""
     email = email or f"{name.lower().replace(' ', '-')}@example.org"
-    team, user = accounts.create_team(session=session, name=name, email=email, password=password)
+    team, user = accounts.create_team(session=session, name=name, email=email, password=password,
+                                      verified=verified)
     user.is_admin = is_admin
     session.add(user)
     session.commit()

@@ -41,3 +41,25 @@ def test_db_upgrade_command_on_empty_database(app_overrides):
     again = app.test_cli_runner().invoke(args=["db", "upgrade"])
     assert again.exit_code == 0, again.output  # idempotent
     app.extensions["db_engine"].dispose()
+
+
+@ALL_DATABASES
+def test_accounts_migration_counts_existing_users_as_verified(database_url):
+    from sqlalchemy import text
+
+    engine = make_engine(database_url)
+    migrate.upgrade(engine, "0001_initial")
+    with engine.begin() as conn:
+        conn.execute(text('INSERT INTO "user" (email, password_hash, is_admin, created_at, '
+                          "password_changed_at) VALUES ('old@example.org', 'x', false, "
+                          "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"))
+    migrate.upgrade(engine)
+    from sqlmodel import Session, select
+
+    from leaderboard.models import User
+
+    with Session(engine) as session:
+        user = session.exec(select(User)).one()
+        assert user.email_verified_at is not None and user.email_verified_at.tzinfo
+        assert user.notify_on_finish is False
+    engine.dispose()

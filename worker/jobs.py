@@ -95,7 +95,19 @@ def score_submission_job(submission_id: int) -> str:
         release_memory()
     log_job(submission_id=submission_id, outcome=str(status),
             ms=(time.perf_counter() - started) * 1000, job_id=job.id if job else None)
+    _notify(engine, submission_id, settings)
     return status
+
+
+def _notify(engine: Engine, submission_id: int, settings: dict[str, Any]) -> None:
+    """Send the opt-in 'finished' e-mails; mail trouble never fails the job."""
+    from leaderboard.services.notifications import notify_finished
+
+    try:
+        notify_finished(engine, submission_id, settings)
+    except Exception:
+        log.warning("finish notification of submission %s failed", submission_id,
+                    exc_info=True)
 
 
 def refresh_snapshot_job(benchmark_id: int) -> str:

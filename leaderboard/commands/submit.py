@@ -12,6 +12,43 @@ import click
 EXIT_INVALID = 2
 EXIT_FAILED = 3
 TERMINAL = ("scored", "invalid", "failed")
+#: Answers worth retrying: the site is restarting, overloaded or its backends are down.
+RETRY_STATUSES = (502, 503, 504)
+FIRST_PAUSE = 1.0
+MAX_PAUSE = 30.0
+
+
+def _request_with_retry(method: str, url: str, *, retry_for: float, **kwargs):
+    """``requests.request`` retried on connection errors and 502/503/504.
+
+    Pauses double from 1 s up to 30 s, or follow the server's Retry-After (at most 60 s);
+    after ``retry_for`` seconds of failures the last error stands. Uploads are safe to
+    repeat: they carry an Idempotency-Key.
+    """
+    import requests
+
+    give_up = time.monotonic() + retry_for
+    pause = FIRST_PAUSE
+    while True:
+        try:
+            response = requests.request(method, url, **kwargs)
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            problem, response = f"cannot reach the server ({type(exc).__name__})", None
+            if time.monotonic() + pause > give_up:
+                raise click.ClickException(f"cannot reach {url}: {exc}") from exc
+        else:
+            if response.status_code not in RETRY_STATUSES:
+                return response
+            problem = f"HTTP {response.status_code}"
+            if time.monotonic() + pause > give_up:
+                return response
+        wait = pause
+        if response is not None and response.headers.get("Retry-After", "").isdigit():
+            wait = min(max(float(response.headers["Retry-After"]), pause), 60.0)
+        wait = max(0.0, min(wait, give_up - time.monotonic()))
+        click.echo(f"{problem}; retrying in {wait:.0f} s", err=True)
+        time.sleep(wait)
+        pause = min(pause * 2, MAX_PAUSE)
 
 
 def _fail(response) -> None:
@@ -45,27 +82,27 @@ def _print_result(data: dict) -> None:
 @click.option("--public", is_flag=True, help="Publish on the ranking once scored.")
 @click.option("--wait", is_flag=True, help="Poll until scored; exit non-zero if not.")
 @click.option("--timeout", default=1800.0, show_default=True, help="Seconds to wait at most.")
+@click.option("--retry-for", default=300.0, show_default=True,
+              help="Keep retrying connection errors and 502/503/504 for this many seconds.")
 def submit_command(file: Path, url: str, token: str, name: str | None, description: str,
-                   public: bool, wait: bool, timeout: float) -> None:
+                   public: bool, wait: bool, timeout: float, retry_for: float) -> None:
     """Upload FILE (.json or .json.gz) to the leaderboard API.
 
     Exit status with --wait: 0 scored, 2 invalid (problems printed), 3 failed on the
     server, 1 for any other error. Retrying the same file is safe: the upload carries an
-    Idempotency-Key derived from the file's content.
+    Idempotency-Key derived from the file's content. Connection errors and 502/503/504
+    answers (the site restarting, its database down) are retried with backoff for
+    ``--retry-for`` seconds.
     """
-    import requests
-
     raw = file.read_bytes()
     base = url.rstrip("/")
     headers = {"Authorization": f"Bearer {token}",
                "Idempotency-Key": "submit-" + hashlib.sha256(raw).hexdigest()[:32]}
     data = {"name": name or file.name, "description": description,
             "public": "true" if public else "false"}
-    try:
-        response = requests.post(f"{base}/api/v1/submissions", headers=headers, data=data,
-                                 files={"file": (file.name, raw)}, timeout=120)
-    except requests.RequestException as exc:
-        raise click.ClickException(f"cannot reach {base}: {exc}") from exc
+    response = _request_with_retry("POST", f"{base}/api/v1/submissions", retry_for=retry_for,
+                                   headers=headers, data=data,
+                                   files={"file": (file.name, raw)}, timeout=120)
     if response.status_code not in (200, 202):
         _fail(response)
     body = response.json()
@@ -74,7 +111,8 @@ def submit_command(file: Path, url: str, token: str, name: str | None, descripti
         return
     deadline = time.monotonic() + timeout
     while True:
-        poll = requests.get(body["status_url"], headers=headers, timeout=60)
+        poll = _request_with_retry("GET", body["status_url"], retry_for=retry_for,
+                                   headers=headers, timeout=60)
         if poll.status_code != 200:
             _fail(poll)
         data = poll.json()

@@ -29,7 +29,7 @@ def create_command(name: str, email: str, password: str | None):
     generated = generate_password() if password is None else None
     with command_session() as session:
         team, user = accounts.create_team(session=session, name=name, email=email,
-                                          password=password or generated)
+                                          password=password or generated, verified=True)
     click.echo(f"Created team {team.name!r} (id {team.id}) with member {user.email}.")
     if generated:
         click.echo(f"Generated password: {generated}")

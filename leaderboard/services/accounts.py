@@ -29,6 +29,8 @@ class CurrentUser(UserMixin):
     team_name: str | None
     is_admin: bool
     session_stamp: str
+    email_verified: bool = False
+    notify_on_finish: bool = False
 
     def get_id(self) -> str:
         # The stamp changes with the password, so changing it logs out every other session.
@@ -57,13 +59,26 @@ def to_current_user(session: Session, user: User) -> CurrentUser:
     return CurrentUser(
         id=user.id, email=user.email, team_id=user.team_id,
         team_name=team.name if team else None, is_admin=user.is_admin,
-        session_stamp=_stamp(user),
+        session_stamp=_stamp(user), email_verified=user.email_verified_at is not None,
+        notify_on_finish=user.notify_on_finish,
     )
 
 
+#: Key of the server-side login id in the (signed) Flask session cookie.
+LOGIN_SESSION_KEY = "sid"
+
+
 def load_user_for_session(user_id: str) -> CurrentUser | None:
-    """Flask-Login's user loader: ``"<id>:<stamp>"`` -> user, or None when stale."""
+    """Flask-Login's user loader: ``"<id>:<stamp>"`` -> user, or None when stale.
+
+    Stale: the password changed since, or the cookie's login was ended on the server
+    (logout, log out everywhere).
+    """
+    from flask import current_app
+    from flask import session as cookie
+
     from leaderboard.db import get_session
+    from leaderboard.services import login_sessions
 
     raw_id, _, stamp = user_id.partition(":")
     if not raw_id.isdigit():
@@ -72,15 +87,24 @@ def load_user_for_session(user_id: str) -> CurrentUser | None:
     user = session.get(User, int(raw_id))
     if user is None or _stamp(user) != stamp:
         return None
+    if not login_sessions.is_valid(
+            session=session, user_id=user.id, token=cookie.get(LOGIN_SESSION_KEY),
+            max_hours=current_app.config["LEADERBOARD"]["SESSION_HOURS"]):
+        return None
     team = session.get(Team, user.team_id) if user.team_id else None
     if team is not None and team.disabled and not user.is_admin:
         return None
     return to_current_user(session, user)
 
 
-def create_team(*, session: Session, name: str, email: str, password: str) -> tuple[Team, User]:
+def create_team(*, session: Session, name: str, email: str, password: str,
+                verified: bool) -> tuple[Team, User]:
     """Create a team and its first member. Raises AccountError on taken names or e-mails,
-    and on characters a name or address may not hold (:mod:`leaderboard.textcheck`)."""
+    and on characters a name or address may not hold (:mod:`leaderboard.textcheck`).
+
+    ``verified``: the host vouches for the address (``team create``); a sign-up passes
+    False and confirms it by the mailed link.
+    """
     for problem in (text_problem("team name", name, name=True),
                     text_problem("e-mail address", email)):
         if problem:
@@ -99,7 +123,8 @@ def create_team(*, session: Session, name: str, email: str, password: str) -> tu
     team = Team(name=name, signup_ip=request.remote_addr if has_request_context() else None)
     session.add(team)
     session.flush()
-    user = User(email=email, password_hash=hash_password(password), team_id=team.id)
+    user = User(email=email, password_hash=hash_password(password), team_id=team.id,
+                email_verified_at=utcnow() if verified else None)
     session.add(user)
     session.flush()
     return team, user

@@ -1,8 +1,9 @@
 """Team accounts under /account: sign-up and login (auth.py), API tokens (tokens.py),
-uploads and the team's submission pages (submissions.py)."""
+uploads and the team's submission pages (submissions.py), e-mail verification and
+notification settings (settings.py)."""
 
 from flask import Blueprint
 
 bp = Blueprint("account", __name__, url_prefix="/account")
 
-from leaderboard.blueprints.account import auth, submissions, tokens  # noqa: E402,F401
+from leaderboard.blueprints.account import auth, settings, submissions, tokens  # noqa: E402,F401

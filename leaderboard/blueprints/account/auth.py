@@ -5,11 +5,13 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask import session as cookie
 from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
 
-from leaderboard import tokens
+from leaderboard import mail, tokens
 from leaderboard.blueprints.account import bp
+from leaderboard.blueprints.account.settings import send_verification_link
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
 from leaderboard.forms import (
@@ -21,7 +23,7 @@ from leaderboard.forms import (
     SignupForm,
 )
 from leaderboard.models import Team
-from leaderboard.services import accounts
+from leaderboard.services import accounts, login_sessions
 
 WRONG_LOGIN = "Wrong e-mail or password."
 LOGIN_LIMITED = ("Too many login attempts from your address. Wait a minute, then try again "
@@ -38,6 +40,42 @@ def _login_limit_key() -> str:
     return f"login:{current_app.config.get('RATELIMIT_KEY_PREFIX', '')}:{get_remote_address()}"
 
 
+def _log_in(session, user) -> None:
+    """Start a server-side login for ``user`` (committed) and put its id in the cookie."""
+    cookie[accounts.LOGIN_SESSION_KEY] = login_sessions.start(
+        session=session, user_id=user.id,
+        max_hours=current_app.config["LEADERBOARD"]["SESSION_HOURS"])
+    session.commit()
+    login_user(accounts.to_current_user(session, user))
+
+
+def _end_login() -> None:
+    """Log out this browser: its server-side login row goes, so the cookie is dead."""
+    session = get_session()
+    login_sessions.end(session=session, token=cookie.pop(accounts.LOGIN_SESSION_KEY, None))
+    session.commit()
+    logout_user()
+
+
+def _signup_limit() -> str:
+    return current_app.config["LEADERBOARD"]["SIGNUP_RATE_LIMIT"]
+
+
+def _reset_limit() -> str:
+    return current_app.config["LEADERBOARD"]["RESET_RATE_LIMIT"]
+
+
+def _ip_key(kind: str):
+    def key() -> str:
+        return f"{kind}:{current_app.config.get('RATELIMIT_KEY_PREFIX', '')}:{get_remote_address()}"
+    return key
+
+
+SIGNUP_LIMITED = ("Too many sign-ups from your address. Try again in an hour, or ask the hosts "
+                  "of the leaderboard to create your team.")
+RESET_LIMITED = "Too many password reset requests from your address. Try again in an hour."
+
+
 def _safe_next(default: str) -> str:
     target = request.args.get("next", "")
     parts = urlsplit(target)
@@ -48,6 +86,8 @@ def _safe_next(default: str) -> str:
 
 
 @bp.route("/signup", methods=["GET", "POST"])
+@limiter.limit(_signup_limit, key_func=_ip_key("signup"), methods=["POST"],
+               error_message=SIGNUP_LIMITED)
 def signup():
     """Create a team and its first member, then log them in."""
     form = SignupForm()
@@ -55,16 +95,19 @@ def signup():
         session = get_session()
         try:
             _team, user = accounts.create_team(session=session, name=form.team_name.data,
-                                               email=form.email.data, password=form.password.data)
+                                               email=form.email.data, password=form.password.data,
+                                               verified=False)
         except accounts.AccountError as exc:
             session.rollback()
             target = form.email if "e-mail" in str(exc) else form.team_name
             target.errors.append(str(exc))
         else:
             session.commit()
-            login_user(accounts.to_current_user(session, user))
-            flash(f"Welcome, {user.email}: team {form.team_name.data.strip()} is registered.",
-                  "success")
+            _log_in(session, user)
+            send_verification_link(user)
+            flash(f"Welcome, {user.email}: team {form.team_name.data.strip()} is registered. "
+                  "We sent you a link to confirm your e-mail address; your team can submit "
+                  "to the hidden test split once it is confirmed.", "success")
             return redirect(url_for("account.home"))
     status = 200 if request.method == "GET" else 400
     return render_template("account/signup.html", form=form), status
@@ -87,7 +130,7 @@ def login():
         elif team is not None and team.disabled and not user.is_admin:
             error = "This team is disabled. Contact the hosts of the leaderboard."
         else:
-            login_user(accounts.to_current_user(session, user))
+            _log_in(session, user)
             return redirect(_safe_next(url_for("account.home")))
     status = 200 if request.method == "GET" else 400
     return render_template("account/login.html", form=form, error=error), status
@@ -99,9 +142,26 @@ def logout():
     form = ActionForm()
     if not form.validate_on_submit():
         abort(400, description="The log-out form was not valid. Reload the page and try again.")
-    logout_user()
+    _end_login()
     flash("You are logged out.", "info")
     return redirect(url_for("public.ranking"))
+
+
+@bp.post("/logout-everywhere")
+@login_required
+def logout_everywhere():
+    """End every login of this user, in every browser (POST with CSRF token)."""
+    form = ActionForm()
+    if not form.validate_on_submit():
+        abort(400, description="The form was not valid. Reload the page and try again.")
+    session = get_session()
+    count = login_sessions.end_all(session=session, user_id=current_user.id)
+    session.commit()
+    cookie.pop(accounts.LOGIN_SESSION_KEY, None)
+    logout_user()
+    flash(f"You are logged out everywhere ({count} session{'s' if count != 1 else ''} "
+          "ended).", "info")
+    return redirect(url_for("account.login"))
 
 
 @bp.get("/")
@@ -127,9 +187,10 @@ def change_password():
             form.current_password.errors.append("That is not your current password.")
         else:
             accounts.set_password(session=session, user=user, password=form.password.data)
+            login_sessions.end_all(session=session, user_id=user.id)
             session.commit()
-            # The stamp changed: re-issue this session so only the others end.
-            login_user(accounts.to_current_user(session, user))
+            # Every login ended: start a new one here so only the others end.
+            _log_in(session, user)
             flash("Password changed. Other sessions have been logged out.", "success")
             return redirect(url_for("account.home"))
     status = 200 if request.method == "GET" else 400
@@ -137,6 +198,8 @@ def change_password():
 
 
 @bp.route("/reset", methods=["GET", "POST"])
+@limiter.limit(_reset_limit, key_func=_ip_key("reset"), methods=["POST"],
+               error_message=RESET_LIMITED)
 def reset_request():
     """Ask for a reset link. The answer is the same whether the e-mail is known or not."""
     form = ResetRequestForm()
@@ -146,8 +209,17 @@ def reset_request():
         if user is not None:
             token = tokens.make_password_token(user, tokens.password_reset())
             link = url_for("account.reset_password", token=token, _external=True)
-            # No mail server is configured: the hosts read the link from the log.
-            current_app.logger.warning("Password reset link for %s: %s", user.email, link)
+            settings = current_app.config["LEADERBOARD"]
+            if not mail.smtp_configured(settings):
+                # No mail server is configured: the hosts read the link from the log.
+                current_app.logger.warning("Password reset link for %s: %s", user.email, link)
+            else:
+                mail.send(settings, user.email, "Reset your SWORDS leaderboard password",
+                          f"Hello,\n\nsomeone (hopefully you) asked to reset the password of "
+                          f"{user.email} on the SWORDS leaderboard. Choose a new one here:\n\n"
+                          f"{link}\n\nThe link works once and expires in "
+                          f"{settings['PASSWORD_RESET_MAX_AGE'] // 60} minutes. If you did "
+                          "not ask for it, ignore this message.\n")
         return render_template("account/reset_sent.html", email=form.email.data)
     status = 200 if request.method == "GET" else 400
     return render_template("account/reset_request.html", form=form), status
@@ -168,7 +240,9 @@ def reset_password(token: str, kind: str):
     form = ResetPasswordForm()
     if form.validate_on_submit():
         accounts.set_password(session=session, user=user, password=form.password.data)
+        login_sessions.end_all(session=session, user_id=user.id)
         session.commit()
+        cookie.pop(accounts.LOGIN_SESSION_KEY, None)
         logout_user()
         flash("Your password is set. Log in with it now.", "success")
         return redirect(url_for("account.login"))

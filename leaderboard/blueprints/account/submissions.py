@@ -20,6 +20,7 @@ from leaderboard.services.benchmarks import default_benchmark
 from leaderboard.services.quotas import quota_status
 from leaderboard.services.results import validate_upload
 from leaderboard.services.submissions import SubmissionError
+from leaderboard.services.verification import require_verified
 
 URL = Regexp(r"^https?://", message="Links must start with http:// or https://.")
 
@@ -128,9 +129,11 @@ def create_submission():
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
     try:
+        benchmark = _benchmark_or_503()
+        require_verified(session, _team(), benchmark)
         raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
         accepted = service.create_submission(
-            session=session, team=_team(), benchmark=_benchmark_or_503(), raw=raw,
+            session=session, team=_team(), benchmark=benchmark, raw=raw,
             system_name=form.name.data or "", settings=settings,
             description=form.description.data or "", paper_url=form.paper_url.data or "",
             code_url=form.code_url.data or "", filename=form.file.data.filename or "",

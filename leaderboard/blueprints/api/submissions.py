@@ -19,6 +19,7 @@ from leaderboard.services import submissions as service
 from leaderboard.services.benchmarks import default_benchmark
 from leaderboard.services.results import validate_upload
 from leaderboard.services.submissions import SubmissionError
+from leaderboard.services.verification import require_verified
 
 TRUE_VALUES = {"1", "true", "yes", "on"}
 
@@ -125,9 +126,11 @@ def create_submission():
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
     try:
+        benchmark = _benchmark()
+        require_verified(session, g.api_team, benchmark)
         raw, filename = _read_file(settings)
         accepted = service.create_submission(
-            session=session, team=g.api_team, benchmark=_benchmark(), raw=raw,
+            session=session, team=g.api_team, benchmark=benchmark, raw=raw,
             system_name=request.form.get("name", ""), settings=settings,
             description=request.form.get("description", ""),
             paper_url=request.form.get("url", request.form.get("paper_url", "")),

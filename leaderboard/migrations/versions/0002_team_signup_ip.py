@@ -1,6 +1,6 @@
 """team.signup_ip: the address a team was created from (admin flags clusters of teams)
 
-Revision ID: 0002_issue10a_signup_ip
+Revision ID: 0002_team_signup_ip
 Revises: 0001_initial
 Create Date: 2026-11-22 03:40:00
 """
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision = "0002_issue10a_signup_ip"
+revision = "0002_team_signup_ip"
 down_revision = "0001_initial"
 branch_labels = None
 depends_on = None

@@ -1,0 +1,227 @@
+"""Mail through a real SMTP server (aiosmtpd on a free port): verification, reset, finished.
+
+Also the gate it serves: a signed-up team submits to the hidden split only once an address
+is confirmed; host-made teams are confirmed from the start. And the sign-up / reset limits.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import io
+import re
+import threading
+
+import pytest
+from sqlmodel import select
+
+from leaderboard.models import Submission, User
+from tests.factories import DEFAULT_PASSWORD, csrf_token_from, login, make_team, make_token
+from tests.faults import free_port
+from tests.pipeline.conftest import (  # noqa: F401 (fixtures)
+    benchmark,
+    demo_bytes,
+    start_worker,
+    wait_for_status,
+)
+
+VERIFY_RE = re.compile(r"http://localhost(/account/verify/\S+)")
+RESET_RE = re.compile(r"http://localhost(/account/reset/\S+)")
+
+
+class Inbox:
+    """What the SMTP server received: parsed messages, in order."""
+
+    def __init__(self):
+        self.messages: list[email.message.EmailMessage] = []
+        self.arrived = threading.Condition()
+
+    async def handle_DATA(self, _server, _session, envelope):  # noqa: N802 (aiosmtpd's name)
+        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        with self.arrived:
+            self.messages.append(message)
+            self.arrived.notify_all()
+        return "250 Message accepted for delivery"
+
+    def wait(self, count: int, timeout: float = 60) -> list:
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: len(self.messages) >= count, timeout), \
+                f"{len(self.messages)} message(s) arrived, expected {count}"
+        return self.messages
+
+    @staticmethod
+    def body(message) -> str:
+        return message.get_body(preferencelist=("plain",)).get_content()
+
+
+@pytest.fixture
+def smtp(app):
+    from aiosmtpd.controller import Controller
+
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    # Settings are read when mail is sent: the app may exist already (other fixtures).
+    app.config["LEADERBOARD"]["SMTP_URL"] = f"smtp://127.0.0.1:{port}"
+    app.config["LEADERBOARD"]["MAIL_FROM"] = "Leaderboard <noreply@swords.example>"
+    yield inbox
+    controller.stop()
+
+
+def signup(client, team="Mail Lab", mail="new@example.org"):
+    token = csrf_token_from(client.get("/account/signup").get_data(as_text=True))
+    return client.post("/account/signup", data={
+        "team_name": team, "email": mail, "password": DEFAULT_PASSWORD,
+        "confirm": DEFAULT_PASSWORD, "csrf_token": token})
+
+
+def web_upload(client):
+    page = client.get("/account/submit").get_data(as_text=True)
+    return client.post("/account/submit", data={
+        "csrf_token": csrf_token_from(page), "name": "mailed",
+        "file": (io.BytesIO(demo_bytes()), "run.json")})
+
+
+@pytest.mark.usefixtures("benchmark")
+def test_signup_mails_a_link_that_unlocks_hidden_submissions(smtp, app, client, session):
+    assert signup(client).status_code == 302
+    [message] = smtp.wait(1)
+    assert message["To"] == "new@example.org"
+    assert message["From"] == "Leaderboard <noreply@swords.example>"
+    assert message["Subject"] == "Confirm your e-mail for the SWORDS leaderboard"
+    path = VERIFY_RE.search(Inbox.body(message)).group(1)
+    user = session.exec(select(User).where(User.email == "new@example.org")).one()
+    assert user.email_verified_at is None
+
+    # Not yet: the web form and the API both refuse, saying why and what to do.
+    home = client.get("/account/").get_data(as_text=True)
+    assert "Resend verification e-mail</button>" in home
+    refused = web_upload(client)
+    assert refused.status_code == 403
+    assert "no member has confirmed their e-mail address" in refused.get_data(as_text=True)
+    token = make_token(session, _team_of(session, user))
+    api = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                      data={"name": "api", "file": (io.BytesIO(demo_bytes()), "r.json")})
+    assert api.status_code == 403
+    error = api.get_json()["error"]
+    assert error["code"] == "email_unverified"
+    assert "Resend verification e-mail" in error["message"]
+    assert session.exec(select(Submission)).all() == []
+
+    # Resend gives a second working link; opening one confirms the address.
+    page = client.get("/account/").get_data(as_text=True)
+    assert client.post("/account/verify/resend",
+                       data={"csrf_token": csrf_token_from(page)}).status_code == 302
+    assert len(smtp.wait(2)) == 2
+    opened = client.get(path)
+    assert opened.status_code == 302 and opened.headers["Location"] == "/account/"
+    assert "is confirmed" in client.get("/account/").get_data(as_text=True)
+    session.expire_all()
+    assert session.get(User, user.id).email_verified_at is not None
+    assert web_upload(client).status_code == 303
+    assert "Resend verification e-mail" not in client.get("/account/").get_data(as_text=True)
+
+
+def _team_of(session, user):
+    from leaderboard.models import Team
+
+    return session.get(Team, session.get(User, user.id).team_id)
+
+
+def test_tampered_verification_link_is_refused(app, client, session):
+    make_team(session, name="Tamper", email="t@example.org", verified=False)
+    response = client.get("/account/verify/not-a-real-token")
+    assert response.status_code == 400
+    assert "This link is not valid" in response.get_data(as_text=True)
+
+
+@pytest.mark.usefixtures("benchmark")
+def test_host_made_team_is_verified_and_submits(app, runner, session):
+    result = runner.invoke(args=["team", "create", "Host Lab", "--email", "host@example.org",
+                                 "--password", DEFAULT_PASSWORD])
+    assert result.exit_code == 0, result.output
+    user = session.exec(select(User).where(User.email == "host@example.org")).one()
+    assert user.email_verified_at is not None
+    client = app.test_client()
+    login(client, "host@example.org")
+    assert web_upload(client).status_code == 303
+
+
+def test_password_reset_link_is_mailed(smtp, app, client, session):
+    make_team(session, name="Reset Lab", email="reset@example.org")
+    token = csrf_token_from(client.get("/account/reset").get_data(as_text=True))
+    assert client.post("/account/reset", data={"email": "reset@example.org",
+                                               "csrf_token": token}).status_code == 200
+    [message] = smtp.wait(1)
+    assert (message["To"], message["Subject"]) == (
+        "reset@example.org", "Reset your SWORDS leaderboard password")
+    path = RESET_RE.search(Inbox.body(message)).group(1)
+    assert client.get(path).status_code == 200
+
+
+@pytest.mark.usefixtures("benchmark")
+def test_finished_submission_mails_members_who_opted_in(smtp, app, client, session, request):
+    from leaderboard.services.notifications import notify_finished
+
+    launch_worker = request.getfixturevalue("start_worker")
+
+    team, _user = make_team(session, name="Notify Lab", email="notify@example.org")
+    quiet = User(email="quiet@example.org", password_hash="!", team_id=team.id)
+    session.add(quiet)
+    session.commit()
+    token = make_token(session, team)
+    login(client, "notify@example.org")
+    page = client.get("/account/").get_data(as_text=True)
+    assert client.post("/account/notifications", data={
+        "csrf_token": csrf_token_from(page), "notify_on_finish": "y"}).status_code == 302
+    assert 'name="notify_on_finish" value="y" checked' in client.get("/account/").get_data(
+        as_text=True)
+
+    launch_worker(SMTP_URL=app.config["LEADERBOARD"]["SMTP_URL"])
+    response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                           data={"name": "announced", "file": (io.BytesIO(demo_bytes()),
+                                                               "r.json")})
+    sid = response.get_json()["id"]
+    assert wait_for_status(session, sid, ("scored",)).status == "scored"
+    [message] = smtp.wait(1)
+    assert message["To"] == "notify@example.org"
+    assert message["Subject"] == f"Submission {sid} (announced) is scored"
+    body = Inbox.body(message)
+    assert f"/account/submissions/{sid}" in body
+    assert re.search(r"strict_a_f@10: \d+\.\d\d", body)
+    # A second run of the job (or a retry) never announces it again.
+    assert notify_finished(app.extensions["db_engine"], sid, app.config["LEADERBOARD"]) == 0
+    assert len(smtp.messages) == 1
+
+
+def test_without_smtp_the_verification_link_goes_to_the_log(app, client, caplog):
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="leaderboard.mail"):
+        assert signup(client, team="Log Lab", mail="log@example.org").status_code == 302
+    assert "E-mail to log@example.org (no LEADERBOARD_SMTP_URL set)" in caplog.text
+    assert VERIFY_RE.search(caplog.text)
+
+
+def test_signup_and_reset_are_rate_limited_per_address(app_overrides, request):
+    from leaderboard import create_app
+
+    app_overrides.update(SIGNUP_RATE_LIMIT="2 per hour", RESET_RATE_LIMIT="2 per hour")
+    app = create_app(app_overrides)
+    from leaderboard.db import create_all
+
+    create_all(app.extensions["db_engine"])
+    request.addfinalizer(app.extensions["db_engine"].dispose)
+    client = app.test_client()
+    codes = [signup(client, team=f"Flood {i}", mail=f"flood{i}@example.org").status_code
+             for i in range(3)]
+    assert codes == [302, 302, 429]
+    assert "Too many sign-ups from your address" in signup(
+        client, team="Flood 9", mail="flood9@example.org").get_data(as_text=True)
+    resets = []
+    for _ in range(3):
+        token = csrf_token_from(client.get("/account/reset").get_data(as_text=True))
+        resets.append(client.post("/account/reset", data={"email": "flood0@example.org",
+                                                          "csrf_token": token}).status_code)
+    assert resets == [200, 200, 429]
