@@ -11,9 +11,17 @@ import plotly.graph_objects as go
 
 from leaderboard.services.metric_info import LABELS, POS_VALUES
 
-_LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=60),
+_LAYOUT = dict(template="plotly_white", margin=dict(l=55, r=15, t=70, b=60),
                font=dict(family="system-ui, sans-serif", size=13),
                legend=dict(orientation="h", y=-0.2))
+LABELLED_TOP = 8
+ISO_F = (10, 20, 30, 40, 50, 60, 70, 80)
+
+
+def _title(text: str, sub: str = "") -> dict[str, Any]:
+    """A title that fits a phone: left-aligned, the detail on a second, smaller line."""
+    full = text + (f"<br>{sub}" if sub else "")
+    return dict(text=full, x=0.01, xanchor="left", font=dict(size=15))
 _REF_SYMBOLS = {"human": "star", "oracle": "diamond"}
 
 
@@ -49,15 +57,45 @@ def _point_trace(entries: list[dict[str, Any]], px: str, py: str, name: str,
         hovertemplate="%{text}<br>R %{x:.1f}<br>P %{y:.1f}<extra></extra>")
 
 
+def _iso_f(fig: go.Figure, limit: float) -> None:
+    """Dotted curves of constant F (P = F·R / (2R − F)), labelled at their top end."""
+    for f in ISO_F:
+        rs = [f / 2 + (limit - f / 2) * i / 60 for i in range(1, 61)]
+        pts = [(r, f * r / (2 * r - f)) for r in rs if 2 * r - f > 0]
+        pts = [(r, p) for r, p in pts if p <= limit]
+        if not pts:
+            continue
+        fig.add_trace(go.Scatter(x=[r for r, _ in pts], y=[p for _, p in pts], mode="lines",
+                                 line=dict(color="#c4cbd3", width=1, dash="dot"),
+                                 hoverinfo="skip", showlegend=False))
+        r, p = pts[0]
+        fig.add_annotation(x=r, y=p, text=f"F={f}", showarrow=False, xanchor="left",
+                           font=dict(size=10, color="#8a939e"))
+
+
 def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a") -> go.Figure:
-    """Precision vs recall at 10 of every public system and reference row, with 95% bars."""
-    px, py = f"{mode}_{ref}_r@10", f"{mode}_{ref}_p@10"
+    """Precision vs recall at 10 of every public system and reference row, with 95% bars,
+    iso-F curves and the names of the top systems on F."""
+    px, py, pf = f"{mode}_{ref}_r@10", f"{mode}_{ref}_p@10", f"{mode}_{ref}_f@10"
     fig = go.Figure()
     systems = [{"metrics": s["metrics"], "intervals": s["intervals"],
-                "label": f"{s['system']} ({s['team']})"} for s in data.get("systems", [])]
+                "label": f"{s['system']} ({s['team']})", "name": s["system"]}
+               for s in data.get("systems", [])]
+    values = [v for e in systems + data.get("references", [])
+              for v in (e["metrics"].get(px), e["metrics"].get(py)) if v is not None]
+    _iso_f(fig, min(100.0, max([*values, 10.0]) * 1.1))
     trace = _point_trace(systems, px, py, "Systems", "circle", 9)
     if trace is not None:
         fig.add_trace(trace)
+    top = sorted((e for e in systems if pf in e["metrics"] and px in e["metrics"]
+                  and py in e["metrics"]), key=lambda e: -e["metrics"][pf])[:LABELLED_TOP]
+    if top:
+        # Names drawn above the points, in a trace of their own so reference markers
+        # (drawn later, larger) cannot hide a system's label.
+        fig.add_trace(go.Scatter(
+            x=[e["metrics"][px] for e in top], y=[e["metrics"][py] for e in top],
+            mode="text", text=[e["name"] for e in top], textposition="top center",
+            textfont=dict(size=11), hoverinfo="skip", showlegend=False))
     for r in data.get("references", []):
         label = r["name"] + (" (subset)" if r.get("subset") else "")
         entry = {"metrics": r["metrics"], "intervals": r["intervals"], "label": label}
@@ -65,7 +103,8 @@ def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a")
         if trace is not None:
             fig.add_trace(trace)
     ref_name = "acceptable" if ref == "a" else "conceivable"
-    fig.update_layout(title=f"Precision vs recall at 10 ({mode}, {ref_name})",
+    fig.update_layout(title=_title("Precision vs recall at 10",
+                                   f"{mode}, {ref_name} gold · dotted: equal F"),
                       xaxis_title=f"Recall@10 ({mode})", yaxis_title=f"Precision@10 ({mode})",
                       **_LAYOUT)
     return fig
@@ -90,24 +129,98 @@ def pos_bars(detail: dict[str, Any], keys: list[str]) -> go.Figure:
             error_y=dict(type="data", array=[e[0] for e in errs],
                          arrayminus=[e[1] for e in errs], thickness=1),
             hovertemplate=f"{pos} · %{{x}}: %{{y:.1f}}<extra></extra>"))
-    fig.update_layout(barmode="group", title="Metrics by part of speech (95% intervals)",
+    fig.update_layout(barmode="group", title=_title("Metrics by part of speech",
+                                                    "95% interval bars"),
                       yaxis_title="score (%)", **_LAYOUT)
     return fig
 
 
-def score_distribution(data: dict[str, Any], metric: str) -> go.Figure:
-    """Histogram of one metric over public systems, reference rows as dashed lines."""
-    values = [s["metrics"][metric] for s in data.get("systems", []) if metric in s["metrics"]]
-    fig = go.Figure(go.Histogram(x=values, nbinsx=min(40, max(5, len(values) // 3)),
-                                 name="Systems", hovertemplate="%{x}: %{y}<extra></extra>"))
+def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
+    """Labelled dot plot of one metric: the top systems best first with 95% bars, reference
+    rows as labelled dashed lines."""
+    label = LABELS.get(metric, metric)
+    systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
+                     key=lambda s: -s["metrics"][metric])[:top]
+    names = [f"{s['system']} ({s['team']})" for s in systems]
+    xs = [s["metrics"][metric] for s in systems]
+    errs = [_errors(s["metrics"][metric], s["intervals"].get(metric)) for s in systems]
+    fig = go.Figure(go.Scatter(
+        x=xs, y=names, mode="markers", name="Systems", marker=dict(size=9),
+        error_x=dict(type="data", array=[e[0] for e in errs],
+                     arrayminus=[e[1] for e in errs], thickness=1),
+        hovertemplate="%{y}: %{x:.1f}<extra></extra>"))
     for r in data.get("references", []):
         value = r["metrics"].get(metric)
         if value is not None:
-            fig.add_vline(x=value, line_dash="dash",
-                          annotation_text=r["name"], annotation_position="top")
-    fig.update_layout(title=f"Distribution of {LABELS.get(metric, metric)} over systems",
-                      xaxis_title=f"{LABELS.get(metric, metric)} (%)",
-                      yaxis_title="systems", **_LAYOUT)
+            fig.add_vline(x=value, line_dash="dash", line_color="#8a939e",
+                          annotation_text=r["name"], annotation_position="top",
+                          annotation_font_size=10)
+    shown = f"top {len(systems)}" if len(data.get("systems", [])) > len(systems) else "all"
+    fig.update_layout(title=_title(f"{label}: {shown} systems", "95% interval bars"),
+                      xaxis_title=f"{label} (%)", showlegend=False,
+                      height=max(320, 120 + 24 * len(systems)), **_LAYOUT)
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return fig
+
+
+def history(data: dict[str, Any], metric: str) -> go.Figure:
+    """Best score so far by submission date (step line with the best system's 95% band),
+    every public system as a point and reference rows as horizontal lines."""
+    label = LABELS.get(metric, metric)
+    systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
+                     key=lambda s: (s["date"], s["id"]))
+    fig = go.Figure()
+    dates, best, lo, hi, names = [], [], [], [], []
+    current: dict[str, Any] | None = None
+    for s in systems:
+        if current is None or s["metrics"][metric] > current["metrics"][metric]:
+            current = s
+        interval = current["intervals"].get(metric) or [current["metrics"][metric]] * 2
+        dates.append(s["date"][:10])
+        best.append(current["metrics"][metric])
+        lo.append(interval[0])
+        hi.append(interval[1])
+        names.append(current["system"])
+    if systems:
+        fig.add_trace(go.Scatter(x=dates, y=hi, mode="lines", line=dict(width=0, shape="hv"),
+                                 hoverinfo="skip", showlegend=False))
+        fig.add_trace(go.Scatter(x=dates, y=lo, mode="lines", fill="tonexty",
+                                 fillcolor="rgba(10,88,184,.15)",
+                                 line=dict(width=0, shape="hv"), name="95% interval of the best",
+                                 hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=dates, y=best, mode="lines", name="Best so far",
+                                 line=dict(shape="hv", width=2.5, color="#0a58b8"), text=names,
+                                 hovertemplate="%{x}: best %{y:.1f} (%{text})<extra></extra>"))
+        fig.add_trace(go.Scatter(
+            x=[s["date"][:10] for s in systems], y=[s["metrics"][metric] for s in systems],
+            mode="markers", name="Public systems", marker=dict(size=7, color="#5b6470"),
+            text=[f"{s['system']} ({s['team']})" for s in systems],
+            hovertemplate="%{text}<br>%{x}: %{y:.1f}<extra></extra>"))
+    for r in data.get("references", []):
+        value = r["metrics"].get(metric)
+        if value is not None:
+            fig.add_hline(y=value, line_dash="dash", line_color="#8a939e",
+                          annotation_text=r["name"] + (" (subset)" if r.get("subset") else ""),
+                          annotation_position="top left", annotation_font_size=10)
+    fig.update_layout(title=_title(f"Best {label} over time", "step: best so far · band: its "
+                                   "95% interval"),
+                      xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
+    return fig
+
+
+def heatmap(table: dict[str, Any]) -> go.Figure:
+    """P(row beats column) among the top systems; significant cells marked with ✱."""
+    names = [f"{n + 1}. {s['system']}" for n, s in enumerate(table["systems"])]
+    text = [["✱" if sig else "" for sig in row] for row in table["significant"]]
+    fig = go.Figure(go.Heatmap(
+        z=table["p_beats"], x=names, y=names, zmin=0, zmax=1, colorscale="RdBu",
+        text=text, texttemplate="%{text}", colorbar=dict(title="P", thickness=10),
+        hovertemplate="P(%{y} beats %{x}) = %{z:.3f}<extra></extra>"))
+    fig.update_layout(title=_title(f"P(row beats column) · {table['label']}",
+                                   "✱ significant at the 5% level"),
+                      height=max(360, 160 + 22 * len(names)), **_LAYOUT)
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_xaxes(tickangle=-60, automargin=True)
     return fig
 
 

@@ -29,7 +29,7 @@ from leaderboard.models import LeaderboardSnapshot
 from leaderboard.services.ranking_table import RankingTable, build_table
 
 #: Bump when the cached pages' markup changes, so validators (ETags) change with it.
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 TABLES_MAX = 64
 BODIES_MAX = 48
 
@@ -107,15 +107,16 @@ def snapshot_data(session: Session, benchmark_id: int) -> tuple[int | None, dict
 
 def ranking_rows(*, session: Session, benchmark_id: int, pos: str | None = None,
                  sort: str | None = None, direction: str | None = None,
-                 view: str | None = None, ref: SnapshotRef | None = None) -> RankingTable:
+                 view: str | None = None, ref: SnapshotRef | None = None,
+                 entries: str | None = None, q: str | None = None) -> RankingTable:
     """The ranking table as shown (see :class:`RankingTable`), built once per snapshot and
     query; raises :class:`~leaderboard.services.ranking_table.BadQuery`."""
     ref = ref or latest_snapshot(session, benchmark_id)
-    key = (ref.key, pos, sort, direction, view)
+    key = (ref.key, pos, sort, direction, view, entries, q)
     table = _tables.get(key)
     if table is None:
         table = build_table(load_data(session, ref), snapshot_id=ref.id, pos=pos, sort=sort,
-                            direction=direction, view=view)
+                            direction=direction, view=view, entries=entries, q=q)
         _remember(_tables, key, table, TABLES_MAX)
     return table
 

@@ -80,7 +80,22 @@ def template_helpers() -> dict[str, object]:
     from leaderboard.blueprints.public.render import cell_html, rows_html
 
     return {"plotly_version": plotly.__version__, "plotly_style_ids": plotly_style_ids,
-            "cell_html": cell_html, "rows_html": rows_html}
+            "cell_html": cell_html, "rows_html": rows_html, "inputs_url": inputs_url}
+
+
+def inputs_url() -> str | None:
+    """Download URL of the shown split's inputs (contexts, targets, candidates; no labels),
+    or None before any benchmark is imported."""
+    from flask import url_for
+
+    from leaderboard.db import get_session
+    from leaderboard.services.snapshots import current_benchmark
+
+    bench = current_benchmark(get_session())
+    if bench is None:
+        return None
+    return url_for("downloads.split_inputs", name=bench.name, version=bench.version,
+                   split=bench.split)
 
 
 @bp.app_template_filter("metric_html")
