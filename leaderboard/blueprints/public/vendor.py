@@ -72,6 +72,16 @@ def plotly_js():
     return _long_cached(_plotly_js(), "text/javascript")
 
 
+@bp.get("/favicon.ico")
+def favicon():
+    """The site icon (browsers ask for /favicon.ico whatever the page says)."""
+    from flask import current_app, send_from_directory
+
+    response = send_from_directory(current_app.static_folder, "favicon.ico",
+                                   mimetype="image/vnd.microsoft.icon", max_age=86400)
+    return response
+
+
 @bp.app_context_processor
 def template_helpers() -> dict[str, object]:
     """The plotly version (cache-busting query string on the script URL) and cell renderers."""
