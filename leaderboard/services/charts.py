@@ -18,6 +18,12 @@ LABELLED_TOP = 8
 ISO_F = (10, 20, 30, 40, 50, 60, 70, 80)
 
 
+def _label(key: str) -> str:
+    """A metric's label for chart text: 'F_c^10' as 'Fc¹⁰' (plotly's <sup> would write an
+    inline style, which our CSP blocks)."""
+    return LABELS.get(key, key).replace("_c", "c").replace("^10", "¹⁰")
+
+
 def _title(text: str, sub: str = "") -> dict[str, Any]:
     """A title that fits a phone: left-aligned, the detail on a second, smaller line."""
     full = text + (f"<br>{sub}" if sub else "")
@@ -68,9 +74,9 @@ def _iso_f(fig: go.Figure, limit: float) -> None:
         fig.add_trace(go.Scatter(x=[r for r, _ in pts], y=[p for _, p in pts], mode="lines",
                                  line=dict(color="#c4cbd3", width=1, dash="dot"),
                                  hoverinfo="skip", showlegend=False))
-        r, p = pts[0]
-        fig.add_annotation(x=r, y=p, text=f"F={f}", showarrow=False, xanchor="left",
-                           font=dict(size=10, color="#8a939e"))
+        r, p = pts[-1]
+        fig.add_annotation(x=r, y=p, text=f"F={f}", showarrow=False, xanchor="right",
+                           yanchor="bottom", font=dict(size=9, color="#8a939e"))
 
 
 def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a") -> go.Figure:
@@ -87,14 +93,24 @@ def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a")
     trace = _point_trace(systems, px, py, "Systems", "circle", 9)
     if trace is not None:
         fig.add_trace(trace)
-    top = sorted((e for e in systems if pf in e["metrics"] and px in e["metrics"]
-                  and py in e["metrics"]), key=lambda e: -e["metrics"][pf])[:LABELLED_TOP]
+    ranked = sorted((e for e in systems if pf in e["metrics"] and px in e["metrics"]
+                     and py in e["metrics"]), key=lambda e: -e["metrics"][pf])
+    top: list[dict[str, Any]] = []
+    for e in ranked:
+        # Skip a name that would sit on top of one already drawn (within 3 points).
+        if all(abs(e["metrics"][px] - t["metrics"][px]) + abs(e["metrics"][py] - t["metrics"][py])
+               > 3 for t in top):
+            top.append(e)
+        if len(top) == LABELLED_TOP:
+            break
     if top:
         # Names drawn above the points, in a trace of their own so reference markers
         # (drawn later, larger) cannot hide a system's label.
         fig.add_trace(go.Scatter(
             x=[e["metrics"][px] for e in top], y=[e["metrics"][py] for e in top],
-            mode="text", text=[e["name"] for e in top], textposition="top center",
+            mode="text", text=[e["name"] for e in top],
+            # Names lean away from the nearer edge so they are not cut off on a phone.
+            textposition=["top left" if e["metrics"][px] > 60 else "top right" for e in top],
             textfont=dict(size=11), hoverinfo="skip", showlegend=False))
     for r in data.get("references", []):
         label = r["name"] + (" (subset)" if r.get("subset") else "")
@@ -125,7 +141,7 @@ def pos_bars(detail: dict[str, Any], keys: list[str]) -> go.Figure:
         values = [metrics[k] for k in shown]
         errs = [_errors(metrics[k], intervals.get(k)) for k in shown]
         fig.add_trace(go.Bar(
-            name=pos, x=[LABELS.get(k, k) for k in shown], y=values,
+            name=pos, x=[_label(k) for k in shown], y=values,
             error_y=dict(type="data", array=[e[0] for e in errs],
                          arrayminus=[e[1] for e in errs], thickness=1),
             hovertemplate=f"{pos} · %{{x}}: %{{y:.1f}}<extra></extra>"))
@@ -138,7 +154,7 @@ def pos_bars(detail: dict[str, Any], keys: list[str]) -> go.Figure:
 def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
     """Labelled dot plot of one metric: the top systems best first with 95% bars, reference
     rows as labelled dashed lines."""
-    label = LABELS.get(metric, metric)
+    label = _label(metric)
     systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
                      key=lambda s: -s["metrics"][metric])[:top]
     names = [f"{s['system']} ({s['team']})" for s in systems]
@@ -149,12 +165,13 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
         error_x=dict(type="data", array=[e[0] for e in errs],
                      arrayminus=[e[1] for e in errs], thickness=1),
         hovertemplate="%{y}: %{x:.1f}<extra></extra>"))
-    for r in data.get("references", []):
-        value = r["metrics"].get(metric)
-        if value is not None:
-            fig.add_vline(x=value, line_dash="dash", line_color="#8a939e",
-                          annotation_text=r["name"], annotation_position="top",
-                          annotation_font_size=10)
+    places = ("top left", "bottom right", "top right", "bottom left")
+    refs = [r for r in data.get("references", []) if r["metrics"].get(metric) is not None]
+    for n, r in enumerate(refs):
+        # Alternating corners: reference lines often sit close together.
+        fig.add_vline(x=r["metrics"][metric], line_dash="dash", line_color="#8a939e",
+                      annotation_text=r["name"], annotation_position=places[n % 4],
+                      annotation_font_size=10)
     shown = f"top {len(systems)}" if len(data.get("systems", [])) > len(systems) else "all"
     fig.update_layout(title=_title(f"{label}: {shown} systems", "95% interval bars"),
                       xaxis_title=f"{label} (%)", showlegend=False,
@@ -166,7 +183,7 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
 def history(data: dict[str, Any], metric: str) -> go.Figure:
     """Best score so far by submission date (step line with the best system's 95% band),
     every public system as a point and reference rows as horizontal lines."""
-    label = LABELS.get(metric, metric)
+    label = _label(metric)
     systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
                      key=lambda s: (s["date"], s["id"]))
     fig = go.Figure()
@@ -196,12 +213,12 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
             mode="markers", name="Public systems", marker=dict(size=7, color="#5b6470"),
             text=[f"{s['system']} ({s['team']})" for s in systems],
             hovertemplate="%{text}<br>%{x}: %{y:.1f}<extra></extra>"))
-    for r in data.get("references", []):
-        value = r["metrics"].get(metric)
-        if value is not None:
-            fig.add_hline(y=value, line_dash="dash", line_color="#8a939e",
-                          annotation_text=r["name"] + (" (subset)" if r.get("subset") else ""),
-                          annotation_position="top left", annotation_font_size=10)
+    places = ("top left", "bottom right", "top right", "bottom left")
+    refs = [r for r in data.get("references", []) if r["metrics"].get(metric) is not None]
+    for n, r in enumerate(refs):
+        fig.add_hline(y=r["metrics"][metric], line_dash="dash", line_color="#8a939e",
+                      annotation_text=r["name"] + (" (subset)" if r.get("subset") else ""),
+                      annotation_position=places[n % 4], annotation_font_size=10)
     fig.update_layout(title=_title(f"Best {label} over time", "step: best so far · band: its "
                                    "95% interval"),
                       xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
@@ -209,18 +226,32 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
 
 
 def heatmap(table: dict[str, Any]) -> go.Figure:
-    """P(row beats column) among the top systems; significant cells marked with ✱."""
+    """P(row beats column) among the top systems as a grid of coloured squares (blue: the
+    row system wins, red: it loses), significant cells marked with ✱.
+
+    Drawn with scatter markers, not ``go.Heatmap``: plotly.js writes inline styles for the
+    heatmap image and its colour bar, which our CSP blocks."""
     names = [f"{n + 1}. {s['system']}" for n, s in enumerate(table["systems"])]
-    text = [["✱" if sig else "" for sig in row] for row in table["significant"]]
-    fig = go.Figure(go.Heatmap(
-        z=table["p_beats"], x=names, y=names, zmin=0, zmax=1, colorscale="RdBu",
-        text=text, texttemplate="%{text}", colorbar=dict(title="P", thickness=10),
-        hovertemplate="P(%{y} beats %{x}) = %{z:.3f}<extra></extra>"))
-    fig.update_layout(title=_title(f"P(row beats column) · {table['label']}",
-                                   "✱ significant at the 5% level"),
-                      height=max(360, 160 + 22 * len(names)), **_LAYOUT)
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(tickangle=-60, automargin=True)
+    n = len(names)
+    cells = [(i, j) for i in range(n) for j in range(n) if i != j]
+    fig = go.Figure(go.Scatter(
+        x=[names[j] for _, j in cells], y=[names[i] for i, _ in cells], mode="markers",
+        marker=dict(symbol="square", size=max(8, min(22, 600 // max(n, 1))),
+                    color=[table["p_beats"][i][j] for i, j in cells], cmin=0, cmax=1,
+                    colorscale="RdBu", showscale=False),
+        customdata=[table["p_beats"][i][j] for i, j in cells], showlegend=False,
+        hovertemplate="P(%{y} beats %{x}) = %{customdata:.3f}<extra></extra>"))
+    marks = [(names[j], names[i]) for i, row in enumerate(table["significant"])
+             for j, sig in enumerate(row) if sig]
+    if marks:
+        fig.add_trace(go.Scatter(x=[x for x, _ in marks], y=[y for _, y in marks],
+                                 mode="text", text=["✱"] * len(marks), hoverinfo="skip",
+                                 showlegend=False, textfont=dict(size=11, color="#ffffff")))
+    fig.update_layout(title=_title(f"P(row beats column) · {_label(table['metric'])}",
+                                   "blue: row wins · red: row loses · ✱ significant"),
+                      height=max(360, 200 + 24 * n), **_LAYOUT)
+    fig.update_yaxes(autorange="reversed", automargin=True, showgrid=False)
+    fig.update_xaxes(tickangle=-60, automargin=True, showgrid=False)
     return fig
 
 

@@ -58,10 +58,13 @@ def test_public_pages_fit_the_window_without_console_errors(site, browser, width
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    current = {"path": ""}
+    page.on("console", lambda m: errors.append(f"{current['path']}: {m.text}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"{current['path']}: {e}"))
     too_wide = {}
     for name, path in _pages(seeded).items():
+        current["path"] = path
         response = page.goto(base + path)
         assert response is not None and response.status == 200, (path, response)
         if page.locator(".chart[data-figure]").count():
@@ -132,13 +135,14 @@ def test_check_file_keeps_the_chosen_file_and_token_copy_works(site, browser, tm
     page.set_input_files("input[type=file]", str(upload))
     page.get_by_role("button", name="Check file (free)").click()
     expect(page.locator("#check-result")).to_contain_text("the file is valid")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     files = page.evaluate("document.querySelector('input[type=file]').files.length")
     assert files == 1
     page.screenshot(path=str(ARTIFACTS / "submit-checked-390.png"), full_page=True)
 
     page.goto(base + "/account/tokens")
     page.fill("input[name=name]", "ci")
-    page.locator("form button[type=submit]").first.click()
+    page.get_by_role("button", name="Create token").click()
     expect(page.locator("#new-token")).to_be_visible()
     page.get_by_role("button", name="Copy").click()
     expect(page.locator("#copy-status")).to_have_text("Copied.")
