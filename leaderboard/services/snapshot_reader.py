@@ -138,6 +138,18 @@ def cached_body(ref: SnapshotRef, kind: str, variant: tuple,
     return entry
 
 
+def cached_value(ref: SnapshotRef, kind: str, variant: tuple,
+                 build: Callable[[], Any]) -> Any:
+    """Anything derived from one snapshot (a chart's JSON, a pairwise table), built once per
+    snapshot and ``variant`` and kept with the response bodies (same LRU, same eviction)."""
+    key = (ref.key, "value:" + kind, variant)
+    entry = _bodies.get(key)
+    if entry is None:
+        entry = build()
+        _remember(_bodies, key, entry, BODIES_MAX)
+    return entry
+
+
 def etag_for(ref: SnapshotRef, kind: str, variant: tuple) -> str:
     """Validator for a cached body: same snapshot, kind, query and markup version, same ETag
     in every worker process (no body hashing needed to answer 304)."""

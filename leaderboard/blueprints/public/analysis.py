@@ -6,7 +6,7 @@ from flask import abort, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
-from leaderboard.blueprints.public.common import snapshot_or_empty
+from leaderboard.blueprints.public.common import benchmark_or_none, snapshot_or_empty
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA, format_p
 from leaderboard.services import charts
@@ -22,6 +22,7 @@ from leaderboard.services.metric_info import (
 )
 from leaderboard.services.pairwise import pairwise_table
 from leaderboard.services.ranking_table import BadQuery
+from leaderboard.services.snapshot_reader import cached_value, latest_snapshot
 
 
 def _id_arg(name: str) -> int | None:
@@ -76,7 +77,10 @@ def significance():
         table = pairwise_table(data, metric)
     except BadQuery as exc:
         abort(400, description=str(exc))
-    figure = charts.to_json(charts.heatmap(table)) if len(table["systems"]) > 1 else None
+    figure = None
+    if len(table["systems"]) > 1:
+        figure = _per_snapshot("significance", (metric,),
+                               lambda: charts.to_json(charts.heatmap(table)))
     return render_template("public/significance.html", table=table, figure=figure,
                            metrics=DISPLAYED, labels=LABELS, format_p=format_p,
                            benchmark=data.get("benchmark"))
@@ -89,9 +93,18 @@ def history():
     view = VIEWS.get(request.args.get("view", DEFAULT_VIEW))
     if view is None or view.key == "all":
         abort(400, description="view must be one of strict-a, strict-c, lenient-a, lenient-c")
-    figure = charts.to_json(charts.history(data, view.headline))
+    figure = _per_snapshot("history", (view.key,),
+                           lambda: charts.to_json(charts.history(data, view.headline)))
     return render_template("public/history.html", figure=figure, view=view, views=VIEWS,
                            n_systems=len(data.get("systems", [])), labels=LABELS)
+
+
+def _per_snapshot(kind: str, variant: tuple, build):
+    """A chart's JSON built once per snapshot (the page only reads the snapshot)."""
+    bench = benchmark_or_none()
+    if bench is None:
+        return build()
+    return cached_value(latest_snapshot(get_session(), bench.id), kind, variant, build)
 
 
 def redirect_to_compare(system_id: int, other: int):
