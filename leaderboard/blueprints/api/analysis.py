@@ -12,7 +12,8 @@ from leaderboard.services.head_to_head import NotComparable, head_to_head
 from leaderboard.services.metric_info import DEFAULT_SORT
 from leaderboard.services.pairwise import pairwise_table, parse_top
 from leaderboard.services.ranking_table import BadQuery
-from leaderboard.services.snapshots import current_benchmark, snapshot_data
+from leaderboard.services.snapshot_reader import cached_value, latest_snapshot, load_data
+from leaderboard.services.snapshots import current_benchmark
 
 
 @bp.get("/compare")
@@ -50,10 +51,12 @@ def significance():
     bench = current_benchmark(session)
     if bench is None:
         return error_response(404, "no_benchmark", "no benchmark split is loaded yet")
+    metric = request.args.get("metric", DEFAULT_SORT)
     try:
         top = parse_top(request.args.get("top"))
-        table = pairwise_table(snapshot_data(session, bench.id)[1],
-                               request.args.get("metric", DEFAULT_SORT), top)
+        ref = latest_snapshot(session, bench.id)
+        table = cached_value(ref, "pairwise", (metric, top), lambda: pairwise_table(
+            load_data(session, ref), metric, top))
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))
     return jsonify({"alpha": ALPHA, "rule": "p = 2*min(P, 1-P), P = P(row beats column) on "

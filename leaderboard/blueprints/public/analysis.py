@@ -20,7 +20,7 @@ from leaderboard.services.metric_info import (
     VIEWS,
     describe,
 )
-from leaderboard.services.pairwise import pairwise_table
+from leaderboard.services.pairwise import MAX_TOP, pairwise_table
 from leaderboard.services.ranking_table import BadQuery
 from leaderboard.services.snapshot_reader import cached_value, latest_snapshot
 
@@ -74,7 +74,8 @@ def significance():
     data = snapshot_or_empty()
     metric = request.args.get("metric", DEFAULT_SORT)
     try:
-        table = pairwise_table(data, metric)
+        table = _per_snapshot("pairwise", (metric, MAX_TOP),
+                              lambda: pairwise_table(data, metric))
     except BadQuery as exc:
         abort(400, description=str(exc))
     figure = None
