@@ -236,7 +236,7 @@ def heatmap(table: dict[str, Any]) -> go.Figure:
     cells = [(i, j) for i in range(n) for j in range(n) if i != j]
     fig = go.Figure(go.Scatter(
         x=[names[j] for _, j in cells], y=[names[i] for i, _ in cells], mode="markers",
-        marker=dict(symbol="square", size=max(8, min(22, 600 // max(n, 1))),
+        marker=dict(symbol="square", size=max(8, min(34, 600 // max(n, 1))),
                     color=[table["p_beats"][i][j] for i, j in cells], cmin=0, cmax=1,
                     colorscale="RdBu", showscale=False),
         customdata=[table["p_beats"][i][j] for i, j in cells], showlegend=False,
@@ -250,8 +250,12 @@ def heatmap(table: dict[str, Any]) -> go.Figure:
     fig.update_layout(title=_title(f"P(row beats column) · {_label(table['metric'])}",
                                    "blue: row wins · red: row loses · ✱ significant"),
                       height=max(360, 200 + 24 * n), **_LAYOUT)
-    fig.update_yaxes(autorange="reversed", automargin=True, showgrid=False)
-    fig.update_xaxes(tickangle=-60, automargin=True, showgrid=False)
+    # Categories in rank order on both axes (plotly would order them by first appearance),
+    # and square cells.
+    fig.update_yaxes(autorange="reversed", automargin=True, showgrid=False,
+                     categoryorder="array", categoryarray=names, scaleanchor="x")
+    fig.update_xaxes(tickangle=-60, automargin=True, showgrid=False,
+                     categoryorder="array", categoryarray=names)
     return fig
 
 
