@@ -95,8 +95,21 @@ def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
         if row is not None:
             # The request session must not keep the parsed 15 MB alive in its identity map.
             session.expunge(row)
+            data = _upgraded(session, ref, data)
         _data[slot] = (ref.key, data)
         return data
+
+
+def _upgraded(session: Session, ref: SnapshotRef, data: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot written by an older version (other significance rule, no best-per-team
+    blocks) is recomputed once, so no page mixes the old and the new rule after a deploy."""
+    from leaderboard.services.snapshots import SNAPSHOT_FORMAT, refresh_snapshot
+
+    if not data or int(data.get("format", 0)) >= SNAPSHOT_FORMAT:
+        return data
+    fresh = refresh_snapshot(session=session, benchmark_id=ref.benchmark_id)
+    session.commit()
+    return fresh.data
 
 
 def snapshot_data(session: Session, benchmark_id: int) -> tuple[int | None, dict[str, Any]]:

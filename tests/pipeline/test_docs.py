@@ -64,3 +64,21 @@ def test_scored_public_submission_appears_in_the_leaderboard_json(app, client, b
     assert jobs.score_submission_job(response.get_json()["id"]) == "scored"
     rows = client.get("/api/v1/leaderboard").get_json()["rows"]
     assert [r["system"] for r in rows] == ["public system"]
+
+
+def test_about_curl_example_uses_the_api_field_names(client, benchmark, team_token):
+    import io
+    import re
+
+    page = client.get("/about").get_data(as_text=True)
+    assert "system_name" not in page and "inputs.json.gz" in page
+    example = re.search(r"<pre>(curl -H .*?)</pre>", page, re.S).group(1)
+    fields = dict(re.findall(r'-F (\w+)=("[^"]*"|\S+)', example))
+    assert set(fields) == {"file", "name", "public"}
+    _team, _user, token = team_token
+    response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                           data={"name": fields["name"].strip('"'), "public": fields["public"],
+                                 "file": (io.BytesIO(demo_bytes()), "result.json")})
+    assert response.status_code == 202, response.get_json()
+    assert client.get(response.get_json()["status_url"],
+                      headers={"Authorization": f"Bearer {token}"}).get_json()["is_public"]

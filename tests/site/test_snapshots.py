@@ -110,3 +110,21 @@ def test_unreadable_stats_keep_the_row_without_intervals(session, seeded):
     row = next(r for r in table.rows if r["system"] == "Thesaurus top-1")
     assert row["rank"] is not None and row["rank_lo"] is None
     assert next(r for r in table.rows if r["system"] == "Ranker top-3")["rank_lo"] == 1
+
+
+def test_snapshot_of_an_older_format_is_recomputed_once(session, seeded):
+    from leaderboard.services.snapshot_reader import clear_caches
+
+    latest = session.exec(select(LeaderboardSnapshot).order_by(
+        LeaderboardSnapshot.id.desc())).first()
+    old = dict(latest.data, format=1)
+    old.pop("best")
+    latest.data = old
+    session.add(latest)
+    session.commit()
+    clear_caches()
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    assert table.entries == "best" and len(table.rows) == 3  # best-per-team blocks are back
+    newest = session.exec(select(LeaderboardSnapshot).order_by(
+        LeaderboardSnapshot.id.desc())).first()
+    assert newest.id != latest.id and newest.data["format"] == 2 and "best" in newest.data
