@@ -233,10 +233,11 @@ def heatmap(table: dict[str, Any]) -> go.Figure:
     heatmap image and its colour bar, which our CSP blocks."""
     names = [f"{n + 1}. {s['system']}" for n, s in enumerate(table["systems"])]
     n = len(names)
+    row = 30 if n <= 10 else 22  # pixels per row; the figure's height follows
     cells = [(i, j) for i in range(n) for j in range(n) if i != j]
     fig = go.Figure(go.Scatter(
         x=[names[j] for _, j in cells], y=[names[i] for i, _ in cells], mode="markers",
-        marker=dict(symbol="square", size=max(8, min(34, 600 // max(n, 1))),
+        marker=dict(symbol="square", size=row - 4,
                     color=[table["p_beats"][i][j] for i, j in cells], cmin=0, cmax=1,
                     colorscale="RdBu", showscale=False),
         customdata=[table["p_beats"][i][j] for i, j in cells], showlegend=False,
@@ -249,11 +250,10 @@ def heatmap(table: dict[str, Any]) -> go.Figure:
                                  showlegend=False, textfont=dict(size=11, color="#ffffff")))
     fig.update_layout(title=_title(f"P(row beats column) · {_label(table['metric'])}",
                                    "blue: row wins · red: row loses · ✱ significant"),
-                      height=max(360, 200 + 24 * n), **_LAYOUT)
-    # Categories in rank order on both axes (plotly would order them by first appearance),
-    # and square cells.
+                      height=max(360, 230 + row * n), **_LAYOUT)
+    # Categories in rank order on both axes (plotly would order them by first appearance).
     fig.update_yaxes(autorange="reversed", automargin=True, showgrid=False,
-                     categoryorder="array", categoryarray=names, scaleanchor="x")
+                     categoryorder="array", categoryarray=names)
     fig.update_xaxes(tickangle=-60, automargin=True, showgrid=False,
                      categoryorder="array", categoryarray=names)
     return fig
