@@ -114,3 +114,9 @@ def metric_html(label: str) -> Markup:
     text = str(escape(label))
     text = re.sub(r"_(\w)\^(\d+)", r"<sub>\1</sub><sup>\2</sup>", text)
     return Markup(re.sub(r"\^(\d+)", r"<sup>\1</sup>", text))
+
+
+@bp.app_template_filter("metric_text")
+def metric_text(label: str) -> str:
+    """'F_c^10 strict' as 'Fc¹⁰ strict', for places that take no markup (select options)."""
+    return str(label).replace("_c", "c").replace("^10", "¹⁰")
