@@ -100,6 +100,31 @@ def seed(session: Session, n_systems: int) -> int:
     return bench.id  # type: ignore[return-value]
 
 
+def _time_parts() -> dict[str, float]:
+    """Wrap the snapshot's block builders to report where refresh time goes."""
+    from leaderboard.services import snapshots
+
+    spent = {"all": 0.0, "best": 0.0, "pairwise": 0.0}
+    pos_block, pairwise = snapshots._pos_block, snapshots._pairwise
+
+    def timed_block(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return pos_block(*args, **kwargs)
+        finally:
+            spent["best" if "rank_keys" in kwargs else "all"] += time.perf_counter() - start
+
+    def timed_pairwise(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return pairwise(*args, **kwargs)
+        finally:
+            spent["pairwise"] += time.perf_counter() - start
+
+    snapshots._pos_block, snapshots._pairwise = timed_block, timed_pairwise
+    return spent
+
+
 def timed(client, url: str, n: int) -> tuple[float, float, float]:
     """First GET (builds and caches this query's table), then p50 and p95 of ``n`` GETs, ms."""
     start = time.perf_counter()
@@ -132,10 +157,13 @@ def main() -> None:
             start = time.perf_counter()
             bench_id = seed(session, args.systems)
             print(f"seeded {args.systems} systems in {time.perf_counter() - start:.1f} s")
+            spent = _time_parts()
             start = time.perf_counter()
             snapshot = refresh_snapshot(session=session, benchmark_id=bench_id)
             session.commit()
-            print(f"refresh_snapshot: {time.perf_counter() - start:.2f} s")
+            print(f"refresh_snapshot: {time.perf_counter() - start:.2f} s, of which "
+                  f"all-entries blocks {spent['all']:.2f} s, best-per-team blocks "
+                  f"{spent['best']:.2f} s, pairwise top-30 {spent['pairwise']:.2f} s")
             size = len(str(snapshot.data))
         print(f"snapshot size: {size / 1e6:.1f} MB of JSON")
         client = app.test_client()
@@ -143,7 +171,9 @@ def main() -> None:
         assert client.get("/?sort=date").status_code == 200
         elapsed = (time.perf_counter() - start) * 1000
         print(f"first page load (reads the snapshot): {elapsed:.0f} ms")
-        for url in ("/", "/?view=all", "/?pos=VERB&sort=gap", "/leaderboard.csv"):
+        for url in ("/", "/?entries=all", "/?view=all", "/?pos=VERB&sort=gap",
+                    "/?q=Team+07", "/leaderboard.csv", "/significance", "/history",
+                    "/api/v1/significance"):
             n = args.requests if url == "/" else max(20, args.requests // 10)
             first, p50, p95 = timed(client, url, n)
             print(f"GET {url:<22} first {first:6.1f} ms, then n={n:<4} "

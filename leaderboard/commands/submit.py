@@ -71,6 +71,15 @@ def _print_result(data: dict) -> None:
                f"bootstrap B={sig['bootstrap']}, seed {sig['seed']}")
 
 
+def _visibility(is_public: bool, base: str, submission_id: int) -> str:
+    """One line saying who will see the submission, so nobody is surprised either way."""
+    if is_public:
+        return (f"public: it appears on the ranking once scored ({base}/systems/"
+                f"{submission_id})")
+    return ("private: only your team sees it; publish it from your submissions page, or "
+            "submit with --public")
+
+
 @click.command("submit")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--url", required=True, envvar="LEADERBOARD_SUBMIT_URL",
@@ -107,6 +116,7 @@ def submit_command(file: Path, url: str, token: str, name: str | None, descripti
         _fail(response)
     body = response.json()
     click.echo(f"submission {body['id']}: {body['status']}  {body['status_url']}")
+    click.echo(_visibility(body.get("is_public", public), base, body["id"]))
     if not wait:
         return
     deadline = time.monotonic() + timeout

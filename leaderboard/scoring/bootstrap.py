@@ -76,6 +76,12 @@ def _shared_counts(stats: list[TargetStats], pos: str | None) -> np.ndarray:
     return resample_counts(n, first.bootstrap, first.seed, pos_stream(pos))
 
 
+def shared_counts(stats: list[TargetStats], pos: str | None = None) -> np.ndarray:
+    """The (B, n) resample matrix shared by ``stats``; ValueError when they were scored on
+    different splits or resampling settings."""
+    return _shared_counts(stats, pos)
+
+
 def compare(stats_a: TargetStats, stats_b: TargetStats, metric: str, *,
             pos: str | None = None) -> float:
     """Paired-bootstrap probability that A beats B on ``metric``.

@@ -11,9 +11,23 @@ import plotly.graph_objects as go
 
 from leaderboard.services.metric_info import LABELS, POS_VALUES
 
-_LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=60),
+_LAYOUT = dict(template="plotly_white", margin=dict(l=55, r=15, t=70, b=60),
                font=dict(family="system-ui, sans-serif", size=13),
                legend=dict(orientation="h", y=-0.2))
+LABELLED_TOP = 8
+ISO_F = (10, 20, 30, 40, 50, 60, 70, 80)
+
+
+def _label(key: str) -> str:
+    """A metric's label for chart text: 'F_c^10' as 'Fc¹⁰' (plotly's <sup> would write an
+    inline style, which our CSP blocks)."""
+    return LABELS.get(key, key).replace("_c", "c").replace("^10", "¹⁰")
+
+
+def _title(text: str, sub: str = "") -> dict[str, Any]:
+    """A title that fits a phone: left-aligned, the detail on a second, smaller line."""
+    full = text + (f"<br>{sub}" if sub else "")
+    return dict(text=full, x=0.01, xanchor="left", font=dict(size=15))
 _REF_SYMBOLS = {"human": "star", "oracle": "diamond"}
 
 
@@ -49,15 +63,55 @@ def _point_trace(entries: list[dict[str, Any]], px: str, py: str, name: str,
         hovertemplate="%{text}<br>R %{x:.1f}<br>P %{y:.1f}<extra></extra>")
 
 
+def _iso_f(fig: go.Figure, limit: float) -> None:
+    """Dotted curves of constant F (P = F·R / (2R − F)), labelled at their top end."""
+    for f in ISO_F:
+        rs = [f / 2 + (limit - f / 2) * i / 60 for i in range(1, 61)]
+        pts = [(r, f * r / (2 * r - f)) for r in rs if 2 * r - f > 0]
+        pts = [(r, p) for r, p in pts if p <= limit]
+        if not pts:
+            continue
+        fig.add_trace(go.Scatter(x=[r for r, _ in pts], y=[p for _, p in pts], mode="lines",
+                                 line=dict(color="#c4cbd3", width=1, dash="dot"),
+                                 hoverinfo="skip", showlegend=False))
+        r, p = pts[-1]
+        fig.add_annotation(x=r, y=p, text=f"F={f}", showarrow=False, xanchor="right",
+                           yanchor="bottom", font=dict(size=9, color="#8a939e"))
+
+
 def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a") -> go.Figure:
-    """Precision vs recall at 10 of every public system and reference row, with 95% bars."""
-    px, py = f"{mode}_{ref}_r@10", f"{mode}_{ref}_p@10"
+    """Precision vs recall at 10 of every public system and reference row, with 95% bars,
+    iso-F curves and the names of the top systems on F."""
+    px, py, pf = f"{mode}_{ref}_r@10", f"{mode}_{ref}_p@10", f"{mode}_{ref}_f@10"
     fig = go.Figure()
     systems = [{"metrics": s["metrics"], "intervals": s["intervals"],
-                "label": f"{s['system']} ({s['team']})"} for s in data.get("systems", [])]
+                "label": f"{s['system']} ({s['team']})", "name": s["system"]}
+               for s in data.get("systems", [])]
+    values = [v for e in systems + data.get("references", [])
+              for v in (e["metrics"].get(px), e["metrics"].get(py)) if v is not None]
+    _iso_f(fig, min(100.0, max([*values, 10.0]) * 1.1))
     trace = _point_trace(systems, px, py, "Systems", "circle", 9)
     if trace is not None:
         fig.add_trace(trace)
+    ranked = sorted((e for e in systems if pf in e["metrics"] and px in e["metrics"]
+                     and py in e["metrics"]), key=lambda e: -e["metrics"][pf])
+    top: list[dict[str, Any]] = []
+    for e in ranked:
+        # Skip a name that would sit on top of one already drawn (within 3 points).
+        if all(abs(e["metrics"][px] - t["metrics"][px]) + abs(e["metrics"][py] - t["metrics"][py])
+               > 3 for t in top):
+            top.append(e)
+        if len(top) == LABELLED_TOP:
+            break
+    if top:
+        # Names drawn above the points, in a trace of their own so reference markers
+        # (drawn later, larger) cannot hide a system's label.
+        fig.add_trace(go.Scatter(
+            x=[e["metrics"][px] for e in top], y=[e["metrics"][py] for e in top],
+            mode="text", text=[e["name"] for e in top],
+            # Names lean away from the nearer edge so they are not cut off on a phone.
+            textposition=["top left" if e["metrics"][px] > 60 else "top right" for e in top],
+            textfont=dict(size=11), hoverinfo="skip", showlegend=False))
     for r in data.get("references", []):
         label = r["name"] + (" (subset)" if r.get("subset") else "")
         entry = {"metrics": r["metrics"], "intervals": r["intervals"], "label": label}
@@ -65,7 +119,8 @@ def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a")
         if trace is not None:
             fig.add_trace(trace)
     ref_name = "acceptable" if ref == "a" else "conceivable"
-    fig.update_layout(title=f"Precision vs recall at 10 ({mode}, {ref_name})",
+    fig.update_layout(title=_title("Precision vs recall at 10",
+                                   f"{mode}, {ref_name} gold · dotted: equal F"),
                       xaxis_title=f"Recall@10 ({mode})", yaxis_title=f"Precision@10 ({mode})",
                       **_LAYOUT)
     return fig
@@ -86,28 +141,121 @@ def pos_bars(detail: dict[str, Any], keys: list[str]) -> go.Figure:
         values = [metrics[k] for k in shown]
         errs = [_errors(metrics[k], intervals.get(k)) for k in shown]
         fig.add_trace(go.Bar(
-            name=pos, x=[LABELS.get(k, k) for k in shown], y=values,
+            name=pos, x=[_label(k) for k in shown], y=values,
             error_y=dict(type="data", array=[e[0] for e in errs],
                          arrayminus=[e[1] for e in errs], thickness=1),
             hovertemplate=f"{pos} · %{{x}}: %{{y:.1f}}<extra></extra>"))
-    fig.update_layout(barmode="group", title="Metrics by part of speech (95% intervals)",
+    fig.update_layout(barmode="group", title=_title("Metrics by part of speech",
+                                                    "95% interval bars"),
                       yaxis_title="score (%)", **_LAYOUT)
     return fig
 
 
-def score_distribution(data: dict[str, Any], metric: str) -> go.Figure:
-    """Histogram of one metric over public systems, reference rows as dashed lines."""
-    values = [s["metrics"][metric] for s in data.get("systems", []) if metric in s["metrics"]]
-    fig = go.Figure(go.Histogram(x=values, nbinsx=min(40, max(5, len(values) // 3)),
-                                 name="Systems", hovertemplate="%{x}: %{y}<extra></extra>"))
-    for r in data.get("references", []):
-        value = r["metrics"].get(metric)
-        if value is not None:
-            fig.add_vline(x=value, line_dash="dash",
-                          annotation_text=r["name"], annotation_position="top")
-    fig.update_layout(title=f"Distribution of {LABELS.get(metric, metric)} over systems",
-                      xaxis_title=f"{LABELS.get(metric, metric)} (%)",
-                      yaxis_title="systems", **_LAYOUT)
+def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
+    """Labelled dot plot of one metric: the top systems best first with 95% bars, reference
+    rows as labelled dashed lines."""
+    label = _label(metric)
+    systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
+                     key=lambda s: -s["metrics"][metric])[:top]
+    names = [f"{s['system']} ({s['team']})" for s in systems]
+    xs = [s["metrics"][metric] for s in systems]
+    errs = [_errors(s["metrics"][metric], s["intervals"].get(metric)) for s in systems]
+    fig = go.Figure(go.Scatter(
+        x=xs, y=names, mode="markers", name="Systems", marker=dict(size=9),
+        error_x=dict(type="data", array=[e[0] for e in errs],
+                     arrayminus=[e[1] for e in errs], thickness=1),
+        hovertemplate="%{y}: %{x:.1f}<extra></extra>"))
+    places = ("top left", "bottom right", "top right", "bottom left")
+    refs = [r for r in data.get("references", []) if r["metrics"].get(metric) is not None]
+    for n, r in enumerate(refs):
+        # Alternating corners: reference lines often sit close together.
+        fig.add_vline(x=r["metrics"][metric], line_dash="dash", line_color="#8a939e",
+                      annotation_text=r["name"], annotation_position=places[n % 4],
+                      annotation_font_size=10)
+    shown = f"top {len(systems)}" if len(data.get("systems", [])) > len(systems) else "all"
+    fig.update_layout(title=_title(f"{label}: {shown} systems", "95% interval bars"),
+                      xaxis_title=f"{label} (%)", showlegend=False,
+                      height=max(320, 120 + 24 * len(systems)), **_LAYOUT)
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return fig
+
+
+def history(data: dict[str, Any], metric: str) -> go.Figure:
+    """Best score so far by submission date (step line with the best system's 95% band),
+    every public system as a point and reference rows as horizontal lines."""
+    label = _label(metric)
+    systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
+                     key=lambda s: (s["date"], s["id"]))
+    fig = go.Figure()
+    dates, best, lo, hi, names = [], [], [], [], []
+    current: dict[str, Any] | None = None
+    for s in systems:
+        if current is None or s["metrics"][metric] > current["metrics"][metric]:
+            current = s
+        interval = current["intervals"].get(metric) or [current["metrics"][metric]] * 2
+        dates.append(s["date"][:10])
+        best.append(current["metrics"][metric])
+        lo.append(interval[0])
+        hi.append(interval[1])
+        names.append(current["system"])
+    if systems:
+        fig.add_trace(go.Scatter(x=dates, y=hi, mode="lines", line=dict(width=0, shape="hv"),
+                                 hoverinfo="skip", showlegend=False))
+        fig.add_trace(go.Scatter(x=dates, y=lo, mode="lines", fill="tonexty",
+                                 fillcolor="rgba(10,88,184,.15)",
+                                 line=dict(width=0, shape="hv"), name="95% interval of the best",
+                                 hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=dates, y=best, mode="lines", name="Best so far",
+                                 line=dict(shape="hv", width=2.5, color="#0a58b8"), text=names,
+                                 hovertemplate="%{x}: best %{y:.1f} (%{text})<extra></extra>"))
+        fig.add_trace(go.Scatter(
+            x=[s["date"][:10] for s in systems], y=[s["metrics"][metric] for s in systems],
+            mode="markers", name="Public systems", marker=dict(size=7, color="#5b6470"),
+            text=[f"{s['system']} ({s['team']})" for s in systems],
+            hovertemplate="%{text}<br>%{x}: %{y:.1f}<extra></extra>"))
+    places = ("top left", "bottom right", "top right", "bottom left")
+    refs = [r for r in data.get("references", []) if r["metrics"].get(metric) is not None]
+    for n, r in enumerate(refs):
+        fig.add_hline(y=r["metrics"][metric], line_dash="dash", line_color="#8a939e",
+                      annotation_text=r["name"] + (" (subset)" if r.get("subset") else ""),
+                      annotation_position=places[n % 4], annotation_font_size=10)
+    fig.update_layout(title=_title(f"Best {label} over time", "step: best so far · band: its "
+                                   "95% interval"),
+                      xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
+    return fig
+
+
+def heatmap(table: dict[str, Any]) -> go.Figure:
+    """P(row beats column) among the top systems as a grid of coloured squares (blue: the
+    row system wins, red: it loses), significant cells marked with ✱.
+
+    Drawn with scatter markers, not ``go.Heatmap``: plotly.js writes inline styles for the
+    heatmap image and its colour bar, which our CSP blocks."""
+    names = [f"{n + 1}. {s['system']}" for n, s in enumerate(table["systems"])]
+    n = len(names)
+    row = 30 if n <= 10 else 22  # pixels per row; the figure's height follows
+    cells = [(i, j) for i in range(n) for j in range(n) if i != j]
+    fig = go.Figure(go.Scatter(
+        x=[names[j] for _, j in cells], y=[names[i] for i, _ in cells], mode="markers",
+        marker=dict(symbol="square", size=row - 4,
+                    color=[table["p_beats"][i][j] for i, j in cells], cmin=0, cmax=1,
+                    colorscale="RdBu", showscale=False),
+        customdata=[table["p_beats"][i][j] for i, j in cells], showlegend=False,
+        hovertemplate="P(%{y} beats %{x}) = %{customdata:.3f}<extra></extra>"))
+    marks = [(names[j], names[i]) for i, row in enumerate(table["significant"])
+             for j, sig in enumerate(row) if sig]
+    if marks:
+        fig.add_trace(go.Scatter(x=[x for x, _ in marks], y=[y for _, y in marks],
+                                 mode="text", text=["✱"] * len(marks), hoverinfo="skip",
+                                 showlegend=False, textfont=dict(size=11, color="#ffffff")))
+    fig.update_layout(title=_title(f"P(row beats column) · {_label(table['metric'])}",
+                                   "blue: row wins · red: row loses · ✱ significant"),
+                      height=max(360, 230 + row * n), **_LAYOUT)
+    # Categories in rank order on both axes (plotly would order them by first appearance).
+    fig.update_yaxes(autorange="reversed", automargin=True, showgrid=False,
+                     categoryorder="array", categoryarray=names)
+    fig.update_xaxes(tickangle=-60, automargin=True, showgrid=False,
+                     categoryorder="array", categoryarray=names)
     return fig
 
 

@@ -6,7 +6,6 @@ import json
 
 import pandas as pd
 
-from leaderboard.services.metric_info import LABELS
 from leaderboard.services.ranking_table import RankingTable
 
 
@@ -78,11 +77,8 @@ def to_csv(table: RankingTable) -> str:
 
 
 def to_json(table: RankingTable) -> str:
-    """The ranking as JSON: what was asked for, metric labels, and the rows (via pandas)."""
-    frame = ranking_frame(table)
-    rows = json.loads(frame.to_json(orient="records", double_precision=4))
-    doc = {"benchmark": table.benchmark, "generated_at": table.generated_at,
-           "view": table.view.key, "pos": table.pos or "ALL", "sort": table.sort,
-           "dir": table.direction, "headline": table.view.headline,
-           "metrics": {k: LABELS.get(k, k) for k in table.columns}, "rows": rows}
-    return json.dumps(doc, indent=1)
+    """The ranking as a JSON array of row objects with the CSV's columns (pandas
+    ``orient="records"``), so ``pd.read_json(url)`` and any JSON tool read it as a table.
+    The metadata (benchmark, view, labels) is in ``GET /api/v1/leaderboard``."""
+    rows = json.loads(ranking_frame(table).to_json(orient="records", double_precision=4))
+    return json.dumps(rows, indent=1)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leaderboard.scoring.significance import ALPHA
+
 POS_VALUES: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV")
 DEFAULT_SORT = "strict_a_f@10"
-TIE_ALPHA = 0.05
+#: The significance level of every verdict on the site (see leaderboard.scoring.significance).
+TIE_ALPHA = ALPHA
 
 _PART = {"f": "F", "fs": "F (all gold)", "p": "P", "r": "R", "rs": "R (all gold)"}
 LABELS: dict[str, str] = {

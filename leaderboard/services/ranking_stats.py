@@ -1,4 +1,5 @@
-"""Rank intervals, conservative ranks and neighbour ties from shared bootstrap resamples.
+"""Rank intervals and neighbour ties from shared bootstrap resamples (conservative ranks:
+:func:`leaderboard.scoring.significance.conservative_ranks`).
 
 Pure numpy. Equivalent to :func:`leaderboard.scoring.rank_intervals` and
 :func:`leaderboard.scoring.compare`, but in O(m·B·log m) memory-light form so a snapshot of
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from leaderboard.scoring.bootstrap import INTERVAL_PERCENTILES
+from leaderboard.scoring.significance import p_beats_rows, p_value
 
 
 def point_ranks(points: np.ndarray) -> np.ndarray:
@@ -31,16 +33,6 @@ def rank_interval_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lo.astype(int), hi.astype(int)
 
 
-def conservative_ranks(values: np.ndarray) -> np.ndarray:
-    """1 + the number of systems whose 95% interval lies entirely above this one's.
-
-    As in Chatbot Arena: system j counts when its lower bound exceeds this upper bound.
-    """
-    lo, hi = np.percentile(values, INTERVAL_PERCENTILES, axis=1)
-    ordered = np.sort(lo)
-    return 1 + (len(lo) - np.searchsorted(ordered, hi, side="right"))
-
-
 def order_by_points(points: np.ndarray, tiebreak: list) -> list[int]:
     """Indices best first: descending point estimate, then ``tiebreak`` ascending."""
     return sorted(range(len(points)), key=lambda i: (-points[i], tiebreak[i]))
@@ -48,7 +40,8 @@ def order_by_points(points: np.ndarray, tiebreak: list) -> list[int]:
 
 def neighbour_p_values(values: np.ndarray, order: list[int],
                        local: dict[int, int]) -> list[float | None]:
-    """For each system, p = 1 - P(next-better system beats it) over the paired resamples.
+    """For each system, the two-sided p-value of the difference with the next-better system
+    (:mod:`leaderboard.scoring.significance`: ``2 · min(P, 1 − P)``, P = P(it beats this one)).
 
     ``order`` lists all systems best first; ``local`` maps a system to its row of ``values``
     (systems missing from it have no comparable resamples). The best system, and any whose
@@ -62,7 +55,8 @@ def neighbour_p_values(values: np.ndarray, order: list[int],
         return p
     a = values[[local[above] for above, _ in pairs]]
     b = values[[local[below] for _, below in pairs]]
-    beats = np.mean(a > b, axis=1) + 0.5 * np.mean(a == b, axis=1)
+    beats = p_beats_rows(a, b)
     for (_, below), value in zip(pairs, beats, strict=True):
-        p[below] = round(1.0 - float(value), 4)
+        # Six decimals: stored p must keep its side of the threshold (B is at most 10^5).
+        p[below] = round(float(p_value(float(value))), 6)
     return p

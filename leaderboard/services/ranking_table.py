@@ -8,14 +8,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from leaderboard.scoring.significance import significant
 from leaderboard.services.metric_info import (
     DEFAULT_SORT,
     DEFAULT_VIEW,
     POS_VALUES,
-    TIE_ALPHA,
     VIEWS,
     View,
 )
+
+ENTRIES = ("best", "all")
+DEFAULT_ENTRIES = "best"
+MAX_QUERY = 100
 
 TEXT_SORTS = ("rank", "system", "team", "date")
 DEFAULT_DIRECTION = {"rank": "asc", "system": "asc", "team": "asc", "date": "desc"}
@@ -39,6 +43,9 @@ class RankingTable:
     generated_at: str | None
     snapshot_id: int | None
     humans: dict[str, Any] | None = field(default=None)
+    entries: str = DEFAULT_ENTRIES
+    query: str = ""
+    total: int = 0
 
     @property
     def human_defined(self) -> bool:
@@ -55,7 +62,8 @@ class RankingTable:
         return {
             "benchmark": self.benchmark, "generated_at": self.generated_at,
             "view": self.view.key, "pos": self.pos or "ALL", "sort": self.sort,
-            "dir": self.direction, "headline": self.view.headline, "metrics": list(self.columns),
+            "dir": self.direction, "entries": self.entries, "q": self.query,
+            "headline": self.view.headline, "metrics": list(self.columns),
             "rows": [_row_json(r, "system") for r in self.rows],
             "references": [_row_json(r, r["kind"]) for r in self.references],
         }
@@ -65,8 +73,32 @@ def _row_json(row: dict[str, Any], row_type: str) -> dict[str, Any]:
     out = {k: v for k, v in row.items() if k not in ("cells", "kind")}
     out["row_type"] = row_type
     out["metrics"] = {c["key"]: {"value": c["value"], "interval": c["interval"],
-                                 "tie_p": c.get("p")} for c in row["cells"]}
+                                 "tie_p": c.get("p"), "tied": c.get("tied", False)}
+                      for c in row["cells"]}
     return out
+
+
+def parse_entries(entries: str | None) -> str:
+    """``best`` (one row per team, the default) or ``all``; raises :class:`BadQuery`."""
+    value = entries or DEFAULT_ENTRIES
+    if value not in ENTRIES:
+        raise BadQuery(f"entries must be best or all, not {entries!r}")
+    return value
+
+
+def parse_q(q: str | None) -> str:
+    """The filter text, trimmed; raises :class:`BadQuery` when longer than 100 characters."""
+    text = (q or "").strip()
+    if len(text) > MAX_QUERY:
+        raise BadQuery(f"q is limited to {MAX_QUERY} characters")
+    return text
+
+
+def matches(row: dict[str, Any], query: str) -> bool:
+    """Whether a ranking row's system or team name contains ``query`` (case-insensitive);
+    the same test as static/js/filter.js."""
+    needle = query.casefold()
+    return needle in row["system"].casefold() or needle in row["team"].casefold()
 
 
 def parse_query(view: str | None, pos: str | None, sort: str | None,
@@ -100,43 +132,66 @@ def _cell(key: str, metrics: dict, intervals: dict, p: float | None = None) -> d
     interval = intervals.get(key)
     return {"key": key, "value": None if value is None else round(float(value), 2),
             "interval": None if not interval else [round(float(x), 2) for x in interval],
-            "p": p, "tied": p is not None and p >= TIE_ALPHA}
+            "p": p, "tied": p is not None and not significant(p)}
+
+
+def _shown_stats(data: dict[str, Any], view: View, entries: str,
+                 pos: str | None) -> tuple[list[int], dict[str, Any]]:
+    """Global indices of the systems shown and their stats block (lists indexed alike)."""
+    name = pos or "all"
+    if entries == "best":
+        best = data.get("best", {}).get(view.headline)
+        if best is not None:
+            return best["members"], best["stats"].get(name, {})
+        # A snapshot from before one-row-per-team: show every entry rather than nothing.
+    return list(range(len(data.get("systems", [])))), data.get("stats", {}).get(name, {})
 
 
 def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | None = None,
                 sort: str | None = None, direction: str | None = None,
-                view: str | None = None) -> RankingTable:
-    """The ranking for one view/POS/sort from snapshot data; raises :class:`BadQuery`."""
+                view: str | None = None, entries: str | None = None,
+                q: str | None = None) -> RankingTable:
+    """The ranking for one view/POS/sort/entries/filter from snapshot data; raises
+    :class:`BadQuery`. Ranks, intervals and ties are those of the entries shown (all, or each
+    team's best on the headline); the ``q`` filter only hides rows."""
     view_obj, pos, sort, direction = parse_query(view, pos, sort, direction)
-    stats = data.get("stats", {}).get(pos or "all", {})
+    entries_value, query = parse_entries(entries), parse_q(q)
+    indices, stats = _shown_stats(data, view_obj, entries_value, pos)
     ties = stats.get("ties", {})
     ranks = stats.get("ranks", {}).get(view_obj.headline, {})
     references = data.get("references", [])
     humans = next((r for r in references if r.get("kind") == "human"), None)
     human_value = _block(humans, pos)[0].get(view_obj.headline) if humans else None
+    all_systems = data.get("systems", [])
+
+    def at(source: dict, name: str, i: int) -> Any:
+        values = source.get(name) or []
+        return values[i] if i < len(values) else None
+
     rows = []
-    for i, system in enumerate(data.get("systems", [])):
+    for i, g in enumerate(indices):
+        system = all_systems[g]
         metrics, intervals = _block(system, pos)
-        cells = [_cell(k, metrics, intervals, (ties.get(k) or [None] * (i + 1))[i])
-                 for k in view_obj.columns]
+        cells = [_cell(k, metrics, intervals, at(ties, k, i)) for k in view_obj.columns]
         headline = metrics.get(view_obj.headline)
         pct = (round(100.0 * headline / human_value, 1)
                if headline is not None and human_value else None)
-        head_p = (ties.get(view_obj.headline) or [None] * (i + 1))[i]
-
-        def at(name: str, i: int = i) -> Any:
-            values = ranks.get(name) or []
-            return values[i] if i < len(values) else None
-
+        head_p = at(ties, view_obj.headline, i)
         rows.append({
             "id": system["id"], "system": system["system"], "team": system["team"],
             "team_id": system["team_id"], "date": system["date"][:10],
-            "rank": at("rank"), "rank_lo": at("lo"), "rank_hi": at("hi"),
-            "conservative_rank": at("conservative"),
-            "tied_with_next_better": head_p is not None and head_p >= TIE_ALPHA,
+            "paper_url": system.get("paper_url"), "code_url": system.get("code_url"),
+            "rank": at(ranks, "rank", i), "rank_lo": at(ranks, "lo", i),
+            "rank_hi": at(ranks, "hi", i),
+            "conservative_rank": at(ranks, "conservative", i),
+            "tied_with_next_better": head_p is not None and not significant(head_p),
+            "rank_p": head_p,
             "headline": None if headline is None else round(float(headline), 2),
             "pct_humans": pct, "cells": cells,
         })
+    total = len(rows)
+    if query:
+        rows = [r for r in rows if matches(r, query)]
     _sort_rows(rows, view_obj, sort, direction)
     refs = []
     for ref in references:
@@ -146,7 +201,8 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                      "n_targets": ref.get("n_targets"),
                      "cells": [_cell(k, metrics, intervals) for k in view_obj.columns]})
     return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),
-                        data.get("generated_at"), snapshot_id, humans)
+                        data.get("generated_at"), snapshot_id, humans, entries_value, query,
+                        total)
 
 
 def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str) -> None:

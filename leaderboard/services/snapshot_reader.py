@@ -29,7 +29,7 @@ from leaderboard.models import LeaderboardSnapshot
 from leaderboard.services.ranking_table import RankingTable, build_table
 
 #: Bump when the cached pages' markup changes, so validators (ETags) change with it.
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 TABLES_MAX = 64
 BODIES_MAX = 48
 
@@ -95,8 +95,21 @@ def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
         if row is not None:
             # The request session must not keep the parsed 15 MB alive in its identity map.
             session.expunge(row)
+            data = _upgraded(session, ref, data)
         _data[slot] = (ref.key, data)
         return data
+
+
+def _upgraded(session: Session, ref: SnapshotRef, data: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot written by an older version (other significance rule, no best-per-team
+    blocks) is recomputed once, so no page mixes the old and the new rule after a deploy."""
+    from leaderboard.services.snapshots import SNAPSHOT_FORMAT, refresh_snapshot
+
+    if not data or int(data.get("format", 0)) >= SNAPSHOT_FORMAT:
+        return data
+    fresh = refresh_snapshot(session=session, benchmark_id=ref.benchmark_id)
+    session.commit()
+    return fresh.data
 
 
 def snapshot_data(session: Session, benchmark_id: int) -> tuple[int | None, dict[str, Any]]:
@@ -107,15 +120,16 @@ def snapshot_data(session: Session, benchmark_id: int) -> tuple[int | None, dict
 
 def ranking_rows(*, session: Session, benchmark_id: int, pos: str | None = None,
                  sort: str | None = None, direction: str | None = None,
-                 view: str | None = None, ref: SnapshotRef | None = None) -> RankingTable:
+                 view: str | None = None, ref: SnapshotRef | None = None,
+                 entries: str | None = None, q: str | None = None) -> RankingTable:
     """The ranking table as shown (see :class:`RankingTable`), built once per snapshot and
     query; raises :class:`~leaderboard.services.ranking_table.BadQuery`."""
     ref = ref or latest_snapshot(session, benchmark_id)
-    key = (ref.key, pos, sort, direction, view)
+    key = (ref.key, pos, sort, direction, view, entries, q)
     table = _tables.get(key)
     if table is None:
         table = build_table(load_data(session, ref), snapshot_id=ref.id, pos=pos, sort=sort,
-                            direction=direction, view=view)
+                            direction=direction, view=view, entries=entries, q=q)
         _remember(_tables, key, table, TABLES_MAX)
     return table
 
@@ -133,6 +147,18 @@ def cached_body(ref: SnapshotRef, kind: str, variant: tuple,
         raw = build()
         body = raw.encode("utf-8") if isinstance(raw, str) else raw
         entry = CachedBody(body, gzip.compress(body, 6, mtime=0), etag_for(ref, kind, variant))
+        _remember(_bodies, key, entry, BODIES_MAX)
+    return entry
+
+
+def cached_value(ref: SnapshotRef, kind: str, variant: tuple,
+                 build: Callable[[], Any]) -> Any:
+    """Anything derived from one snapshot (a chart's JSON, a pairwise table), built once per
+    snapshot and ``variant`` and kept with the response bodies (same LRU, same eviction)."""
+    key = (ref.key, "value:" + kind, variant)
+    entry = _bodies.get(key)
+    if entry is None:
+        entry = build()
         _remember(_bodies, key, entry, BODIES_MAX)
     return entry
 

@@ -30,15 +30,17 @@ from leaderboard.models import (
 )
 from leaderboard.scoring import TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
+from leaderboard.scoring.significance import conservative_ranks, p_beats_rows
 from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
 from leaderboard.services import ranking_stats as rs
-from leaderboard.services.metric_info import DISPLAYED, HEADLINES, POS_VALUES
+from leaderboard.services.metric_info import DISPLAYED, HEADLINES, POS_VALUES, VIEWS
 
 log = logging.getLogger(__name__)
 #: A ranking needs none of the stored files (split, upload, reference file: megabytes each);
 #: they are left unread, else every refresh would read all of them into the worker.
 _BENCHMARK_FILES = (defer(Benchmark.source_bytes), defer(Benchmark.prepared_bytes))
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
+PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
 #: Systems per matrix product: 16 x 31 columns keep BLAS fast and the transient small
 #: (at 100, a refresh of 120 public systems peaked 46 MB above its 22 MB result).
@@ -113,29 +115,77 @@ def _load_stats(results: list[Result]) -> list[TargetStats | None]:
 
 
 def _pos_block(points: dict[str, np.ndarray], resampled: dict[str, np.ndarray] | None,
-               members: list[int], m: int, tiebreak: list) -> dict[str, Any]:
-    """Ranks (headline metrics) and tie p-values (every displayed metric) on one POS."""
+               members: list[int], subset: list[int], tiebreak: list,
+               tie_keys: tuple[str, ...] = DISPLAYED,
+               rank_keys: tuple[str, ...] = HEADLINES) -> dict[str, Any]:
+    """Ranks (``rank_keys``) and tie p-values (``tie_keys``) on one POS over the systems
+    ``subset`` (global indices, in snapshot order); lists are indexed like ``subset``.
+
+    ``members`` are the global indices that have rows in ``resampled`` (same resamples)."""
+    k = len(subset)
+    member_row = {g: n for n, g in enumerate(members)}
+    local = {n: member_row[g] for n, g in enumerate(subset) if g in member_row}
+    sub_tiebreak = [tiebreak[g] for g in subset]
+    index = np.array(subset, dtype=int)
     block: dict[str, Any] = {"ties": {}, "ranks": {}}
-    local = {i: n for n, i in enumerate(members)}
-    for key in DISPLAYED:
-        order = rs.order_by_points(points[key], tiebreak)
-        p: list[float | None] = [None] * m
-        if resampled is not None:
+    for key in tie_keys:
+        p: list[float | None] = [None] * k
+        if resampled is not None and k:
+            order = rs.order_by_points(points[key][index], sub_tiebreak)
             p = rs.neighbour_p_values(resampled[key], order, local)
         block["ties"][key] = p
-    for key in HEADLINES:
-        rank = rs.point_ranks(points[key]).tolist()
-        lo: list[int | None] = [None] * m
-        hi: list[int | None] = [None] * m
-        cons: list[int | None] = [None] * m
-        if resampled is not None and members:
-            values = resampled[key]
+    shown = sorted(local)
+    rows = [local[n] for n in shown]
+    for key in rank_keys:
+        sub_points = points[key][index] if k else np.zeros(0)
+        rank = rs.point_ranks(sub_points).tolist()
+        lo: list[int | None] = [None] * k
+        hi: list[int | None] = [None] * k
+        cons: list[int | None] = [None] * k
+        if resampled is not None and shown:
+            values = resampled[key][rows]
             r_lo, r_hi = rs.rank_interval_bounds(values)
-            c = rs.conservative_ranks(values)
-            for n, i in enumerate(members):
-                lo[i], hi[i], cons[i] = int(r_lo[n]), int(r_hi[n]), int(c[n])
+            c = conservative_ranks(values, sub_points[shown])
+            for n, local_n in enumerate(shown):
+                lo[local_n], hi[local_n], cons[local_n] = int(r_lo[n]), int(r_hi[n]), int(c[n])
         block["ranks"][key] = {"rank": rank, "lo": lo, "hi": hi, "conservative": cons}
     return block
+
+
+def _columns_of(headline: str) -> tuple[str, ...]:
+    """Metric columns of every view ranked on ``headline`` (the ones that need tie marks)."""
+    return tuple(dict.fromkeys(k for v in VIEWS.values() if v.headline == headline
+                               for k in v.columns))
+
+
+def best_per_team(systems: list[dict[str, Any]], points: np.ndarray, tiebreak: list) -> list[int]:
+    """Global indices of each team's best system on ``points`` (earliest wins a tie), in
+    snapshot order."""
+    best: dict[int, int] = {}
+    for i, system in enumerate(systems):
+        j = best.get(system["team_id"])
+        if j is None or (-points[i], tiebreak[i]) < (-points[j], tiebreak[j]):
+            best[system["team_id"]] = i
+    return sorted(best.values())
+
+
+def _pairwise(systems: list[dict[str, Any]], points: dict[str, np.ndarray],
+              resampled: dict[str, np.ndarray] | None, members: list[int]) -> dict[str, Any]:
+    """P(row beats column) among the top :data:`PAIRWISE_TOP` systems of every displayed
+    metric (all targets), for the pairwise view."""
+    out: dict[str, Any] = {}
+    if resampled is None or not members:
+        return out
+    member_row = {g: n for n, g in enumerate(members)}
+    for key in DISPLAYED:
+        ranked = sorted(members, key=lambda g: (-points[key][g], systems[g]["date"],
+                                                systems[g]["id"]))
+        top = [g for g in ranked if np.isfinite(points[key][g])][:PAIRWISE_TOP]
+        values = resampled[key][[member_row[g] for g in top]]
+        matrix = p_beats_rows(values[:, None, :], values[None, :, :])
+        out[key] = {"ids": [systems[g]["id"] for g in top],
+                    "p_beats": np.round(matrix, 4).tolist()}
+    return out
 
 
 def _resample_group(stats: list[TargetStats | None], pos: str | None
@@ -185,6 +235,9 @@ def compute_snapshot_data(session: Session, benchmark: Benchmark) -> dict[str, A
     m = len(systems)
     tiebreak = [(s["date"], s["id"]) for s in systems]
     per_pos: dict[str, Any] = {}
+    best: dict[str, Any] = {}
+    pairwise: dict[str, Any] = {}
+    overall: dict[str, np.ndarray] = {}
     for pos in (None, *POS_VALUES):
         name = pos or "all"
         def value(s: dict, k: str, pos: str | None = pos) -> float:
@@ -192,8 +245,18 @@ def compute_snapshot_data(session: Session, benchmark: Benchmark) -> dict[str, A
             v = src.get(k)
             return float("-inf") if v is None else float(v)
         points = {k: np.array([value(s, k) for s in systems], dtype=float) for k in DISPLAYED}
+        if pos is None:
+            overall = points
         members, resampled = _resample_group(stats, pos) if m else ([], None)
-        per_pos[name] = _pos_block(points, resampled, members, m, tiebreak)
+        per_pos[name] = _pos_block(points, resampled, members, list(range(m)), tiebreak)
+        for headline in HEADLINES:
+            subset = best_per_team(systems, overall[headline], tiebreak)
+            entry = best.setdefault(headline, {"members": subset, "stats": {}})
+            entry["stats"][name] = _pos_block(points, resampled, members, subset, tiebreak,
+                                              tie_keys=_columns_of(headline),
+                                              rank_keys=(headline,))
+        if pos is None:
+            pairwise = _pairwise(systems, points, resampled, members)
     return {
         "format": SNAPSHOT_FORMAT,
         "generated_at": utcnow().isoformat(),
@@ -202,6 +265,8 @@ def compute_snapshot_data(session: Session, benchmark: Benchmark) -> dict[str, A
                       "checksum": benchmark.checksum},
         "systems": systems,
         "stats": per_pos,
+        "best": best,
+        "pairwise": pairwise,
         "references": reference_rows(session, benchmark),
     }
 

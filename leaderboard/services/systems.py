@@ -1,15 +1,13 @@
-"""System and team pages: who may see a submission, its public aggregates, and comparisons."""
+"""System and team pages: who may see a submission and its public aggregates (head-to-head
+comparisons: :mod:`leaderboard.services.head_to_head`)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Result, Submission, SubmissionStatus, Team
-from leaderboard.scoring import TargetStats, compare
-from leaderboard.services.metric_info import DISPLAYED
 
 
 def can_view(submission: Submission, viewer: Any, team: Team | None = None) -> bool:
@@ -62,27 +60,6 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "result_id": result.id if result else None,
         "bootstrap_samples": result.bootstrap_samples if result else None,
     }
-
-
-@lru_cache(maxsize=64)
-def _stats(result_id: int, blob: bytes) -> TargetStats:
-    return TargetStats.from_bytes(blob)
-
-
-def compare_systems(*, session: Session, result_a: int, result_b: int,
-                    keys: tuple[str, ...] = DISPLAYED) -> dict[str, float] | None:
-    """Paired-bootstrap probability that A beats B on each metric, or None when the two were
-    not scored on the same resamples (other split or settings)."""
-    rows = {r.id: r for r in session.exec(select(Result).where(
-        col(Result.id).in_([result_a, result_b]))).all()}
-    if result_a not in rows or result_b not in rows:
-        return None
-    a = _stats(result_a, rows[result_a].target_stats)
-    b = _stats(result_b, rows[result_b].target_stats)
-    try:
-        return {k: round(compare(a, b, k), 4) for k in keys}
-    except ValueError:
-        return None
 
 
 def team_systems(*, session: Session, team_id: int, viewer: Any) -> list[Submission]:

@@ -1,13 +1,25 @@
 /* Draw every plotly figure whose JSON the server embedded as <script type="application/json">
-   next to a .chart[data-figure] element. No inline scripts: the figures are data only. */
+   next to a .chart[data-figure] element. No inline scripts: the figures are data only.
+   On a phone-sized chart the margins and fonts shrink so titles and axes fit. */
 (function () {
   "use strict";
+  function fitNarrow(el, layout) {
+    if (el.clientWidth >= 560) { return; }
+    layout.margin = { l: 44, r: 8, t: 64, b: 56 };
+    layout.font = Object.assign({}, layout.font || {}, { size: 11 });
+    if (layout.title && layout.title.font) { layout.title.font.size = 13; }
+    if (layout.legend) { layout.legend.font = { size: 10 }; }
+    if (el.getAttribute("data-narrow-ticks") === "numbers" && layout.xaxis) {
+      layout.xaxis.showticklabels = false;
+    }
+  }
   function draw() {
     if (!window.Plotly) { return; }
     Array.prototype.forEach.call(document.querySelectorAll(".chart[data-figure]"), function (el) {
       var source = document.getElementById(el.getAttribute("data-figure"));
       if (!source) { return; }
       var fig = JSON.parse(source.textContent);
+      fitNarrow(el, fig.layout);
       window.Plotly.newPlot(el, fig.data, fig.layout, { responsive: true, displaylogo: false });
     });
   }

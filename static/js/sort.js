@@ -6,7 +6,11 @@
   var table = document.getElementById("ranking");
   var body = document.getElementById("systems");
   if (!table || !body || !window.URL || !window.history) { return; }
-  var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
+  // Header cells that sort, with their column index in the body rows (data-col: the head
+  // has two rows in the grouped "All metrics" view, so positions do not match).
+  var headers = Array.prototype.slice.call(table.tHead.querySelectorAll("th[data-col]"));
+  var serverSort = table.getAttribute("data-sort");
+  var serverDir = table.getAttribute("data-dir");
 
   function cellValue(row, index, type) {
     var cell = row.cells[index];
@@ -19,7 +23,7 @@
   }
 
   function sortBy(th, dir) {
-    var index = headers.indexOf(th);
+    var index = parseInt(th.getAttribute("data-col"), 10);
     var type = th.getAttribute("data-type");
     var rows = Array.prototype.slice.call(body.rows);
     if (rows.length < 2 || !rows[0].cells[index]) { return false; }
@@ -46,6 +50,11 @@
       }
     });
     th.setAttribute("aria-sort", dir === "asc" ? "ascending" : "descending");
+    // Tie marks refer to the order the server rendered: hide them in any other order.
+    var same = th.getAttribute("data-key") === serverSort && dir === serverDir;
+    Array.prototype.forEach.call(body.querySelectorAll(".tie"), function (mark) {
+      mark.hidden = !same;
+    });
     return true;
   }
 
@@ -63,7 +72,11 @@
     url.searchParams.set("dir", dir === "asc" ? "desc" : "asc");
     link.href = url.toString();
     var status = document.getElementById("sort-status");
-    if (status) { status.textContent = "Sorted by " + link.textContent.trim() + ", " + (dir === "asc" ? "ascending" : "descending"); }
+    var label = (link.getAttribute("title") || link.textContent).split(":")[0].trim();
+    var words = "sorted by " + label + " (" + (dir === "asc" ? "ascending" : "descending") + ")";
+    if (status) { status.textContent = "Sorted by " + label + ", " + (dir === "asc" ? "ascending" : "descending"); }
+    var caption = document.getElementById("sort-caption");
+    if (caption) { caption.textContent = words; }
     if (key) { table.setAttribute("data-sort", key); }
     // Downloads follow the order on screen.
     Array.prototype.forEach.call(document.querySelectorAll(".downloads a[download]"), function (a) {

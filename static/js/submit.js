@@ -27,4 +27,36 @@
       nameField.value = input.files[0].name.replace(/\.json(\.gz)?$/i, "");
     }
   });
+  // "Check file (free)" in the background: a full form post would reload the page, and a
+  // browser never refills a file input, so the chosen file would be lost.
+  var check = document.querySelector("button[data-check]");
+  var form = input.form;
+  var target = document.getElementById("check-result");
+  if (check && form && target && window.fetch && window.DOMParser) {
+    check.addEventListener("click", function (event) {
+      if (!input.files.length) { return; }  // let the server say that a file is needed
+      event.preventDefault();
+      check.disabled = true;
+      var body = new FormData(form);
+      fetch(check.getAttribute("formaction"), { method: "POST", body: body, credentials: "same-origin" })
+        .then(function (response) { return response.text(); })
+        .then(function (html) {
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          var fresh = doc.getElementById("check-result");
+          var error = doc.querySelector("main .flash-error");
+          target.innerHTML = "";
+          if (error) { target.appendChild(document.importNode(error, true)); }
+          if (fresh) {
+            Array.prototype.forEach.call(fresh.childNodes, function (node) {
+              target.appendChild(document.importNode(node, true));
+            });
+          }
+          target.scrollIntoView({ block: "nearest" });
+        })
+        .catch(function () {
+          target.textContent = "The check could not reach the server; try again.";
+        })
+        .then(function () { check.disabled = false; });
+    });
+  }
 })();

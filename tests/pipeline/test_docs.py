@@ -10,7 +10,9 @@ def test_openapi_describes_every_endpoint(client):
     assert spec["openapi"] == "3.1.0"
     assert spec["servers"] == [{"url": "http://localhost/api/v1"}]
     assert set(spec["paths"]) == {"/submissions", "/submissions/{id}", "/validate",
-                                  "/leaderboard"}
+                                  "/leaderboard", "/compare", "/significance"}
+    names = [p["name"] for p in spec["paths"]["/leaderboard"]["get"]["parameters"]]
+    assert "entries" in names and "q" in names
     post = spec["paths"]["/submissions"]["post"]
     assert set(post["responses"]) == {"202", "400", "401", "409", "413", "429"}
 
@@ -21,6 +23,7 @@ def test_api_page_has_copy_paste_curl_examples(client):
         'curl -sS -H "Authorization: Bearer $TOKEN"' in page
     assert "http://localhost/api/v1/submissions" in page
     assert "leaderboard submit result.json.gz --url http://localhost" in page
+    assert "--public --wait" in page and "/api/v1/compare?a=" in page
 
 
 def test_leaderboard_json_without_a_token(client, benchmark):
@@ -31,6 +34,13 @@ def test_leaderboard_json_without_a_token(client, benchmark):
     bad = client.get("/api/v1/leaderboard?pos=XYZ")
     assert bad.status_code == 400
     assert bad.get_json()["error"]["code"] == "bad_query"
+
+
+def test_favicon_is_served(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200
+    assert response.mimetype == "image/vnd.microsoft.icon"
+    assert response.data[:4] == b"\x00\x00\x01\x00"  # ICO header: reserved 0, type 1
 
 
 def test_leaderboard_json_before_any_benchmark_is_404(client):
@@ -54,3 +64,21 @@ def test_scored_public_submission_appears_in_the_leaderboard_json(app, client, b
     assert jobs.score_submission_job(response.get_json()["id"]) == "scored"
     rows = client.get("/api/v1/leaderboard").get_json()["rows"]
     assert [r["system"] for r in rows] == ["public system"]
+
+
+def test_about_curl_example_uses_the_api_field_names(client, benchmark, team_token):
+    import io
+    import re
+
+    page = client.get("/about").get_data(as_text=True)
+    assert "system_name" not in page and "inputs.json.gz" in page
+    example = re.search(r"<pre>(curl -H .*?)</pre>", page, re.S).group(1)
+    fields = dict(re.findall(r'-F (\w+)=("[^"]*"|\S+)', example))
+    assert set(fields) == {"file", "name", "public"}
+    _team, _user, token = team_token
+    response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                           data={"name": fields["name"].strip('"'), "public": fields["public"],
+                                 "file": (io.BytesIO(demo_bytes()), "result.json")})
+    assert response.status_code == 202, response.get_json()
+    assert client.get(response.get_json()["status_url"],
+                      headers={"Authorization": f"Bearer {token}"}).get_json()["is_public"]

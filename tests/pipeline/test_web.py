@@ -50,6 +50,10 @@ def test_upload_redirects_to_the_page_which_shows_progress_and_then_results(
     row = session.get(Submission, sid)
     assert row.file_sha256 in page and benchmark.checksum in page
     assert "seed 0, B = 1000" in page and "strict_a_f@10" in page
+    # readable, grouped metric names; public and scored: a link to its public page
+    assert "F<sup>10</sup> strict" in page and "Lenient F/P/R at 10" in page
+    assert ">strict_a_f@10<" not in page
+    assert f'href="/systems/{sid}"' in page and "once scored" not in page
 
 
 def test_double_submit_lands_on_the_same_submission(client, session, benchmark):
@@ -123,6 +127,8 @@ def test_publish_toggle_needs_csrf_and_refreshes_the_snapshot(client, session, b
     before = len(session.exec(select(LeaderboardSnapshot)).all())
     response = client.post(f"{location}/visibility", data={"public": "1", "csrf_token": token})
     assert response.status_code == 303
+    flashed = client.get(location).get_data(as_text=True)
+    assert "Published: it appears on the ranking once scored." in flashed  # still queued
     session.expire_all()
     assert session.get(Submission, sid).is_public is True
     assert len(session.exec(select(LeaderboardSnapshot)).all()) == before + 1

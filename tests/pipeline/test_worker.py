@@ -174,6 +174,7 @@ def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session
                             capture_output=True, text=True, timeout=120)
         assert ok.returncode == 0, ok.stderr
         assert "scored" in ok.stdout and "strict_a_f@10" in ok.stdout
+        assert "private: only your team sees it" in ok.stdout
         invalid = subprocess.run([LEADERBOARD_BIN, "submit", str(bad), "--url", url, "--token",
                                   token, "--wait"], capture_output=True, text=True, timeout=120)
         assert invalid.returncode == 2

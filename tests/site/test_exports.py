@@ -27,16 +27,35 @@ def test_csv_matches_screen_order_and_has_intervals(site):
 
 def test_json_export_by_pos(site):
     client, _ = site
-    response = client.get("/leaderboard.json?pos=VERB&view=lenient-a")
+    response = client.get("/leaderboard.json?pos=VERB&view=lenient-a&entries=all")
     assert response.status_code == 200
-    doc = json.loads(response.get_data(as_text=True))
-    assert doc["pos"] == "VERB" and doc["view"] == "lenient-a"
-    assert doc["headline"] == "lenient_a_f@10"
-    assert list(doc["metrics"])[0] == "lenient_a_f@10"
-    kinds = [r["row_type"] for r in doc["rows"]]
+    rows = json.loads(response.get_data(as_text=True))
+    kinds = [r["row_type"] for r in rows]
     assert kinds.count("system") == 5 and kinds[-3:] == ["human", "oracle", "oracle"]
-    humans = doc["rows"][-3]
+    assert list(rows[0])[:2] == ["row_type", "rank"] and "lenient_a_f@10 lo" in rows[0]
+    humans = rows[-3]
     assert humans["note"].startswith("computed on the 9-target test-subset split")
+    best = json.loads(client.get("/leaderboard.json?pos=VERB&view=lenient-a").data)
+    assert [r["row_type"] for r in best].count("system") == 3
+
+
+def test_csv_content_type_names_the_charset_once(site):
+    client, _ = site
+    response = client.get("/leaderboard.csv")
+    assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
+
+
+def test_pandas_reads_the_json_export_by_url(site_app):
+    import pandas as pd
+
+    from tests.live_site import serving
+
+    with serving(site_app) as base:
+        frame = pd.read_json(f"{base}/leaderboard.json?entries=all")
+        csv_frame = pd.read_csv(f"{base}/leaderboard.csv?entries=all")
+    assert list(frame["row_type"]).count("system") == 5
+    assert list(frame.columns) == list(csv_frame.columns)
+    assert frame.loc[0, "system"] == csv_frame.loc[0, "system"] == "Ranker top-3"
 
 
 FORMULA_TEAM = '=HYPERLINK("http://evil.example/x","Click")'
@@ -55,7 +74,7 @@ def test_csv_neutralises_formula_names_and_keeps_numbers(app, client, session, s
     session.commit()
     refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
     session.commit()
-    text = client.get("/leaderboard.csv").get_data(as_text=True)
+    text = client.get("/leaderboard.csv?entries=all").get_data(as_text=True)
     rows = list(csv.DictReader(io.StringIO(text)))
     teams = {r["team"] for r in rows}
     assert "'" + FORMULA_TEAM in teams and FORMULA_TEAM not in teams
@@ -66,8 +85,8 @@ def test_csv_neutralises_formula_names_and_keeps_numbers(app, client, session, s
         assert not any(v.startswith(("=", "+", "-", "@", "\t", "\r")) for v in row.values() if v)
     assert float(rows[0]["gap"]) > 0
     # JSON is not a spreadsheet format: names stay as given there.
-    doc = json.loads(client.get("/leaderboard.json").get_data(as_text=True))
-    assert FORMULA_TEAM in {r["team"] for r in doc["rows"]}
+    rows = json.loads(client.get("/leaderboard.json?entries=all").get_data(as_text=True))
+    assert FORMULA_TEAM in {r["team"] for r in rows}
 
 
 def test_neutralise_only_touches_text():

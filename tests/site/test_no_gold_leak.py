@@ -19,7 +19,10 @@ def _public_urls(seeded) -> list[str]:
     for metric in ("strict_a_f@10", "gap", "oot_p"):
         urls.append(f"/matrix?metric={metric}")
     ids = list(seeded.public.values())
-    urls += [f"/systems/{i}" for i in ids] + [f"/systems/{ids[0]}?compare={i}" for i in ids[1:]]
+    urls += [f"/systems/{i}" for i in ids] + [f"/compare?a={ids[0]}&b={i}" for i in ids[1:]]
+    urls += [f"/api/v1/compare?a={ids[0]}&b={i}&pos=NOUN" for i in ids[1:]]
+    urls += ["/significance", "/significance?metric=gap", "/api/v1/significance", "/history",
+             "/history?view=lenient-c", "/?entries=all", "/leaderboard.json?entries=all"]
     urls += [f"/teams/{t}" for t in seeded.teams.values()]
     urls += ["/api/v1/leaderboard", "/api/v1/leaderboard?pos=NOUN"]
     return urls

@@ -20,7 +20,11 @@ def test_ranking_default_is_strict_f10_descending(site):
     client, _ = site
     html = client.get("/").get_data(as_text=True)
     assert 'data-key="strict_a_f@10" data-type="num" aria-sort="descending"' in html
-    assert _system_order(html)[:3] == ["Ranker top-3", "Contextual ranker", "Thesaurus baseline"]
+    # one row per team by default: each team's best on strict F^10
+    assert _system_order(html) == ["Ranker top-3", "Thesaurus baseline", "Frequency baseline"]
+    every = client.get("/?entries=all").get_data(as_text=True)
+    assert _system_order(every)[:3] == ["Ranker top-3", "Contextual ranker",
+                                        "Thesaurus baseline"]
     # never ranked: reference rows sit in their own tbody, above the systems
     refs = html.split('<tbody class="references">')[1].split("</tbody>")[0]
     assert "Humans" in refs and "CoInCo" in refs and "Thesaurus" in refs
@@ -30,7 +34,7 @@ def test_ranking_default_is_strict_f10_descending(site):
 
 def test_ranking_sort_query_string(site):
     client, _ = site
-    html = client.get("/?sort=gap&dir=desc").get_data(as_text=True)
+    html = client.get("/?sort=gap&dir=desc&entries=all").get_data(as_text=True)
     assert 'data-key="gap" data-type="num" aria-sort="descending"' in html
     assert _system_order(html)[0] == "Contextual ranker"
     asc = _system_order(client.get("/?sort=system&dir=asc").get_data(as_text=True))
@@ -41,12 +45,16 @@ def test_ranking_sort_query_string(site):
 
 def test_rank_interval_conservative_rank_and_tie_marks(site):
     client, _ = site
-    html = client.get("/").get_data(as_text=True)
+    html = client.get("/?entries=all").get_data(as_text=True)
     body = html.split('<tbody id="systems">')[1]
     first, second = body.split("<tr")[1:3]
     assert "<strong>1</strong>" in first and "1–2" in first
     # Contextual ranker is statistically tied with Ranker top-3 on strict F^10 (p >= 0.05)
     assert 'class="tied"' in second and "≈" in second
+    # only the sorted column carries tie marks: sorted by GAP, the headline cells have none
+    by_gap = client.get("/?entries=all&sort=gap").get_data(as_text=True)
+    rows = by_gap.split('<tbody id="systems">')[1].split("<tr")[1:]
+    assert all('class="tied"' not in r for r in rows)
 
 
 @pytest.mark.parametrize("view,key", [("strict-c", "strict_c_f@10"),
@@ -125,8 +133,11 @@ def test_system_page(site):
     assert "Contextual ranker" in html and "SHA-256" in html and "Scorer version" in html
     assert 'id="pos-figure"' in html and "95%" in html
     other = seeded.public["Thesaurus baseline"]
-    compared = client.get(f"/systems/{sid}?compare={other}").get_data(as_text=True)
-    assert "P(this beats it)" in compared and "prob-high" in compared
+    moved = client.get(f"/systems/{sid}?compare={other}")
+    assert moved.status_code == 302
+    assert moved.headers["Location"].endswith(f"/compare?a={sid}&b={other}")
+    compared = client.get(moved.headers["Location"]).get_data(as_text=True)
+    assert "Summary" in compared and "P(A beats B)" in compared and "verdict-yes" in compared
 
 
 def test_system_page_bad_compare(site):
@@ -135,7 +146,7 @@ def test_system_page_bad_compare(site):
     response = client.get(f"/systems/{sid}?compare=abc")
     assert response.status_code == 400
     assert "compare must be a system id" in response.get_data(as_text=True)
-    response = client.get(f"/systems/{sid}?compare={seeded.private_id}")
+    response = client.get(f"/compare?a={sid}&b={seeded.private_id}")
     assert response.status_code == 404
 
 

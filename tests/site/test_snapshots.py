@@ -29,24 +29,44 @@ def test_rank_intervals_match_the_engine(session, seeded):
 
 
 def test_tie_p_values_match_compare(session, seeded):
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
     ids, stats = _public_stats(session, seeded)
     by_id = dict(zip(ids, stats, strict=True))
     for above, below in zip(table.rows, table.rows[1:], strict=False):
         p = below["cells"][0]["p"]
-        expected = 1 - compare(by_id[above["id"]], by_id[below["id"]], "strict_a_f@10")
-        assert p == round(expected, 4)
+        beats = compare(by_id[above["id"]], by_id[below["id"]], "strict_a_f@10")
+        assert p == round(2 * min(beats, 1 - beats), 6)
     assert [r["system"] for r in table.rows][:2] == ["Ranker top-3", "Contextual ranker"]
     assert table.rows[1]["tied_with_next_better"] is True
     assert table.rows[2]["tied_with_next_better"] is False
 
 
-def test_conservative_rank_counts_intervals_entirely_above():
-    values = np.array([[10.0, 11, 12, 13], [1, 2, 3, 4], [2, 3, 4, 5], [11, 12, 13, 14.0]])
-    cons = rs.conservative_ranks(values)
-    # rows 0 and 3 overlap; both are above rows 1 and 2, which overlap each other
-    assert cons.tolist() == [1, 3, 3, 1]
+def test_point_ranks_share_ties():
     assert rs.point_ranks(np.array([5.0, 7.0, 7.0, 1.0])).tolist() == [3, 1, 1, 4]
+
+
+def test_best_per_team_ranks_only_the_shown_rows(session, seeded):
+    best = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    every = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
+    assert best.entries == "best" and len(best.rows) == 3 and len(every.rows) == 5
+    assert len({r["team_id"] for r in best.rows}) == 3
+    # each team's row is its best on the headline among all its entries
+    for row in best.rows:
+        mine = [r["headline"] for r in every.rows if r["team_id"] == row["team_id"]]
+        assert row["headline"] == max(mine)
+    assert sorted(r["rank"] for r in best.rows) == [1, 2, 3]
+    assert max(r["rank_hi"] for r in best.rows) <= 3
+
+
+def test_q_filters_rows_but_keeps_ranks(session, seeded):
+    every = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
+    found = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all",
+                         q="thesaurus")
+    assert [r["system"] for r in found.rows] == ["Thesaurus baseline", "Thesaurus top-1"]
+    ranks = {r["id"]: r["rank"] for r in every.rows}
+    assert all(r["rank"] == ranks[r["id"]] for r in found.rows)
+    south = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, q="SOUTH lab")
+    assert [r["team"] for r in south.rows] == ["South Lab"] and south.total == 3
 
 
 def test_references_are_merged_by_name_and_marked_subset(session, seeded):
@@ -67,13 +87,13 @@ def test_publish_and_hide_change_the_ranking(session, seeded):
     session.commit()
     refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
     session.commit()
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
     assert "Secret system" in [r["system"] for r in table.rows]
     private.hidden = True
     session.add(private)
     refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
     session.commit()
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
     assert "Secret system" not in [r["system"] for r in table.rows]
     kept = session.exec(select(LeaderboardSnapshot)).all()
     assert len(kept) == KEEP_SNAPSHOTS
@@ -86,7 +106,25 @@ def test_unreadable_stats_keep_the_row_without_intervals(session, seeded):
     session.add(result)
     refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
     session.commit()
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
     row = next(r for r in table.rows if r["system"] == "Thesaurus top-1")
     assert row["rank"] is not None and row["rank_lo"] is None
     assert next(r for r in table.rows if r["system"] == "Ranker top-3")["rank_lo"] == 1
+
+
+def test_snapshot_of_an_older_format_is_recomputed_once(session, seeded):
+    from leaderboard.services.snapshot_reader import clear_caches
+
+    latest = session.exec(select(LeaderboardSnapshot).order_by(
+        LeaderboardSnapshot.id.desc())).first()
+    old = dict(latest.data, format=1)
+    old.pop("best")
+    latest.data = old
+    session.add(latest)
+    session.commit()
+    clear_caches()
+    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    assert table.entries == "best" and len(table.rows) == 3  # best-per-team blocks are back
+    newest = session.exec(select(LeaderboardSnapshot).order_by(
+        LeaderboardSnapshot.id.desc())).first()
+    assert newest.id != latest.id and newest.data["format"] == 2 and "best" in newest.data

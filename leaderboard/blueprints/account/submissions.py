@@ -167,7 +167,28 @@ def submission(submission_id: int):
               if row.status == SubmissionStatus.SCORED else None)
     return render_template("submissions/detail.html", submission=row, result=result,
                            pending=row.status in SubmissionStatus.PENDING,
-                           visibility_form=VisibilityForm())
+                           visibility_form=VisibilityForm(),
+                           metric_groups=grouped_metrics(result.metrics if result else {}))
+
+
+def grouped_metrics(metrics: dict) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The result's metric keys as (group title, [(key, readable label)]) for the page."""
+    from leaderboard.services.metric_info import LABELS
+
+    groups: list[tuple[str, list[tuple[str, str]]]] = [
+        ("Strict F/P/R at 10", []), ("Lenient F/P/R at 10", []), ("Ranking metrics", []),
+        ("SemEval-2007 legacy", [])]
+    for key in metrics:
+        label = LABELS.get(key, key)
+        if key.startswith("strict_") and key.endswith("@10"):
+            groups[0][1].append((key, label))
+        elif key.startswith("lenient_"):
+            groups[1][1].append((key, label))
+        elif key.startswith(("best", "oot")):
+            groups[3][1].append((key, label))
+        else:
+            groups[2][1].append((key, label))
+    return [g for g in groups if g[1]]
 
 
 @bp.get("/submissions/<int:submission_id>/status")
@@ -191,6 +212,11 @@ def set_visibility(submission_id: int):
 
     public = request.form.get("public") == "1"
     service.set_public(session=get_session(), submission=row, public=public)
-    flash("Published: it appears on the ranking once scored." if public
-          else "Unpublished: it no longer appears on the ranking.", "success")
+    if not public:
+        message = "Unpublished: it no longer appears on the ranking."
+    elif row.status == SubmissionStatus.SCORED and not row.hidden:
+        message = "Published: it is on the public ranking now."
+    else:
+        message = "Published: it appears on the ranking once scored."
+    flash(message, "success")
     return redirect(url_for("account.submission", submission_id=row.id), 303)

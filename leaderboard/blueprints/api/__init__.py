@@ -63,4 +63,4 @@ def token_required(view: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-from leaderboard.blueprints.api import docs, leaderboard, submissions  # noqa: E402,F401
+from leaderboard.blueprints.api import analysis, docs, leaderboard, submissions  # noqa: E402,F401,I001

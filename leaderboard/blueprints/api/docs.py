@@ -108,9 +108,39 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
             "/leaderboard": {"get": {
                 "summary": "The public ranking (no token needed)", "security": [],
                 "parameters": [{"name": n, "in": "query", "schema": {"type": "string"}}
-                               for n in ("view", "pos", "sort", "dir")],
+                               for n in ("view", "pos", "sort", "dir")] + [
+                    {"name": "entries", "in": "query",
+                     "schema": {"type": "string", "enum": ["best", "all"]},
+                     "description": "best (default): each team's best system on the view's "
+                                    "headline; all: every public submission"},
+                    {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": 100},
+                     "description": "Keep rows whose system or team name contains this"}],
                 "responses": {"200": {"description": "Ranking rows and reference rows"},
-                              "400": _error("Unknown view/pos/sort value")}}},
+                              "400": _error("Unknown view/pos/sort/entries value")}}},
+            "/compare": {"get": {
+                "summary": "Head to head of two public systems on every metric (no token)",
+                "security": [],
+                "parameters": [{"name": "a", "in": "query", "required": True,
+                                "schema": {"type": "integer"}},
+                               {"name": "b", "in": "query", "required": True,
+                                "schema": {"type": "integer"}},
+                               {"name": "pos", "in": "query", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "{a, b, pos, summary, metrics: {KEY: {a, "
+                                                     "b, diff, diff_interval, p_beats, "
+                                                     "p_value, significant}}}; p = 2 min(P, "
+                                                     "1 - P), significant when p < 0.05"},
+                              "400": _error("a or b not a whole number, unknown pos"),
+                              "404": _error("No such public system"),
+                              "409": _error("Not scored on the same resamples")}}},
+            "/significance": {"get": {
+                "summary": "P(row beats column) among the top N on a metric (no token)",
+                "security": [],
+                "parameters": [{"name": "metric", "in": "query", "schema": {"type": "string"}},
+                               {"name": "top", "in": "query",
+                                "schema": {"type": "integer", "minimum": 2, "maximum": 30}}],
+                "responses": {"200": {"description": "systems (best first, with compact "
+                                                     "letters), p_beats, p_value, significant"},
+                              "400": _error("Unknown metric, top out of range")}}},
         },
     }
 

@@ -9,4 +9,10 @@ from flask import Blueprint
 
 bp = Blueprint("public", __name__)
 
-from leaderboard.blueprints.public import about, ranking, systems, vendor  # noqa: E402,F401
+from leaderboard.blueprints.public import (  # noqa: E402,F401
+    about,
+    analysis,
+    ranking,
+    systems,
+    vendor,
+)

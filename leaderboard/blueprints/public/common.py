@@ -9,7 +9,13 @@ from flask import Response, abort, request, session
 from flask_login import current_user
 
 from leaderboard.db import get_session
-from leaderboard.services.ranking_table import BadQuery, RankingTable, parse_query
+from leaderboard.services.ranking_table import (
+    BadQuery,
+    RankingTable,
+    parse_entries,
+    parse_q,
+    parse_query,
+)
 from leaderboard.services.snapshot_reader import (
     cached_body,
     latest_snapshot,
@@ -33,7 +39,8 @@ def table_from_query() -> RankingTable | None:
     try:
         return ranking_rows(session=get_session(), benchmark_id=bench.id, view=args.get("view"),
                             pos=args.get("pos"), sort=args.get("sort"),
-                            direction=args.get("dir"))
+                            direction=args.get("dir"), entries=args.get("entries"),
+                            q=args.get("q"))
     except BadQuery as exc:
         abort(400, description=str(exc))
 
@@ -63,19 +70,22 @@ def ranking_response(benchmark_id: int, kind: str,
     """
     args = request.args
     view, pos, sort = args.get("view"), args.get("pos"), args.get("sort")
-    direction = args.get("dir")
+    direction, entries, q = args.get("dir"), args.get("entries"), args.get("q")
     parsed = parse_query(view, pos, sort, direction)
+    entries_value, query = parse_entries(entries), parse_q(q)
     ref = latest_snapshot(get_session(), benchmark_id)
 
     def build() -> bytes | str:
         return render(ranking_rows(session=get_session(), benchmark_id=benchmark_id, view=view,
-                                   pos=pos, sort=sort, direction=direction, ref=ref))
+                                   pos=pos, sort=sort, direction=direction, ref=ref,
+                                   entries=entries_value, q=query))
 
     if not shared:
         response = Response(build(), mimetype=mimetype)
         response.headers["Cache-Control"] = "private, no-cache"
         return response
-    variant = (parsed[0].key, parsed[1], parsed[2], parsed[3], request.script_root)
+    variant = (parsed[0].key, parsed[1], parsed[2], parsed[3], entries_value, query,
+               request.script_root)
     entry = cached_body(ref, kind, variant, build)
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
     response = Response(entry.gzipped if gzipped else entry.body, mimetype=mimetype)

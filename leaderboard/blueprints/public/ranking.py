@@ -70,7 +70,7 @@ def charts_page():
         abort(400, description="view must be one of strict-a, strict-c, lenient-a, lenient-c")
     mode, ref = view.key.split("-")
     figures = [charts.to_json(charts.precision_recall(data, mode, ref)),
-               charts.to_json(charts.score_distribution(data, view.headline))]
+               charts.to_json(charts.score_dots(data, view.headline))]
     return render_template("public/charts.html", figures=figures, view=view,
                            benchmark=data.get("benchmark"), **_context())
 
@@ -83,7 +83,8 @@ def _export(kind: str) -> Response:
     def render(table) -> str:
         return exports.to_csv(table) if kind == "csv" else exports.to_json(table)
 
-    mimetype = "text/csv; charset=utf-8" if kind == "csv" else "application/json"
+    # Flask adds "; charset=utf-8" to text/* itself: naming it here would repeat it.
+    mimetype = "text/csv" if kind == "csv" else "application/json"
     try:
         response = ranking_response(bench.id, f"export.{kind}", render, mimetype)
     except BadQuery as exc:

@@ -13,6 +13,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from leaderboard.scoring.significance import format_p
 from leaderboard.services.ranking_table import RankingTable
 
 _CACHE: OrderedDict[tuple, Markup] = OrderedDict()
@@ -20,9 +21,9 @@ _LOCK = threading.Lock()
 _CACHE_SIZE = 128
 
 
-def cell_html(cell: dict[str, Any]) -> Markup:
-    """A score with its compact interval (exact one in the title and for screen readers) and
-    the tie mark."""
+def cell_html(cell: dict[str, Any], show_tie: bool = False) -> Markup:
+    """A score with its compact interval (exact one in the title and for screen readers) and,
+    when ``show_tie`` (the sorted column only), the tie mark."""
     value = cell["value"]
     if value is None:
         return Markup('<span class="na" title="not provided">–</span>')
@@ -30,11 +31,11 @@ def cell_html(cell: dict[str, Any]) -> Markup:
     title = (f' title="95% interval {interval[0]:.2f} to {interval[1]:.2f}"'
              if interval else "")
     out = f'<span class="v"{title}>{value:.1f}</span>'
-    if cell.get("tied"):
-        # Short on purpose: with 1,000 systems most cells carry this mark, and the legend
-        # explains it in full (the long wording made up 0.7 MB of the 2.4 MB page).
-        out += (f'<abbr class="tie" title="tied with the next-better system, '
-                f'p = {cell["p"]:.2f}">≈</abbr>')
+    if show_tie and cell.get("tied"):
+        # Short on purpose: with 1,000 systems many cells carry this mark, and the legend
+        # explains it in full.
+        out += (f'<abbr class="tie" title="not significantly different from the next-better '
+                f'system, p = {format_p(cell["p"])}">≈</abbr>')
     if interval:
         out += (f'<span class="ci" aria-hidden="true">{interval[0]:.1f}–{interval[1]:.1f}</span>'
                 f'<span class="sr-only">, 95% interval {interval[0]:.2f} to '
@@ -42,14 +43,21 @@ def cell_html(cell: dict[str, Any]) -> Markup:
     return Markup(out)
 
 
+def _link(url: str | None, text: str) -> str:
+    if not url or not url.startswith(("http://", "https://")):
+        return ""
+    return f'<a href="{escape(url)}" rel="nofollow noopener">{text}</a>'
+
+
 def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
          headline_label: str) -> str:
-    parts = ['<tr class="tied">' if r["tied_with_next_better"] else "<tr>",
+    rank_tie = r["tied_with_next_better"] and table.sort in ("rank", table.view.headline)
+    parts = ['<tr class="tied">' if rank_tie else "<tr>",
              f'<td class="col-rank sticky num" data-value="{r["rank"]}"><strong>{r["rank"]}'
              "</strong>"]
-    if r["tied_with_next_better"]:
-        parts.append(f'<abbr class="tie" title="tied with the next-better on {headline_label}">'
-                     "≈</abbr>")
+    if rank_tie:
+        parts.append(f'<abbr class="tie" title="not significantly different from the '
+                     f'next-better on {headline_label}, p = {format_p(r["rank_p"])}">≈</abbr>')
     if r["rank_lo"] is not None:
         parts.append(f'<span class="ci" title="95% rank interval">{r["rank_lo"]}–{r["rank_hi"]}'
                      f'</span><span class="sr-only">, 95% rank interval {r["rank_lo"]} to '
@@ -58,18 +66,22 @@ def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
     cons = "" if r["conservative_rank"] is None else r["conservative_rank"]
     parts.append(
         f'</td><th scope="row" class="col-system sticky2" data-value="{system}">'
-        f'<a href="{sys_base}{r["id"]}">{system}</a></th>'
-        f'<td class="num col-cons">{cons}</td>'
-        f'<td data-value="{team}"><a href="{team_base}{r["team_id"]}">{team}</a></td>'
-        f'<td data-value="{r["date"]}"><time datetime="{r["date"]}">{r["date"]}</time></td>')
+        f'<a href="{sys_base}{r["id"]}">{system}</a></th>')
     headline = table.view.headline
     for cell in r["cells"]:
         value = "" if cell["value"] is None else cell["value"]
-        parts.append(f'<td class="num" data-value="{value}">{cell_html(cell)}</td>')
+        cls = "num headline" if cell["key"] == headline else "num"
+        parts.append(f'<td class="{cls}" data-value="{value}">'
+                     f'{cell_html(cell, cell["key"] == table.sort)}</td>')
         if cell["key"] == headline and table.human_defined:
             pct = "" if r["pct_humans"] is None else f'{r["pct_humans"]:.0f}%'
             parts.append(f'<td class="num pct">{pct}</td>')
-    parts.append("</tr>")
+    parts.append(
+        f'<td class="num col-cons" data-value="{cons}">{cons}</td>'
+        f'<td data-value="{team}"><a href="{team_base}{r["team_id"]}">{team}</a></td>'
+        f'<td data-value="{r["date"]}"><time datetime="{r["date"]}">{r["date"]}</time></td>'
+        f'<td>{_link(r.get("paper_url"), "paper")}</td>'
+        f'<td>{_link(r.get("code_url"), "code")}</td></tr>')
     return "".join(parts)
 
 
@@ -77,7 +89,7 @@ def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
               headline_label: str) -> Markup:
     """The systems' ``<tr>`` elements, cached per (snapshot, view, POS, sort, direction)."""
     key = (table.snapshot_id, table.generated_at, table.view.key, table.pos, table.sort,
-           table.direction, sys_base, team_base)
+           table.direction, table.entries, table.query, sys_base, team_base)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached

@@ -6,12 +6,12 @@ from flask import abort, render_template, request
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
+from leaderboard.blueprints.public.analysis import redirect_to_compare
 from leaderboard.db import get_session
 from leaderboard.models import Team
 from leaderboard.services import charts
 from leaderboard.services.metric_info import LABELS, POS_VALUES, VIEWS, describe
 from leaderboard.services.systems import (
-    compare_systems,
     current_results,
     system_detail,
     team_systems,
@@ -24,27 +24,22 @@ CHART_KEYS = ["strict_a_f@10", "strict_c_f@10", "lenient_a_f@10", "lenient_c_f@1
 
 @bp.get("/systems/<int:submission_id>")
 def system(submission_id: int):
-    """A system's metadata, every metric with its interval, per-POS table and chart, and
-    ?compare=<id> for paired-bootstrap probabilities against another visible system."""
+    """A system's metadata, every metric with its interval, per-POS table and chart;
+    ?compare=<id> redirects to the head-to-head page."""
     session = get_session()
     detail = system_detail(session=session, submission_id=submission_id, viewer=current_user)
     if detail is None:
         abort(404, description="No such system, or it is not public.")
-    other = comparison = None
     compare_id = request.args.get("compare", type=int)
     if request.args.get("compare") and compare_id is None:
         abort(400, description="compare must be a system id (a whole number).")
     if compare_id is not None:
-        other = system_detail(session=session, submission_id=compare_id, viewer=current_user)
-        if other is None or other["result_id"] is None or detail["result_id"] is None:
-            abort(404, description="No such system to compare with, or it is not public.")
-        comparison = compare_systems(session=session, result_a=detail["result_id"],
-                                     result_b=other["result_id"])
+        return redirect_to_compare(submission_id, compare_id)
     choices = [s for s in compare_choices(detail["benchmark_id"]) if s["id"] != submission_id]
     figure = charts.to_json(charts.pos_bars(detail, CHART_KEYS)) if detail["metrics"] else None
     keys = [k for k in VIEWS["all"].columns] + [k for k in detail["metrics"]
                                                 if k not in VIEWS["all"].columns]
-    return render_template("public/system.html", s=detail, other=other, comparison=comparison,
+    return render_template("public/system.html", s=detail,
                            choices=choices, figure=figure, keys=keys, labels=LABELS,
                            describe=describe, pos_values=POS_VALUES)
 

@@ -72,6 +72,16 @@ def plotly_js():
     return _long_cached(_plotly_js(), "text/javascript")
 
 
+@bp.get("/favicon.ico")
+def favicon():
+    """The site icon (browsers ask for /favicon.ico whatever the page says)."""
+    from flask import current_app, send_from_directory
+
+    response = send_from_directory(current_app.static_folder, "favicon.ico",
+                                   mimetype="image/vnd.microsoft.icon", max_age=86400)
+    return response
+
+
 @bp.app_context_processor
 def template_helpers() -> dict[str, object]:
     """The plotly version (cache-busting query string on the script URL) and cell renderers."""
@@ -80,7 +90,22 @@ def template_helpers() -> dict[str, object]:
     from leaderboard.blueprints.public.render import cell_html, rows_html
 
     return {"plotly_version": plotly.__version__, "plotly_style_ids": plotly_style_ids,
-            "cell_html": cell_html, "rows_html": rows_html}
+            "cell_html": cell_html, "rows_html": rows_html, "inputs_url": inputs_url}
+
+
+def inputs_url() -> str | None:
+    """Download URL of the shown split's inputs (contexts, targets, candidates; no labels),
+    or None before any benchmark is imported."""
+    from flask import url_for
+
+    from leaderboard.db import get_session
+    from leaderboard.services.snapshots import current_benchmark
+
+    bench = current_benchmark(get_session())
+    if bench is None:
+        return None
+    return url_for("downloads.split_inputs", name=bench.name, version=bench.version,
+                   split=bench.split)
 
 
 @bp.app_template_filter("metric_html")
@@ -89,3 +114,9 @@ def metric_html(label: str) -> Markup:
     text = str(escape(label))
     text = re.sub(r"_(\w)\^(\d+)", r"<sub>\1</sub><sup>\2</sup>", text)
     return Markup(re.sub(r"\^(\d+)", r"<sup>\1</sup>", text))
+
+
+@bp.app_template_filter("metric_text")
+def metric_text(label: str) -> str:
+    """'F_c^10 strict' as 'Fc¹⁰ strict', for places that take no markup (select options)."""
+    return str(label).replace("_c", "c").replace("^10", "¹⁰")

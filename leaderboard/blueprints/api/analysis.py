@@ -1,0 +1,64 @@
+"""api blueprint: head-to-head comparison and pairwise significance (public, no token)."""
+
+from __future__ import annotations
+
+from flask import jsonify, request
+
+from leaderboard.blueprints.api import bp
+from leaderboard.blueprints.api.submissions import error_response, rate_limited
+from leaderboard.db import get_session
+from leaderboard.scoring.significance import ALPHA
+from leaderboard.services.head_to_head import NotComparable, head_to_head
+from leaderboard.services.metric_info import DEFAULT_SORT
+from leaderboard.services.pairwise import pairwise_table, parse_top
+from leaderboard.services.ranking_table import BadQuery
+from leaderboard.services.snapshot_reader import cached_value, latest_snapshot, load_data
+from leaderboard.services.snapshots import current_benchmark
+
+
+@bp.get("/compare")
+@rate_limited
+def compare():
+    """``?a=ID&b=ID[&pos=POS]``: both systems and, per metric, the scores, ``diff`` = a − b
+    with its 95% paired-bootstrap ``diff_interval``, ``p_beats`` = P(a beats b), the
+    two-sided ``p_value`` and ``significant``. Public systems only (404 otherwise)."""
+    try:
+        a_id, b_id = int(request.args.get("a", "")), int(request.args.get("b", ""))
+    except ValueError:
+        return error_response(400, "bad_query", "a and b must be system ids (whole numbers)")
+    pos = request.args.get("pos") or None
+    pos = None if pos in ("ALL", "all") else pos
+    try:
+        result = head_to_head(session=get_session(), a_id=a_id, b_id=b_id, viewer=None, pos=pos)
+    except NotComparable as exc:
+        return error_response(409, "not_comparable",
+                              "the two systems were not scored on the same resamples: "
+                              + str(exc))
+    except ValueError as exc:
+        return error_response(400, "bad_query", str(exc))
+    if result is None:
+        return error_response(404, "not_found", "no such public system")
+    return jsonify(result)
+
+
+@bp.get("/significance")
+@rate_limited
+def significance():
+    """``?metric=KEY&top=N`` (N from 2 to 30): the top N public systems on the metric with
+    their compact letters, and ``p_beats[i][j]`` = P(system i beats system j), ``p_value``
+    and ``significant`` matrices."""
+    session = get_session()
+    bench = current_benchmark(session)
+    if bench is None:
+        return error_response(404, "no_benchmark", "no benchmark split is loaded yet")
+    metric = request.args.get("metric", DEFAULT_SORT)
+    try:
+        top = parse_top(request.args.get("top"))
+        ref = latest_snapshot(session, bench.id)
+        table = cached_value(ref, "pairwise", (metric, top), lambda: pairwise_table(
+            load_data(session, ref), metric, top))
+    except BadQuery as exc:
+        return error_response(400, "bad_query", str(exc))
+    return jsonify({"alpha": ALPHA, "rule": "p = 2*min(P, 1-P), P = P(row beats column) on "
+                    "the shared bootstrap resamples (ties count half); significant if p < alpha",
+                    **table})

@@ -1,0 +1,113 @@
+"""Head-to-head comparison, the pairwise significance view and progress over time."""
+
+from __future__ import annotations
+
+from flask import abort, redirect, render_template, request, url_for
+from flask_login import current_user
+
+from leaderboard.blueprints.public import bp
+from leaderboard.blueprints.public.common import benchmark_or_none, snapshot_or_empty
+from leaderboard.db import get_session
+from leaderboard.scoring.significance import ALPHA, format_p
+from leaderboard.services import charts
+from leaderboard.services.head_to_head import NotComparable, head_to_head
+from leaderboard.services.metric_info import (
+    DEFAULT_SORT,
+    DEFAULT_VIEW,
+    DISPLAYED,
+    LABELS,
+    POS_VALUES,
+    VIEWS,
+    describe,
+)
+from leaderboard.services.pairwise import MAX_TOP, pairwise_table
+from leaderboard.services.ranking_table import BadQuery
+from leaderboard.services.snapshot_reader import cached_value, latest_snapshot
+
+
+def _id_arg(name: str) -> int | None:
+    raw = request.args.get(name)
+    if raw in (None, ""):
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        abort(400, description=f"{name} must be a system id (a whole number).")
+
+
+def _pos_arg() -> str | None:
+    pos = request.args.get("pos") or None
+    if pos in (None, "ALL", "all"):
+        return None
+    if pos not in POS_VALUES:
+        abort(400, description=f"pos must be ALL, {', '.join(POS_VALUES)}")
+    return pos
+
+
+@bp.get("/compare")
+def compare():
+    """Head-to-head of ?a= and ?b= (system ids), optionally on ?pos=: a summary, then per
+    metric both scores, the difference with its 95% paired-bootstrap interval, p, verdict."""
+    a_id, b_id, pos = _id_arg("a"), _id_arg("b"), _pos_arg()
+    data = snapshot_or_empty()
+    choices = [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}
+               for s in data.get("systems", [])]
+    result = error = None
+    if a_id is not None and b_id is not None:
+        try:
+            result = head_to_head(session=get_session(), a_id=a_id, b_id=b_id,
+                                  viewer=current_user, pos=pos)
+        except NotComparable:
+            error = ("These two systems were not scored on the same bootstrap resamples "
+                     "(different split or scorer settings), so no paired comparison is possible.")
+        if result is None and error is None:
+            abort(404, description="No such system, or it is not public.")
+    return render_template("public/compare.html", result=result, error=error, choices=choices,
+                           a_id=a_id, b_id=b_id, pos=pos, pos_values=POS_VALUES, labels=LABELS,
+                           describe=describe, format_p=format_p, alpha=ALPHA)
+
+
+@bp.get("/significance")
+def significance():
+    """Pairwise view: P(row beats column) among the top 30 on ?metric=, significant cells
+    marked, and a compact letter display."""
+    data = snapshot_or_empty()
+    metric = request.args.get("metric", DEFAULT_SORT)
+    try:
+        table = _per_snapshot("pairwise", (metric, MAX_TOP),
+                              lambda: pairwise_table(data, metric))
+    except BadQuery as exc:
+        abort(400, description=str(exc))
+    figure = None
+    if len(table["systems"]) > 1:
+        figure = _per_snapshot("significance", (metric,),
+                               lambda: charts.to_json(charts.heatmap(table)))
+    return render_template("public/significance.html", table=table, figure=figure,
+                           metrics=DISPLAYED, labels=LABELS, format_p=format_p,
+                           benchmark=data.get("benchmark"))
+
+
+@bp.get("/history")
+def history():
+    """Progress over time on the view's headline metric (?view=)."""
+    data = snapshot_or_empty()
+    view = VIEWS.get(request.args.get("view", DEFAULT_VIEW))
+    if view is None or view.key == "all":
+        abort(400, description="view must be one of strict-a, strict-c, lenient-a, lenient-c")
+    figure = _per_snapshot("history", (view.key,),
+                           lambda: charts.to_json(charts.history(data, view.headline)))
+    return render_template("public/history.html", figure=figure, view=view, views=VIEWS,
+                           n_systems=len(data.get("systems", [])), labels=LABELS)
+
+
+def _per_snapshot(kind: str, variant: tuple, build):
+    """A chart's JSON built once per snapshot (the page only reads the snapshot)."""
+    bench = benchmark_or_none()
+    if bench is None:
+        return build()
+    return cached_value(latest_snapshot(get_session(), bench.id), kind, variant, build)
+
+
+def redirect_to_compare(system_id: int, other: int):
+    """``/systems/A?compare=B`` now lives at ``/compare?a=A&b=B``."""
+    return redirect(url_for("public.compare", a=system_id, b=other), code=302)

@@ -1,0 +1,169 @@
+"""The one significance rule of the leaderboard (paired bootstrap on the shared resamples).
+
+For two systems A and B scored on the same bootstrap resamples of targets:
+
+- ``P`` = the fraction of resamples in which A scores higher than B (a tie counts half);
+- the two-sided p-value is ``2 · min(P, 1 − P)`` (capped at 1);
+- the difference is significant when ``p < ALPHA`` (0.05).
+
+Every place that says "tied", "different" or "significantly better" (tie marks, the compare
+page and API, exports, the pairwise view, conservative ranks) goes through this module, so
+they cannot disagree. Pure numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+ALPHA = 0.05
+
+
+def p_beats(a: np.ndarray, b: np.ndarray) -> float:
+    """P(A beats B): fraction of paired resamples where ``a > b``, ties counting half."""
+    return float(np.mean(a > b) + 0.5 * np.mean(a == b))
+
+
+def p_beats_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise :func:`p_beats` of two (k, B) arrays (equal to it value for value)."""
+    n = a.shape[-1] if a.ndim else 1
+    wins = np.count_nonzero(a > b, axis=-1)
+    ties = np.count_nonzero(a == b, axis=-1)
+    return (wins + 0.5 * ties) / n
+
+
+def p_value(p_beat: float | None) -> float | None:
+    """Two-sided p-value ``2 · min(P, 1 − P)`` of a beat probability (None stays None)."""
+    if p_beat is None:
+        return None
+    return min(1.0, 2.0 * min(p_beat, 1.0 - p_beat))
+
+
+def significant(p: float | None) -> bool:
+    """Whether a two-sided p-value is below :data:`ALPHA` (None: not comparable, False)."""
+    return p is not None and p < ALPHA
+
+
+def format_p(p: float | None) -> str:
+    """p with three decimals, rounded so the printed value never crosses the threshold.
+
+    Truncating (not rounding) keeps the sign of ``p − ALPHA``: 0.0495 prints 0.049
+    (significant) and 0.0504 prints 0.050 (not significant). Below 0.001: "< 0.001".
+    """
+    if p is None:
+        return "–"
+    if p < 0.001:
+        return "< 0.001"
+    shown = math.floor(p * 1000 + 1e-9) / 1000
+    if (shown < ALPHA) != (p < ALPHA):  # float noise at the threshold itself
+        shown = math.floor(p * 1000) / 1000
+    return f"{shown:.3f}"
+
+
+def holm_rejections(p_values: Sequence[float]) -> int:
+    """How many hypotheses Holm's step-down procedure rejects at :data:`ALPHA`.
+
+    Sorted ascending, the k-th smallest (k from 0) is rejected while
+    ``p < ALPHA / (n − k)``; the first failure stops the procedure.
+    """
+    ordered = sorted(p_values)
+    n = len(ordered)
+    for k, p in enumerate(ordered):
+        if not p < ALPHA / (n - k):
+            return k
+    return n
+
+
+def diff_interval(a: np.ndarray, b: np.ndarray) -> list[float]:
+    """95% percentile interval of the paired difference ``a − b`` over the resamples."""
+    lo, hi = np.percentile(a - b, (2.5, 97.5))
+    return [float(lo), float(hi)]
+
+
+def conservative_ranks(values: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """1 + the number of systems significantly better than each one, Holm-adjusted.
+
+    ``values`` is (m, B) on the shared resamples, ``points`` the point estimates. For system
+    i the family is every system with a higher point estimate; system j counts when it beats
+    i in more than half of the resamples and survives Holm's procedure over that family.
+    Only overlapping neighbours need the pairwise comparison, which keeps 1,000 systems fast:
+    subtracting the same number from both systems in a resample does not change who wins
+    it, so after removing each resample's mean over systems (the part all systems share), a j
+    whose lowest value exceeds i's highest beats i in every resample: P = 1, p = 0, exactly.
+    """
+    m = len(points)
+    out = np.ones(m, dtype=int)
+    if m < 2:
+        return out
+    finite = np.isfinite(values).all(axis=0)
+    shift = values[:, finite].mean(axis=0) if finite.any() else 0.0
+    residual = values - (shift if np.ndim(shift) == 0 else _expand(shift, finite))
+    lows, highs = residual.min(axis=1), residual.max(axis=1)
+    order = np.argsort(-points, kind="stable")
+    b = values.shape[1]
+    for pos in range(1, m):
+        i = order[pos]
+        above = order[:pos]
+        family = above[points[above] > points[i]]
+        if family.size == 0:
+            continue
+        unsure = family[lows[family] <= highs[i]]
+        n_sure = family.size - unsure.size
+        rest = np.ones(0)
+        if unsure.size:
+            # P(j beats i) = (B + wins - losses) / 2B (ties half); boolean counts are several
+            # times faster than float means here, which is most of the refresh time.
+            rows, own = values[unsure], values[i]
+            wins = np.count_nonzero(rows > own, axis=1)
+            losses = np.count_nonzero(rows < own, axis=1)
+            beat = (b + wins - losses) / (2.0 * b)
+            # A "better" system that loses in most resamples cannot be significantly better.
+            rest = np.where(beat > 0.5, np.minimum(1.0, 2.0 * np.minimum(beat, 1.0 - beat)),
+                            1.0)
+        out[i] = 1 + _holm_after_zeros(n_sure, rest, family.size)
+    return out
+
+
+def _holm_after_zeros(zeros: int, rest: np.ndarray, n: int) -> int:
+    """:func:`holm_rejections` of ``zeros`` p-values of 0 plus ``rest`` (family size n)."""
+    ordered = np.sort(rest)
+    thresholds = ALPHA / (n - zeros - np.arange(ordered.size))
+    failed = np.flatnonzero(~(ordered < thresholds))
+    return zeros + (int(failed[0]) if failed.size else int(ordered.size))
+
+
+def _expand(shift: np.ndarray, finite: np.ndarray) -> np.ndarray:
+    """Per-resample shift, zero on resamples where some system has no finite value."""
+    full = np.zeros(finite.shape[0])
+    full[finite] = shift
+    return full[None, :]
+
+
+def compact_letters(significant_pairs: np.ndarray) -> list[str]:
+    """Compact letter display for systems listed best first.
+
+    ``significant_pairs[i, j]`` is True when i and j differ significantly. Each maximal run
+    of consecutive systems with no significant difference among them gets a letter; two
+    systems sharing a letter are not significantly different.
+    """
+    m = significant_pairs.shape[0]
+    runs: list[tuple[int, int]] = []
+    for start in range(m):
+        end = start
+        while end + 1 < m and not significant_pairs[start:end + 2, start:end + 2].any():
+            end += 1
+        if not runs or end > runs[-1][1]:
+            runs.append((start, end))
+    letters = [""] * m
+    for n, (start, end) in enumerate(runs):
+        letter = _letter(n)
+        for i in range(start, end + 1):
+            letters[i] += letter
+    return letters
+
+
+def _letter(n: int) -> str:
+    alphabet = "abcdefghijklmnopqrstuvwxyz"
+    return alphabet[n] if n < 26 else alphabet[n // 26 - 1] + alphabet[n % 26]

@@ -1,0 +1,123 @@
+"""Head-to-head comparison of two systems on every metric (compare page and API).
+
+Verdicts use :mod:`leaderboard.scoring.significance`, the rule of every other page. Needs
+the two results' private per-target statistics, so it reads the database (two rows, cached
+per result pair), never the hidden gold.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from leaderboard.models import Result
+from leaderboard.scoring import TargetStats
+from leaderboard.scoring.bootstrap import shared_counts
+from leaderboard.scoring.significance import (
+    diff_interval,
+    format_p,
+    p_beats,
+    p_value,
+    significant,
+)
+from leaderboard.services.metric_info import DISPLAYED, LABELS, POS_VALUES
+from leaderboard.services.systems import system_detail
+
+_CACHE: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+_LOCK = threading.Lock()
+_CACHE_SIZE = 64
+
+
+class NotComparable(ValueError):
+    """The two systems were not scored on the same resamples (other split or settings)."""
+
+
+def _metrics_at(detail: dict[str, Any], pos: str | None) -> dict[str, float]:
+    if pos is None:
+        return detail["metrics"]
+    return detail["by_pos"].get(pos, {}).get("metrics", {})
+
+
+def _paired(session: Session, result_a: int, result_b: int,
+            pos: str | None) -> dict[str, dict[str, Any]]:
+    key = (str(session.get_bind().url), result_a, result_b, pos)
+    cached = _CACHE.get(key)
+    if cached is not None:
+        return cached
+    rows = {r.id: r for r in session.exec(select(Result).where(
+        col(Result.id).in_([result_a, result_b]))).all()}
+    a = TargetStats.from_bytes(rows[result_a].target_stats)
+    b = TargetStats.from_bytes(rows[result_b].target_stats)
+    try:
+        counts = shared_counts([a, b], pos)
+    except ValueError as exc:
+        raise NotComparable(str(exc)) from exc
+    if counts.shape[0] == 0:
+        raise NotComparable("no bootstrap resamples")
+    va, vb = a.resampled(counts, pos), b.resampled(counts, pos)
+    out = {}
+    for k in DISPLAYED:
+        beat = p_beats(va[k], vb[k])
+        p = p_value(beat)
+        out[k] = {"diff_interval": [round(x, 4) for x in diff_interval(va[k], vb[k])],
+                  "p_beats": round(beat, 6), "p_value": round(float(p), 6),
+                  "significant": significant(p)}
+    with _LOCK:
+        _CACHE[key] = out
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return out
+
+
+def _summary(detail: dict[str, Any]) -> dict[str, Any]:
+    return {"id": detail["id"], "system": detail["system"], "team": detail["team"],
+            "team_id": detail["team_id"], "date": detail["date"],
+            "paper_url": detail["paper_url"], "code_url": detail["code_url"]}
+
+
+def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
+                 pos: str | None = None) -> dict[str, Any] | None:
+    """Both systems, then per metric: scores, difference ``a − b`` with its 95% paired
+    bootstrap interval, P(A beats B), the two-sided p and the verdict; and a summary of the
+    metrics each one wins (significantly or not).
+
+    None when either system does not exist, is not visible to ``viewer`` or has no result;
+    raises :class:`NotComparable` when no paired comparison is possible, ValueError on an
+    unknown POS.
+    """
+    if pos is not None and pos not in POS_VALUES:
+        raise ValueError(f"unknown pos {pos!r}; use ALL, {', '.join(POS_VALUES)}")
+    a = system_detail(session=session, submission_id=a_id, viewer=viewer)
+    b = system_detail(session=session, submission_id=b_id, viewer=viewer)
+    if a is None or b is None or a["result_id"] is None or b["result_id"] is None:
+        return None
+    paired = _paired(session, a["result_id"], b["result_id"], pos)
+    ma, mb = _metrics_at(a, pos), _metrics_at(b, pos)
+    metrics: dict[str, Any] = {}
+    won = {"a": [0, 0], "b": [0, 0], "even": 0}
+    for k in DISPLAYED:
+        if k not in ma or k not in mb:
+            continue
+        x, y = float(ma[k]), float(mb[k])
+        entry = {"label": LABELS.get(k, k), "a": round(x, 4), "b": round(y, 4),
+                 "diff": round(x - y, 4), **paired[k]}
+        metrics[k] = entry
+        side = "a" if x > y else "b" if y > x else None
+        if side is None:
+            won["even"] += 1
+        else:
+            won[side][0] += 1
+            won[side][1] += int(entry["significant"])
+    return {"a": _summary(a), "b": _summary(b), "pos": pos or "ALL",
+            "summary": {"metrics": len(metrics), "a_won": won["a"][0],
+                        "a_won_significantly": won["a"][1], "b_won": won["b"][0],
+                        "b_won_significantly": won["b"][1], "even": won["even"]},
+            "metrics": metrics}
+
+
+def p_text(p: float | None) -> str:
+    """Template helper: p as printed everywhere (see :func:`format_p`)."""
+    return format_p(p)

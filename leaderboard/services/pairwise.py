@@ -1,0 +1,58 @@
+"""The pairwise significance view: P(row beats column) among the top systems of a metric.
+
+Read from the snapshot (computed at refresh time, see ``snapshots._pairwise``); verdicts and
+letters follow :mod:`leaderboard.scoring.significance`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from leaderboard.scoring.significance import compact_letters, significant
+from leaderboard.services.metric_info import DISPLAYED, LABELS
+from leaderboard.services.ranking_table import BadQuery
+
+MAX_TOP = 30
+
+
+def parse_top(top: str | None) -> int:
+    """``top`` as a whole number from 2 to 30 (default 30); raises :class:`BadQuery`."""
+    if top in (None, ""):
+        return MAX_TOP
+    try:
+        value = int(top)
+    except ValueError:
+        raise BadQuery("top must be a whole number from 2 to 30") from None
+    if not 2 <= value <= MAX_TOP:
+        raise BadQuery("top must be a whole number from 2 to 30")
+    return value
+
+
+def pairwise_table(data: dict[str, Any], metric: str, top: int = MAX_TOP) -> dict[str, Any]:
+    """Systems best first with score and letters, and the P / p / verdict matrices.
+
+    ``p_beats[i][j]`` is P(system i beats system j); ``p_value`` its two-sided p;
+    ``significant`` whether p < 0.05. Raises :class:`BadQuery` on an unknown metric.
+    """
+    if metric not in DISPLAYED:
+        raise BadQuery(f"unknown metric {metric!r}")
+    entry = data.get("pairwise", {}).get(metric, {"ids": [], "p_beats": []})
+    by_id = {s["id"]: s for s in data.get("systems", [])}
+    ids = [i for i in entry["ids"][:top] if i in by_id]
+    keep = [entry["ids"].index(i) for i in ids]
+    beats = np.array(entry["p_beats"], dtype=float).reshape(len(entry["ids"]), -1)
+    beats = beats[np.ix_(keep, keep)] if keep else np.zeros((0, 0))
+    p = np.minimum(1.0, 2.0 * np.minimum(beats, 1.0 - beats))
+    sig = np.vectorize(significant, otypes=[bool])(p) if p.size else np.zeros((0, 0), bool)
+    np.fill_diagonal(sig, False)
+    letters = compact_letters(sig) if len(ids) else []
+    systems = []
+    for n, i in enumerate(ids):
+        s = by_id[i]
+        systems.append({"id": i, "system": s["system"], "team": s["team"],
+                        "score": s["metrics"].get(metric), "letters": letters[n]})
+    return {"metric": metric, "label": LABELS.get(metric, metric), "systems": systems,
+            "p_beats": np.round(beats, 4).tolist(), "p_value": np.round(p, 6).tolist(),
+            "significant": sig.tolist()}

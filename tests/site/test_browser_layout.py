@@ -1,0 +1,153 @@
+"""Every public page in chromium at 1366 px and 390 px: never wider than the window, no
+console errors, a screenshot in test-artifacts/ (looked at by eye); and the ranking's
+interactive parts: instant filter, grouped headers, phone column order, account pages'
+copy button and the free file check that keeps the chosen file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+WIDTHS = (1366, 390)
+
+pytestmark = pytest.mark.browser
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    require_browser()
+    app, seeded = seeded_app(tmp_path_factory.mktemp("layout"), SECRET_KEY="layout-secret")
+    with serving(app) as url:
+        yield url, seeded
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+def _pages(seeded) -> dict[str, str]:
+    a, b = seeded.public["Ranker top-3"], seeded.public["Contextual ranker"]
+    return {
+        "ranking": "/", "ranking-all-metrics": "/?view=all&entries=all",
+        "ranking-all-entries": "/?entries=all", "ranking-filtered": "/?q=lab",
+        "matrix": "/matrix", "charts": "/charts?view=lenient-a", "compare": f"/compare?a={a}&b={b}",
+        "compare-empty": "/compare", "significance": "/significance",
+        "history": "/history?view=lenient-a", "system": f"/systems/{a}",
+        "team": f"/teams/{seeded.teams['North Lab']}", "about": "/about",
+        "api-docs": "/api/v1/docs", "login": "/account/login", "signup": "/account/signup",
+    }
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_public_pages_fit_the_window_without_console_errors(site, browser, width):
+    base, seeded = site
+    ARTIFACTS.mkdir(exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    current = {"path": ""}
+    page.on("console", lambda m: errors.append(f"{current['path']}: {m.text}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"{current['path']}: {e}"))
+    too_wide = {}
+    for name, path in _pages(seeded).items():
+        current["path"] = path
+        response = page.goto(base + path)
+        assert response is not None and response.status == 200, (path, response)
+        if page.locator(".chart[data-figure]").count():
+            expect(page.locator(".chart .main-svg").first).to_be_attached(timeout=15000)
+        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if widths[0] > widths[1]:
+            too_wide[path] = widths
+        page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
+    context.close()
+    assert too_wide == {}
+    assert errors == []
+
+
+def test_phone_shows_rank_system_and_headline_first(site, browser):
+    base, _ = site
+    context = browser.new_context(viewport={"width": 390, "height": 800})
+    page = context.new_page()
+    page.goto(base + "/")
+    keys = page.locator("#ranking thead th").evaluate_all(
+        "els => els.slice(0, 3).map(e => e.dataset.key)")
+    assert keys == ["rank", "system", "strict_a_f@10"]
+    box = page.locator('#ranking thead th[data-key="strict_a_f@10"]').bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390
+    context.close()
+
+
+def test_grouped_headers_and_instant_filter(site, browser):
+    base, _ = site
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.goto(base + "/?view=all&entries=all")
+    groups = page.locator("#ranking thead th.group-head").all_inner_texts()
+    assert [g.strip().lower() for g in groups] == ["strict", "lenient", "other metrics"]
+    page.fill("#filter-q", "thesaurus")
+    expect(page.locator("#systems tr:visible")).to_have_count(2)
+    assert "q=thesaurus" in page.url
+    page.fill("#filter-q", "")
+    expect(page.locator("#systems tr:visible")).to_have_count(5)
+    context.close()
+
+
+def _log_in(page, base: str, email: str) -> None:
+    from tests.factories import DEFAULT_PASSWORD
+
+    page.goto(base + "/account/login")
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password]", DEFAULT_PASSWORD)
+    page.locator("form.account-form button[type=submit]").click()
+    page.wait_for_load_state()
+
+
+def test_check_file_keeps_the_chosen_file_and_token_copy_works(site, browser, tmp_path):
+    from tests.site.seed import demo_file
+
+    base, _ = site
+    context = browser.new_context(viewport={"width": 390, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    _log_in(page, base, "north-lab@example.org")
+    page.goto(base + "/account/submit")
+    assert page.locator("a[href*='/inputs.json.gz']").count() == 1
+    upload = tmp_path / "mine.json"
+    import json
+
+    upload.write_text(json.dumps(demo_file("demo_baseline")))
+    page.set_input_files("input[type=file]", str(upload))
+    page.get_by_role("button", name="Check file (free)").click()
+    expect(page.locator("#check-result")).to_contain_text("the file is valid")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    files = page.evaluate("document.querySelector('input[type=file]').files.length")
+    assert files == 1
+    page.screenshot(path=str(ARTIFACTS / "submit-checked-390.png"), full_page=True)
+
+    page.goto(base + "/account/tokens")
+    page.fill("input[name=name]", "ci")
+    page.get_by_role("button", name="Create token").click()
+    expect(page.locator("#new-token")).to_be_visible()
+    page.get_by_role("button", name="Copy").click()
+    expect(page.locator("#copy-status")).to_have_text("Copied.")
+    token = page.input_value("#new-token")
+    assert page.evaluate("navigator.clipboard.readText()") == token
+    page.screenshot(path=str(ARTIFACTS / "token-created-390.png"), full_page=True)
+    context.close()
+    assert errors == []
