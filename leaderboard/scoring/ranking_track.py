@@ -19,10 +19,15 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from leaderboard.scoring.validate import Problem
+from leaderboard.scoring.gold import PreparedSplit
+from leaderboard.scoring.validate import Problem, ValidationReport, validate_submission
 
 #: Strings named in one problem message; the message says how many more there are.
 MAX_LISTED = 10
+#: The ranking track's headline metric and the metrics shown beside it (the F^10 views
+#: mean nothing when every candidate is given).
+HEADLINE = "gap"
+SHOWN_METRICS = ("gap", "gap_rat", "strict_c_p@1")
 
 
 def candidate_key(substitute: str) -> str:
@@ -124,3 +129,22 @@ def random_ranking_submission(split: Mapping, seed: int = 0) -> dict:
     }
     return {"substitutes_lemmatized": bool(split.get("substitutes_lemmatized", False)),
             "substitutes": substitutes}
+
+
+def validate_ranking_submission(raw: bytes | str, prepared: PreparedSplit,
+                                candidates: Mapping[str, list[str]],
+                                **options: object) -> ValidationReport:
+    """:func:`validate_submission` (``options`` passed on), then, when the file is otherwise
+    valid, :func:`check_ranking_submission`; its problems become errors of the report, whose
+    ``submission`` is then unset. ``candidates`` must be those of ``prepared``'s split.
+    """
+    if set(candidates) != set(prepared.target_index):
+        raise ValueError("the candidate lists belong to another split than the prepared gold")
+    report = validate_submission(raw, prepared, **options)
+    if report.submission is None:
+        return report
+    for problem in check_ranking_submission(report.submission.entries, candidates):
+        report.error(problem.code, problem.message, problem.target_id, problem.position)
+    if not report.ok:
+        report.submission = None
+    return report

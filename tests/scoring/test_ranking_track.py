@@ -18,11 +18,14 @@ import pytest
 from leaderboard.scoring import load_split, prepare_split, score_submission, validate_submission
 from leaderboard.scoring.lemmatize import lemma
 from leaderboard.scoring.ranking_track import (
+    HEADLINE,
     MAX_LISTED,
+    SHOWN_METRICS,
     candidate_key,
     candidates_by_target,
     check_ranking_submission,
     random_ranking_submission,
+    validate_ranking_submission,
 )
 
 from .conftest import labels, make_split, shared_file
@@ -207,3 +210,37 @@ def test_on_the_real_test_split(real_test):
     assert m["gap_rat"] == pytest.approx(100.0)
     # gap weighs by votes, the order is by ratio: merged lemmas hold 20 labels, not 10
     assert 99.5 < m["gap"] < 100.0
+
+
+def test_validate_ranking_accepts_a_complete_file(split, prepared):
+    cands = candidates_by_target(split)
+    report = validate_ranking_submission(json.dumps(random_ranking_submission(split, 1)),
+                                         prepared, cands)
+    assert report.ok and report.errors == []
+    assert sorted(report.submission.entries) == sorted(cands)
+
+
+def test_validate_ranking_turns_problems_into_errors(split, ids, prepared):
+    sub = random_ranking_submission(split, 1)
+    sub["substitutes"][ids["big"]] = [["large", 0.5]]
+    report = validate_ranking_submission(json.dumps(sub), prepared, candidates_by_target(split))
+    assert not report.ok and report.submission is None
+    assert [e.to_dict() for e in report.errors] == [{
+        "code": "missing_candidates", "target_id": ids["big"], "position": None,
+        "message": f"{ids['big']}: no score for 1 of 2 candidates: 'huge'"}]
+
+
+def test_validate_ranking_reports_file_errors_alone(split, prepared):
+    report = validate_ranking_submission(b"{", prepared, candidates_by_target(split))
+    assert [e.code for e in report.errors] == ["not_json"]
+
+
+def test_validate_ranking_refuses_candidates_of_another_split(prepared):
+    other = candidates_by_target(make_split(RANK[:1]))
+    with pytest.raises(ValueError, match="another split"):
+        validate_ranking_submission(b"{}", prepared, other)
+
+
+def test_the_ranking_track_shows_gap_first():
+    assert HEADLINE == "gap" and SHOWN_METRICS[0] == HEADLINE
+    assert not any("f@10" in k for k in SHOWN_METRICS)
