@@ -55,7 +55,11 @@ class MissedSubstitute:
 
 @dataclass(frozen=True)
 class TargetDiagnostics:
-    """What one submission did on one target; metric values in percent."""
+    """What one submission did on one target; metric values in percent.
+
+    ``answered`` and ``list_length`` describe the list after normalisation (a list holding
+    only the target's own word is empty there).
+    """
 
     target_id: str
     lemma: str
