@@ -85,34 +85,50 @@ def check_ranking_submission(entries: Mapping[str, list[tuple[str, float]]],
             continue
         if tid not in candidates:
             problems.append(Problem("unknown_target", f"target {tid} is not in this split", tid))
-            continue
-        wanted = {candidate_key(c): c for c in candidates[tid]}
-        given: dict[str, int] = {}
-        unknown: list[str] = []
-        repeated: list[str] = []
-        first_repeat = None
-        for i, (sub, _score) in enumerate(items):
-            key = candidate_key(sub)
-            if key not in wanted:
-                unknown.append(sub)
-            elif key in given:
-                repeated.append(sub)
-                first_repeat = i if first_repeat is None else first_repeat
-            else:
-                given[key] = i
-        missing = [c for k, c in wanted.items() if k not in given]
-        if missing:
-            problems.append(Problem(
-                "missing_candidates", f"{tid}: no score for {len(missing)} of {len(wanted)} "
-                f"candidates: {_listed(missing)}", tid))
-        if unknown:
-            problems.append(Problem(
-                "unknown_candidates", f"{tid}: not candidates of this target ({len(unknown)}): "
-                f"{_listed(unknown)}", tid))
-        if repeated:
-            problems.append(Problem(
-                "duplicate_candidate", f"{tid}: scored more than once ({len(repeated)}): "
-                f"{_listed(repeated)}", tid, first_repeat))
+        else:
+            problems += _check_target(tid, items, candidates[tid])
+    return problems
+
+
+def _check_target(tid: str, items: list[tuple[str, float]], cands: list[str]) -> list[Problem]:
+    # Counted per key: a split could hold two candidates that differ only in case ("US",
+    # "us"); both must then be scored, and naming the one not given verbatim helps most.
+    wanted: dict[str, list[str]] = {}
+    for c in cands:
+        wanted.setdefault(candidate_key(c), []).append(c)
+    given: dict[str, int] = {}
+    verbatim: set[str] = set()
+    unknown: list[str] = []
+    repeated: list[str] = []
+    first_repeat = None
+    for i, (sub, _score) in enumerate(items):
+        key = candidate_key(sub)
+        if key not in wanted:
+            unknown.append(sub)
+        elif given.get(key, 0) >= len(wanted[key]):
+            repeated.append(sub)
+            first_repeat = i if first_repeat is None else first_repeat
+        else:
+            given[key] = given.get(key, 0) + 1
+            verbatim.add(sub.strip())
+    missing = []
+    for key, group in wanted.items():
+        short = len(group) - given.get(key, 0)
+        if short:
+            missing += sorted(group, key=lambda c: c.strip() in verbatim)[:short]
+    problems = []
+    if missing:
+        problems.append(Problem(
+            "missing_candidates", f"{tid}: no score for {len(missing)} of {len(cands)} "
+            f"candidates: {_listed(missing)}", tid))
+    if unknown:
+        problems.append(Problem(
+            "unknown_candidates", f"{tid}: not candidates of this target ({len(unknown)}): "
+            f"{_listed(unknown)}", tid))
+    if repeated:
+        problems.append(Problem(
+            "duplicate_candidate", f"{tid}: scored more than once ({len(repeated)}): "
+            f"{_listed(repeated)}", tid, first_repeat))
     return problems
 
 

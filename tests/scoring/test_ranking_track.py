@@ -244,3 +244,15 @@ def test_validate_ranking_refuses_candidates_of_another_split(prepared):
 def test_the_ranking_track_shows_gap_first():
     assert HEADLINE == "gap" and SHOWN_METRICS[0] == HEADLINE
     assert not any("f@10" in k for k in SHOWN_METRICS)
+
+
+def test_candidates_differing_only_in_case_must_both_be_scored():
+    cands = {"t:1": ["US", "us", "we"]}
+    assert check_ranking_submission({"t:1": [("US", 1.0), ("us", 0.5), ("we", 0.1)]},
+                                    cands) == []
+    [missing] = check_ranking_submission({"t:1": [("us", 1.0), ("we", 0.1)]}, cands)
+    assert missing.message == "t:1: no score for 1 of 3 candidates: 'US'"
+    [dup] = check_ranking_submission(
+        {"t:1": [("us", 1.0), ("US", 0.5), ("Us", 0.4), ("we", 0.1)]}, cands)
+    assert (dup.code, dup.position, dup.message) == (
+        "duplicate_candidate", 2, "t:1: scored more than once (1): 'Us'")
