@@ -131,13 +131,16 @@ def target_diagnostics(target: GoldTarget,
     hits = sum(s.label == ACCEPTABLE for s in top)
     gold_a_k = min(len(target.acceptable), K)
     p, r = _ratio(hits, len(top)), _ratio(hits, gold_a_k)
-    gap, gap_valid, gap_rat, rat_valid = gap_row(
+    gap, _, gap_rat, _ = gap_row(
         ranked, target.weights, target.gap_denominator, target.gap_rat_denominator)
+    # No positive gold weight: the mean counts the target as -1 (the original's rule), but
+    # per target there is nothing to rank against, so diagnostics say "undefined".
+    gap_defined = target.gap_denominator > 0
     return TargetDiagnostics(
         target.target_id, target.lemma, target.pos, bool(ranked), len(ranked), top, missed,
         len(target.acceptable), len(target.conceivable), hits, len(top), gold_a_k,
         100 * p, 100 * r, 100 * _ratio(2 * p * r, p + r), gold_a_k > 0,
-        100 * gap if gap_valid else None, 100 * gap_rat if rat_valid else None)
+        100 * gap if gap_defined else None, 100 * gap_rat if gap_defined else None)
 
 
 def diagnose(prepared: PreparedSplit,

@@ -116,9 +116,11 @@ def test_pooling_the_counts_gives_the_engine_metrics(tiny, submission, diag):
     assert (hits, n_top, gold) == (3, 9, 4)
     assert m["strict_a_p@10"] == pytest.approx(100 * hits / n_top)
     assert m["strict_a_r@10"] == pytest.approx(100 * hits / gold)
-    gaps = [d.gap for d in rows if d.gap is not None]
-    assert m["gap"] == pytest.approx(sum(gaps) / len(gaps))
-    assert m["gap"] == pytest.approx(100 * (66 / 115 + 25 / 74 + 0) / 3)
+    # The mean counts a target with no positive weight (GAP undefined here) as -1 (spec
+    # section 4); this tiny split's mean is then negative, which the engine reports as 0.
+    gaps = [-100.0 if d.gap is None else d.gap for d in rows]
+    assert sum(gaps) / len(gaps) == pytest.approx(100 * (66 / 115 + 25 / 74 + 0 - 1) / 4)
+    assert sum(gaps) < 0 and m["gap"] == 0.0
 
 
 def test_worst_targets_by_f_and_gap(diag):
