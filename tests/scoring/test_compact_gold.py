@@ -1,0 +1,48 @@
+"""The memory-saving forms of the gold and of the bootstrap products give the same values."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from leaderboard.scoring import PreparedSplit
+from leaderboard.scoring.bootstrap import resample_counts
+from leaderboard.scoring.gap import gap_row
+from leaderboard.scoring.gold import GoldTarget
+from leaderboard.scoring.stats import RESAMPLE_BLOCK, resampled_sums
+
+
+def test_candidate_weights_read_from_the_target_lists():
+    target = GoldTarget("t:1", "NOUN", "car", ["auto", "truck", "train"], [8, 1, 0],
+                        [10, 4, 5])
+    assert target.weights["auto"] == (8.0, 0.8)
+    assert target.weights.get("truck") == (1.0, 0.25)
+    assert target.weights.get("train") == (0.0, 0.0)
+    assert target.weights.get("bus") is None and "bus" not in target.candidate_set
+    assert list(target.weights) == ["auto", "truck", "train"] and len(target.weights) == 3
+    assert all(c in target.candidate_set for c in ("auto", "truck", "train"))
+    # GAP by hand: weights 8, 1 (ideal 8/1 + 9/2 = 12.5); list truck, bus, auto:
+    # rank 1 truck: 1/1; rank 3 auto: (1 + 8)/3 = 3 -> 4 / 12.5 = 0.32
+    assert target.gap_denominator == 12.5
+    assert gap_row(["truck", "bus", "auto"], target.weights, target.gap_denominator,
+                   target.gap_rat_denominator)[0] == 0.32
+
+
+def test_from_bytes_shares_one_string_per_candidate():
+    targets = [GoldTarget("t:1", "NOUN", "car", ["auto", "van"], [2, 1], [2, 2]),
+               GoldTarget("t:2", "NOUN", "bus", ["coach", "van"], [1, 1], [1, 2])]
+    loaded = PreparedSplit.from_bytes(PreparedSplit("s", "c", targets).to_bytes())
+    first, second = loaded.targets
+    assert first.candidates == ["auto", "van"] and second.candidates == ["coach", "van"]
+    assert first.candidates[1] is second.candidates[1]
+    assert second.weights["van"] == (1.0, 0.5)
+
+
+def test_blocked_resample_product_equals_one_product():
+    rng = np.random.default_rng(7)
+    rows = rng.random((762, 31)) * rng.integers(0, 3, size=(762, 1))
+    counts = resample_counts(762, 1000, 0)
+    whole = np.asarray(counts, dtype=np.float64) @ rows
+    blocked = resampled_sums(counts, rows)
+    assert RESAMPLE_BLOCK >= 100  # smaller blocks were seen to differ in the last bit
+    assert blocked.shape == (1000, 31) and blocked.dtype == np.float64
+    assert np.array_equal(blocked, whole)  # bit for bit, not approximately
