@@ -3,11 +3,12 @@
 Each case runs in a fresh child process (``--case NAME``) that loads the split's target ids,
 builds the input, records ``ru_maxrss``, validates, and reports the growth of ``ru_maxrss``
 and the validation time. Inputs: the structure bomb from issue 10 (gzipped, 5 M ``{}``), its
-15 MB and 200 MB-decompressed versions, deep nesting, one huge string, many unknown
-targets, the largest valid file the limits allow, and a real full test-split submission
-(CoInCo). The split and the CoInCo file come from ../shared; without them the script skips.
-Peak RSS is the kernel's high-water mark (VmHWM, what ``ru_maxrss`` reports), reset just
-before validating.
+15 MB and 200 MB-decompressed versions, deep nesting, one huge string (plain and split by
+escaped quotes), 190 MB of blank space, 190 MB of strings each under the token limit (valid,
+and with one bad item so that the lenient reader runs), many unknown targets, the largest
+valid file the limits allow, and a real full test-split submission (CoInCo). The split and
+the CoInCo file come from ../shared; without them the script skips. Peak RSS is the kernel's
+high-water mark (VmHWM, what ``ru_maxrss`` reports), reset just before validating.
 
     .venv/bin/python benchmarks/bench_parsing.py [--only WORD ...]
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -30,6 +32,8 @@ SHARED = ROOT.parent / "shared" / "data"
 SPLIT = SHARED / "swords" / "swords-v1.1_test.json.gz"
 COINCO = SHARED / "reference-systems" / "coinco_test.result.json.gz"
 CAP = 200 * 1024 * 1024
+# BENCH_MAX_TOKEN=209715200 measures the reader without the token-length pre-scan ("before").
+MAX_TOKEN = int(os.environ.get("BENCH_MAX_TOKEN", 64 * 1024))
 
 
 def _bomb(n: int) -> bytes:
@@ -52,6 +56,17 @@ CASES = {
     "huge string 190 MB": lambda ids: gzip.compress(
         b'{"substitutes":{"' + ids[0].encode() + b'":["' + b"a" * (190 * 1024 * 1024)
         + b'"]}}'),
+    "190 MB string, escaped quote every 32 KiB": lambda ids: gzip.compress(
+        b'{"substitutes":{"' + ids[0].encode() + b'":["'
+        + (b"a" * 32766 + b'\\"') * (190 * 32) + b'"]}}'),
+    "190 MB blank space": lambda ids: gzip.compress(
+        b'{"substitutes":{' + b" " * (190 * 1024 * 1024) + b"}}"),
+    "190 MB in 64 KiB strings": lambda ids: gzip.compress(
+        b'{"substitutes":{"' + ids[0].encode() + b'":['
+        + b",".join([b'"' + b"a" * 65000 + b'"'] * 3000) + b"]}}"),
+    "190 MB in 64 KiB strings, one bad item": lambda ids: gzip.compress(
+        b'{"substitutes":{"' + ids[0].encode() + b'":['
+        + b",".join([b'"' + b"a" * 65000 + b'"'] * 3000) + b",1]}}"),
     "2M unknown targets": lambda ids: gzip.compress(
         b'{"substitutes":{' + b",".join(b'"u%d":[]' % i for i in range(2_000_000)) + b"}}"),
     "largest valid (762 x 600 pairs)": _big_valid,
@@ -90,7 +105,7 @@ def run_case(name: str, path: str, ids_path: str) -> dict:
     before = _rss_kb("VmRSS:")
     start = time.perf_counter()
     try:
-        report = validate_submission(raw, prepared, max_bytes=CAP)
+        report = validate_submission(raw, prepared, max_bytes=CAP, max_token=MAX_TOKEN)
         first = report.errors[0].code if report.errors else ""
         ok = report.ok
     except MemoryError:
