@@ -153,25 +153,40 @@ class Typed:
         self.lemmatized = lemmatized
 
 
-class SubstitutesTooLarge(Exception):
-    """The ``"substitutes"`` value's text is over the limit (its size is ``args[0]``)."""
+# Text outside the "substitutes" value (the flag, ignored keys, punctuation): ignored values
+# are not built, but they are counted for duplicate keys and would keep a huge buffer alive.
+MAX_OTHER_BYTES = 1 << 20
+
+
+class OverBudget(Exception):
+    """Reading the file would cost too much: ``args`` are (code, message)."""
+
+
+def _check_budget(size: int, substitutes: int, limit: int) -> None:
+    if substitutes > limit:
+        raise OverBudget("substitutes_too_large", f"the \"substitutes\" object has "
+                         f"{substitutes:,} bytes; the limit is {limit:,}")
+    if size - substitutes > MAX_OTHER_BYTES:
+        raise OverBudget("too_large_outside_substitutes", f"the file has {size - substitutes:,} "
+                         "bytes outside the \"substitutes\" object (other keys are ignored); "
+                         f"the limit is {MAX_OTHER_BYTES:,}")
 
 
 def decode_typed(data: bytes | bytearray, max_substitutes_bytes: int | None = None,
                  problems: list[str] | None = None) -> Typed | None:
     """Read ``data`` into the schema; None when it does not fit (or has a duplicate key).
 
-    With ``max_substitutes_bytes``, a ``"substitutes"`` value whose text is longer raises
-    :class:`SubstitutesTooLarge` before it is decoded: what is built from it is about as large
-    as its text, on top of the buffer holding that text. When ``problems`` is given, the
-    reason a file does not fit is appended to it.
+    With ``max_substitutes_bytes``, a ``"substitutes"`` value whose text is longer, or more
+    than :data:`MAX_OTHER_BYTES` outside it, raises :class:`OverBudget` before it is decoded:
+    what is built is about as large as its text, on top of the buffer holding the whole file.
+    When ``problems`` is given, the reason a file does not fit is appended to it.
     """
     try:
         top = _TOP.decode(data)
         if "substitutes" not in top:
             raise ValueError('the object has no "substitutes" key')
-        if max_substitutes_bytes is not None and len(top["substitutes"]) > max_substitutes_bytes:
-            raise SubstitutesTooLarge(len(top["substitutes"]))
+        if max_substitutes_bytes is not None:
+            _check_budget(len(data), len(top["substitutes"]), max_substitutes_bytes)
         substitutes = _SUBSTITUTES.decode(top["substitutes"])
         flag = top.get("substitutes_lemmatized")
         lemmatized = None if flag is None else _BOOL.decode(flag)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit
 from leaderboard.scoring.parse import (
-    SubstitutesTooLarge,
+    OverBudget,
     TooLarge,
     bounded_cost_problem,
     decode_typed,
@@ -160,9 +160,8 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     why: list[str] = []
     try:
         typed = decode_typed(raw, max_substitutes_bytes, why)
-    except SubstitutesTooLarge as exc:
-        report.error("substitutes_too_large", f"the \"substitutes\" object has {exc.args[0]:,} "
-                     f"bytes; the limit is {max_substitutes_bytes:,}")
+    except OverBudget as exc:
+        report.error(*exc.args)
         return report
     if typed is None and len(raw) > max_substitutes_bytes:
         # Re-reading it leniently would hold the text twice plus all it builds.

@@ -207,6 +207,19 @@ def test_substitutes_text_over_the_limit_is_refused_before_it_is_decoded(tiny, i
         'the "substitutes" object has 63 bytes; the limit is 62')
 
 
+def test_more_than_1_mib_outside_the_substitutes_is_refused(tiny, ids):
+    # Ignored keys are not built, but would keep a buffer of up to the cap alive.
+    subs = '{"' + ids["car"] + '": ["auto"]}'
+    meta = "[" + ",".join(['"' + "m" * 60_000 + '"'] * 18) + "]"  # 18 x 60,002 + 17 + 2
+    raw = ('{"substitutes": ' + subs + ', "meta": ' + meta + "}").encode()
+    report = validate_submission(raw, tiny)
+    assert codes(report) == ["too_large_outside_substitutes"]
+    # meta's 1,080,055 + '{"substitutes": ' (16) + ', "meta": ' (10) + "}" (1)
+    assert report.errors[0].message == (
+        'the file has 1,080,082 bytes outside the "substitutes" object (other keys are '
+        "ignored); the limit is 1,048,576")
+
+
 def test_a_large_file_that_does_not_fit_is_refused_at_its_first_problem(tiny, ids):
     # Two problems; the full lenient re-read (both listed) only runs on files up to the limit.
     raw = ('{"substitutes": {"' + ids["car"] + '": [1], "' + ids["run"] + '": "x"}, "meta": "'
