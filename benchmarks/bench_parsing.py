@@ -44,10 +44,10 @@ def _bomb(n: int) -> bytes:
                          + b"{}," * n + b"{}]}", 9)
 
 
-def _big_valid(ids: list[str]) -> bytes:
+def _big_valid(ids: list[str], pad: str = "") -> bytes:
     per = 600  # 762 x 600 = 457,200 pairs, near the 500,000-substitute limit
     doc = {"substitutes_lemmatized": True,
-           "substitutes": {t: [[f"w{i}", 1.0 / (i + 1)] for i in range(per)] for t in ids}}
+           "substitutes": {t: [[f"{pad}w{i}", 1.0 / (i + 1)] for i in range(per)] for t in ids}}
     return json.dumps(doc).encode()
 
 
@@ -70,6 +70,9 @@ CASES = {
     "190 MB in 64 KiB strings, one bad item": lambda ids: gzip.compress(
         b'{"substitutes":{"' + ids[0].encode() + b'":['
         + b",".join([b'"' + b"a" * 65000 + b'"'] * 3000) + b",1]}}"),
+    "largest valid at 32 MiB (38-byte pad per substitute)": lambda ids: _big_valid(ids, "x" * 38),
+    "same, one bad item (lenient re-read)": lambda ids: gzip.compress(
+        _big_valid(ids, "x" * 38)[:-4] + b"],1]}}", 6),
     "largest valid + 180 MB ignored key": lambda ids: gzip.compress(
         _big_valid(ids)[:-1] + b',"x":[' + b",".join([b'"' + b"a" * 65000 + b'"'] * 2900)
         + b"]}"),
