@@ -2,10 +2,12 @@
 
 ``json.loads`` builds whatever the text describes: a few KB of gzipped ``{},{},...`` became
 gigabytes of dicts (issue 10). Here, before anything is built, :func:`structure_units`
-counts commas and brackets (an upper bound on the number of JSON values) at C speed, and the
-caller refuses a file over its budget. A file within it is read by ``msgspec`` into exactly
-the submission schema: the top level as ``{key: raw text}`` (unknown keys' values are
-checked for syntax and skipped, never built) and ``"substitutes"`` as
+counts commas and brackets (an upper bound on the number of JSON values) and
+:func:`long_stretch` finds the longest run without a double quote (a bound on any one string
+or number) at C speed; the caller refuses a file over either budget. A file within them is
+read by ``msgspec`` into exactly the submission schema: the top level as ``{key: raw text}``
+(unknown keys' values are checked for syntax and skipped, never built; the sizes of
+``"substitutes"`` and of the rest are checked here) and ``"substitutes"`` as
 ``{target id: [[substitute, score] | substitute, ...]}``, refused at the first value of
 another shape. Only a file that does not fit the schema, and is small enough, is read again
 by the lenient :func:`loads_lenient` (within the same budget) so that every problem can be
