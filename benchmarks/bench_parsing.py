@@ -3,11 +3,13 @@
 Each case runs in a fresh child process (``--case NAME``) that loads the split's target ids,
 builds the input, records ``ru_maxrss``, validates, and reports the growth of ``ru_maxrss``
 and the validation time. Inputs: the structure bomb from issue 10 (gzipped, 5 M ``{}``), its
-15 MB and 200 MB-decompressed versions, deep nesting, one huge string, many unknown
-targets, the largest valid file the limits allow, and a real full test-split submission
-(CoInCo). The split and the CoInCo file come from ../shared; without them the script skips.
-Peak RSS is the kernel's high-water mark (VmHWM, what ``ru_maxrss`` reports), reset just
-before validating.
+15 MB and 200 MB-decompressed versions, deep nesting, one huge string (plain and split by
+escaped quotes), 190 MB of blank space, 190 MB of strings each under the token limit (valid,
+and with one bad item so that the lenient reader runs), many unknown targets, the largest
+valid file the limits allow (alone and with 180 MB in an ignored top-level key), and a real
+full test-split submission (CoInCo). The split and the CoInCo file come from ../shared;
+without them the script skips. Peak RSS is the kernel's high-water mark (VmHWM, what
+``ru_maxrss`` reports), reset just before validating.
 
     .venv/bin/python benchmarks/bench_parsing.py [--only WORD ...]
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -30,6 +33,10 @@ SHARED = ROOT.parent / "shared" / "data"
 SPLIT = SHARED / "swords" / "swords-v1.1_test.json.gz"
 COINCO = SHARED / "reference-systems" / "coinco_test.result.json.gz"
 CAP = 200 * 1024 * 1024
+# BENCH_MAX_TOKEN=209715200 BENCH_MAX_SUBSTITUTES=209715200 measure the reader without the
+# token-length and substitutes-size limits ("before").
+MAX_TOKEN = int(os.environ.get("BENCH_MAX_TOKEN", 64 * 1024))
+MAX_SUBSTITUTES = int(os.environ.get("BENCH_MAX_SUBSTITUTES", 32 * 1024 * 1024))
 
 
 def _bomb(n: int) -> bytes:
@@ -37,10 +44,10 @@ def _bomb(n: int) -> bytes:
                          + b"{}," * n + b"{}]}", 9)
 
 
-def _big_valid(ids: list[str]) -> bytes:
+def _big_valid(ids: list[str], pad: str = "") -> bytes:
     per = 600  # 762 x 600 = 457,200 pairs, near the 500,000-substitute limit
     doc = {"substitutes_lemmatized": True,
-           "substitutes": {t: [[f"w{i}", 1.0 / (i + 1)] for i in range(per)] for t in ids}}
+           "substitutes": {t: [[f"{pad}w{i}", 1.0 / (i + 1)] for i in range(per)] for t in ids}}
     return json.dumps(doc).encode()
 
 
@@ -52,6 +59,23 @@ CASES = {
     "huge string 190 MB": lambda ids: gzip.compress(
         b'{"substitutes":{"' + ids[0].encode() + b'":["' + b"a" * (190 * 1024 * 1024)
         + b'"]}}'),
+    "190 MB string, escaped quote every 32 KiB": lambda ids: gzip.compress(
+        b'{"substitutes":{"' + ids[0].encode() + b'":["'
+        + (b"a" * 32766 + b'\\"') * (190 * 32) + b'"]}}'),
+    "190 MB blank space": lambda ids: gzip.compress(
+        b'{"substitutes":{' + b" " * (190 * 1024 * 1024) + b"}}"),
+    "190 MB in 64 KiB strings": lambda ids: gzip.compress(
+        b'{"substitutes":{"' + ids[0].encode() + b'":['
+        + b",".join([b'"' + b"a" * 65000 + b'"'] * 3000) + b"]}}"),
+    "190 MB in 64 KiB strings, one bad item": lambda ids: gzip.compress(
+        b'{"substitutes":{"' + ids[0].encode() + b'":['
+        + b",".join([b'"' + b"a" * 65000 + b'"'] * 3000) + b",1]}}"),
+    "largest valid at 32 MiB (38-byte pad per substitute)": lambda ids: _big_valid(ids, "x" * 38),
+    "same, one bad item (lenient re-read)": lambda ids: gzip.compress(
+        _big_valid(ids, "x" * 38)[:-4] + b"],1]}}", 6),
+    "largest valid + 180 MB ignored key": lambda ids: gzip.compress(
+        _big_valid(ids)[:-1] + b',"x":[' + b",".join([b'"' + b"a" * 65000 + b'"'] * 2900)
+        + b"]}"),
     "2M unknown targets": lambda ids: gzip.compress(
         b'{"substitutes":{' + b",".join(b'"u%d":[]' % i for i in range(2_000_000)) + b"}}"),
     "largest valid (762 x 600 pairs)": _big_valid,
@@ -90,7 +114,8 @@ def run_case(name: str, path: str, ids_path: str) -> dict:
     before = _rss_kb("VmRSS:")
     start = time.perf_counter()
     try:
-        report = validate_submission(raw, prepared, max_bytes=CAP)
+        report = validate_submission(raw, prepared, max_bytes=CAP, max_token=MAX_TOKEN,
+                                     max_substitutes_bytes=MAX_SUBSTITUTES)
         first = report.errors[0].code if report.errors else ""
         ok = report.ok
     except MemoryError:

@@ -45,6 +45,9 @@ DEFAULTS: dict[str, Any] = {
     # Bytes in a row without a double quote (one string, number or blank space), also checked
     # before parsing: no single value built from a file is longer.
     "MAX_JSON_TOKEN_BYTES": 64 * 1024,
+    # Text of "substitutes" (checked before it is decoded), and the largest file re-read in
+    # full to list every problem when it does not fit the format.
+    "MAX_SUBSTITUTES_BYTES": 32 * 1024 * 1024,
     # Share of its targets a submission to a hidden split must answer (non-empty list), so
     # that scores cannot be used to read back the labels of a few targets at a time.
     "MIN_ANSWERED_FRACTION": 0.5,

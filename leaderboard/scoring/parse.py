@@ -2,13 +2,16 @@
 
 ``json.loads`` builds whatever the text describes: a few KB of gzipped ``{},{},...`` became
 gigabytes of dicts (issue 10). Here, before anything is built, :func:`structure_units`
-counts commas and brackets (an upper bound on the number of JSON values) at C speed, and the
-caller refuses a file over its budget. A file within it is read by ``msgspec`` into exactly
-the submission schema: the top level as ``{key: raw text}`` (unknown keys' values are
-checked for syntax and skipped, never built) and ``"substitutes"`` as
+counts commas and brackets (an upper bound on the number of JSON values) and
+:func:`long_stretch` finds the longest run without a double quote (a bound on any one string
+or number) at C speed; the caller refuses a file over either budget. A file within them is
+read by ``msgspec`` into exactly the submission schema: the top level as ``{key: raw text}``
+(unknown keys' values are checked for syntax and skipped, never built; the sizes of
+``"substitutes"`` and of the rest are checked here) and ``"substitutes"`` as
 ``{target id: [[substitute, score] | substitute, ...]}``, refused at the first value of
-another shape. Only a file that does not fit the schema is read again by the lenient
-:func:`loads_lenient` (within the same budget) so that every problem can be listed.
+another shape. Only a file that does not fit the schema, and is small enough, is read again
+by the lenient :func:`loads_lenient` (within the same budget) so that every problem can be
+listed: that reader holds the text twice (bytes and ``str``) besides what it builds.
 """
 
 from __future__ import annotations
@@ -67,6 +70,24 @@ def structure_units(data: bytes | bytearray) -> int:
     Characters inside strings count too, so this over-estimates, never under-estimates.
     """
     return data.count(b",") + data.count(b"[") + data.count(b"{") + 1
+
+
+def bounded_cost_problem(data: bytes | bytearray, max_structure: int,
+                         max_token: int) -> tuple[str, str] | None:
+    """(code, message) when ``data`` is over the structure budget or has a stretch longer
+    than ``max_token`` without a double quote; None when reading it has a bounded cost."""
+    units = structure_units(data)
+    if units > max_structure:
+        return ("too_many_values", f"the file has about {units:,} JSON values (commas and "
+                f"brackets); the limit is {max_structure:,}. A submission needs one list per "
+                "target and one pair or string per substitute")
+    stretch = long_stretch(data, max_token)
+    if stretch is not None:
+        start, length = stretch
+        return ("value_too_long", f"the file has {length:,} bytes in a row without a double "
+                f"quote, from byte {start:,}: a string, number or blank space that long; the "
+                f"limit is {max_token:,} bytes (target ids and substitutes are short)")
+    return None
 
 
 # The last double quote in a window that is not written as \" (escaped), and the next one.
@@ -134,19 +155,51 @@ class Typed:
         self.lemmatized = lemmatized
 
 
-def decode_typed(data: bytes | bytearray) -> Typed | None:
-    """Read ``data`` into the schema; None when it does not fit (or has a duplicate key)."""
+# Text outside the "substitutes" value (the flag, ignored keys, punctuation): ignored values
+# are not built, but they are counted for duplicate keys and would keep a huge buffer alive.
+MAX_OTHER_BYTES = 1 << 20
+
+
+class OverBudget(Exception):
+    """Reading the file would cost too much: ``args`` are (code, message)."""
+
+
+def _check_budget(size: int, substitutes: int, limit: int) -> None:
+    if substitutes > limit:
+        raise OverBudget("substitutes_too_large", f"the \"substitutes\" object has "
+                         f"{substitutes:,} bytes; the limit is {limit:,}")
+    if size - substitutes > MAX_OTHER_BYTES:
+        raise OverBudget("too_large_outside_substitutes", f"the file has {size - substitutes:,} "
+                         "bytes outside the \"substitutes\" object (other keys are ignored); "
+                         f"the limit is {MAX_OTHER_BYTES:,}")
+
+
+def decode_typed(data: bytes | bytearray, max_substitutes_bytes: int | None = None,
+                 problems: list[str] | None = None) -> Typed | None:
+    """Read ``data`` into the schema; None when it does not fit (or has a duplicate key).
+
+    With ``max_substitutes_bytes``, a ``"substitutes"`` value whose text is longer, or more
+    than :data:`MAX_OTHER_BYTES` outside it, raises :class:`OverBudget` before it is decoded:
+    what is built is about as large as its text, on top of the buffer holding the whole file.
+    When ``problems`` is given, the reason a file does not fit is appended to it.
+    """
     try:
         top = _TOP.decode(data)
         if "substitutes" not in top:
-            return None
+            raise ValueError('the object has no "substitutes" key')
+        if max_substitutes_bytes is not None:
+            _check_budget(len(data), len(top["substitutes"]), max_substitutes_bytes)
         substitutes = _SUBSTITUTES.decode(top["substitutes"])
         flag = top.get("substitutes_lemmatized")
         lemmatized = None if flag is None else _BOOL.decode(flag)
-    except (msgspec.MsgspecError, ValueError, RecursionError):
+    except (msgspec.MsgspecError, ValueError, RecursionError) as exc:
         # Includes UnicodeDecodeError from a Raw value; the lenient reader names the problem.
+        if problems is not None:
+            problems.append(str(exc))
         return None
     if not _no_duplicate_keys(data, top, substitutes):
+        if problems is not None:
+            problems.append('a key appears more than once (at the top level or in "substitutes")')
         return None
     return Typed(top, substitutes, lemmatized)
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 
 from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit
 from leaderboard.scoring.parse import (
+    OverBudget,
     TooLarge,
+    bounded_cost_problem,
     decode_typed,
     gunzip_capped,
     loads_lenient,
-    long_stretch,
-    structure_units,
 )
 
 MAX_DETAILED_PROBLEMS = 1000
@@ -31,6 +31,10 @@ MAX_STRUCTURE_UNITS = 1_500_000
 # (a number, blank space) before anything is built. Target ids have 42 characters and real
 # substitutes a few words, so nothing valid comes near it.
 MAX_TOKEN_BYTES = 64 * 1024
+# Text of the "substitutes" object, and the largest file re-read in full to list every problem
+# when it does not fit the format: what is built is about as large as the text it comes from,
+# on top of the buffer. The largest real output is about 2 MB; 500,000 pairs take about 15 MB.
+MAX_SUBSTITUTES_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,7 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
                         allow_empty: bool = True,
                         max_structure: int = MAX_STRUCTURE_UNITS,
                         max_token: int = MAX_TOKEN_BYTES,
+                        max_substitutes_bytes: int = MAX_SUBSTITUTES_BYTES,
                         min_answered_fraction: float = 0.0) -> ValidationReport:
     """Check a submission against a split and report every problem found.
 
@@ -113,7 +118,9 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     ``max_substitutes`` caps one target's list; ``max_structure`` caps commas plus brackets,
     checked before anything is parsed, so that what is built stays proportional to it (see
     :mod:`leaderboard.scoring.parse`); ``max_token`` caps the bytes in a row without a
-    double quote (one string, number or blank space), also checked before parsing. Missing
+    double quote (one string, number or blank space), also checked before parsing;
+    ``max_substitutes_bytes`` caps the text of ``"substitutes"`` (checked before it is
+    decoded) and the size of a file that is re-read to list every problem. Missing
     targets are a warning: they count as abstentions. The report's ``submission`` is set
     when there is no error.
 
@@ -146,21 +153,22 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
         except zlib.error as exc:
             report.error("bad_gzip", f"the file looks gzipped but cannot be decompressed: {exc}")
             return report
-    units = structure_units(raw)
-    if units > max_structure:
-        report.error("too_many_values", f"the file has about {units:,} JSON values (commas "
-                     f"and brackets); the limit is {max_structure:,}. A submission needs one "
-                     "list per target and one pair or string per substitute")
+    refusal = bounded_cost_problem(raw, max_structure, max_token)
+    if refusal is not None:
+        report.error(*refusal)
         return report
-    stretch = long_stretch(raw, max_token)
-    if stretch is not None:
-        start, length = stretch
-        report.error("value_too_long", f"the file has {length:,} bytes in a row without a "
-                     f"double quote, from byte {start:,}: a string, number or blank space "
-                     f"that long; the limit is {max_token:,} bytes (target ids and substitutes "
-                     "are short)")
+    why: list[str] = []
+    try:
+        typed = decode_typed(raw, max_substitutes_bytes, why)
+    except OverBudget as exc:
+        report.error(*exc.args)
         return report
-    typed = decode_typed(raw)
+    if typed is None and len(raw) > max_substitutes_bytes:
+        # Re-reading it leniently would hold the text twice plus all it builds.
+        report.error("wrong_format", f"the file does not fit the submission format: {why[0]} "
+                     f"(a file over {max_substitutes_bytes:,} bytes is checked only up to its "
+                     "first problem)")
+        return report
     if typed is not None:
         doc: dict = typed.top
         doc_duplicates: list[str] = []

@@ -36,6 +36,7 @@ def validate_upload(*, benchmark: Benchmark, raw: bytes, settings: dict[str, Any
                                  max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
                                  max_structure=settings["MAX_JSON_VALUES"],
                                  max_token=settings["MAX_JSON_TOKEN_BYTES"],
+                                 max_substitutes_bytes=settings["MAX_SUBSTITUTES_BYTES"],
                                  min_answered_fraction=min_coverage(benchmark, settings))
     return report.to_dict()
 
@@ -160,6 +161,7 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
                                  max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
                                  max_structure=settings["MAX_JSON_VALUES"],
                                  max_token=settings["MAX_JSON_TOKEN_BYTES"],
+                                 max_substitutes_bytes=settings["MAX_SUBSTITUTES_BYTES"],
                                  min_answered_fraction=coverage)
     del raw
     warnings = [p.message for p in report.warnings]

@@ -121,6 +121,27 @@ def test_minimum_share_is_a_setting_and_public_splits_have_none(app, client, ses
     assert codes_of(one, client, app, token)[:2] == ("scored", [])
 
 
+def test_size_limits_are_settings_of_the_job_and_the_dry_run(app, client, benchmark,
+                                                             team_token):
+    _team, _user, token = team_token
+    app.config["LEADERBOARD"]["MIN_ANSWERED_FRACTION"] = 0.0
+    raw = submission_doc({T0: [["word", 1.0]]})
+    app.config["LEADERBOARD"]["MAX_JSON_TOKEN_BYTES"] = 41  # a target id has 42 bytes
+    status, errors, _ = codes_of(raw, client, app, token)
+    assert (status, [e["code"] for e in errors]) == ("invalid", ["value_too_long"])
+    assert errors[0]["message"].startswith("the file has 42 bytes in a row without a double")
+    assert "the limit is 41 bytes" in errors[0]["message"]
+    app.config["LEADERBOARD"]["MAX_JSON_TOKEN_BYTES"] = 65536
+    app.config["LEADERBOARD"]["MAX_SUBSTITUTES_BYTES"] = 50
+    response = client.post("/api/v1/validate", data={"file": (io.BytesIO(raw), "r.json")},
+                           headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200
+    report = response.get_json()
+    assert report["ok"] is False
+    assert [p["code"] for p in report["errors"]] == ["substitutes_too_large"]
+    assert report["errors"][0]["message"].endswith("bytes; the limit is 50")
+
+
 def test_gzipped_valid_file_is_scored(app, client, benchmark, team_token):
     _team, _user, token = team_token
     status, errors, _ = codes_of(gzip.compress(demo_bytes()), client, app, token)

@@ -196,6 +196,44 @@ def test_value_length_limit_is_a_parameter_and_normal_files_pass(tiny, ids):
     assert "the limit is 43 bytes" in report.errors[0].message
 
 
+def test_substitutes_text_over_the_limit_is_refused_before_it_is_decoded(tiny, ids):
+    subs = '{"' + ids["car"] + '": ["auto", "car"]}'  # 63 bytes: the 42-byte id + 21
+    raw = ('{"substitutes": ' + subs + ', "meta": "' + "m" * 500 + '"}').encode()
+    assert len(subs) == 63
+    assert validate_submission(raw, tiny, max_substitutes_bytes=63).ok
+    report = validate_submission(raw, tiny, max_substitutes_bytes=62)
+    assert codes(report) == ["substitutes_too_large"]
+    assert report.errors[0].message == (
+        'the "substitutes" object has 63 bytes; the limit is 62')
+
+
+def test_more_than_1_mib_outside_the_substitutes_is_refused(tiny, ids):
+    # Ignored keys are not built, but would keep a buffer of up to the cap alive.
+    subs = '{"' + ids["car"] + '": ["auto"]}'
+    meta = "[" + ",".join(['"' + "m" * 60_000 + '"'] * 18) + "]"  # 18 x 60,002 + 17 + 2
+    raw = ('{"substitutes": ' + subs + ', "meta": ' + meta + "}").encode()
+    report = validate_submission(raw, tiny)
+    assert codes(report) == ["too_large_outside_substitutes"]
+    # meta's 1,080,055 + '{"substitutes": ' (16) + ', "meta": ' (10) + "}" (1)
+    assert report.errors[0].message == (
+        'the file has 1,080,082 bytes outside the "substitutes" object (other keys are '
+        "ignored); the limit is 1,048,576")
+
+
+def test_a_large_file_that_does_not_fit_is_refused_at_its_first_problem(tiny, ids):
+    # Two problems; the full lenient re-read (both listed) only runs on files up to the limit.
+    raw = ('{"substitutes": {"' + ids["car"] + '": [1], "' + ids["run"] + '": "x"}, "meta": "'
+           + "m" * 500 + '"}').encode()
+    full = validate_submission(raw, tiny)
+    assert sorted(codes(full)) == ["wrong_type", "wrong_type"]
+    report = validate_submission(raw, tiny, max_substitutes_bytes=200)
+    assert codes(report) == ["wrong_format"]
+    assert report.errors[0].message.startswith(
+        "the file does not fit the submission format: Expected `")
+    assert report.errors[0].message.endswith(
+        "(a file over 200 bytes is checked only up to its first problem)")
+
+
 def test_unknown_top_level_values_are_skipped_with_a_warning(tiny, ids):
     raw = ('{"meta": {"a": [1, {"b": 2}], "c": "x:y"}, "substitutes_lemmatized": false, '
            '"substitutes": {"' + ids["car"] + '": [["auto", 2], "car"]}}').encode()
