@@ -17,12 +17,20 @@ def test_disabled_teams_systems_are_404_everywhere(client, session, seeded):
     south = seeded.public["Thesaurus baseline"]
     north = seeded.public["Contextual ranker"]
     assert client.get(f"/systems/{south}").status_code == 200
-    assert client.get(f"/systems/{north}?compare={south}").status_code == 200
+    assert client.get(f"/systems/{north}?compare={south}",
+                      follow_redirects=True).status_code == 200
+    assert client.get(f"/compare?a={north}&b={south}").status_code == 200
+    assert client.get(f"/api/v1/compare?a={north}&b={south}").status_code == 200
     set_team_disabled(session, team_id=seeded.teams["South Lab"], disabled=True,
                       reason="probing", actor_id=None)
     assert client.get(f"/systems/{south}").status_code == 404
-    assert client.get(f"/systems/{north}?compare={south}").status_code == 404
-    assert client.get(f"/systems/{south}?compare={north}").status_code == 404
+    # ?compare= on a system page redirects to /compare, which refuses the hidden side too.
+    assert client.get(f"/systems/{north}?compare={south}",
+                      follow_redirects=True).status_code == 404
+    assert client.get(f"/systems/{south}?compare={north}",
+                      follow_redirects=True).status_code == 404
+    assert client.get(f"/compare?a={north}&b={south}").status_code == 404
+    assert client.get(f"/api/v1/compare?a={south}&b={north}").status_code == 404
     assert client.get(f"/teams/{seeded.teams['South Lab']}").status_code == 404
     for path in ("/", "/leaderboard.csv", "/leaderboard.json", "/api/v1/leaderboard",
                  f"/systems/{north}"):
