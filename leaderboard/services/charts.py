@@ -165,12 +165,16 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
         error_x=dict(type="data", array=[e[0] for e in errs],
                      arrayminus=[e[1] for e in errs], thickness=1),
         hovertemplate="%{y}: %{x:.1f}<extra></extra>"))
-    places = ("top left", "bottom right", "top right", "bottom left")
-    refs = [r for r in data.get("references", []) if r["metrics"].get(metric) is not None]
+    refs = sorted((r for r in data.get("references", []) if r["metrics"].get(metric) is not None),
+                  key=lambda r: r["metrics"][metric])
     for n, r in enumerate(refs):
-        # Alternating corners: reference lines often sit close together.
+        # Reference lines often sit close together: neighbours alternate top and bottom, and
+        # the names of the lower half run left of their line, the upper half right, so the
+        # labels spread apart instead of piling up between the lines.
+        place = ("top" if n % 2 == 0 else "bottom") + (" left" if 2 * n < len(refs) - 1
+                                                      else " right")
         fig.add_vline(x=r["metrics"][metric], line_dash="dash", line_color="#8a939e",
-                      annotation_text=r["name"], annotation_position=places[n % 4],
+                      annotation_text=r["name"], annotation_position=place,
                       annotation_font_size=10)
     shown = f"top {len(systems)}" if len(data.get("systems", [])) > len(systems) else "all"
     fig.update_layout(title=_title(f"{label}: {shown} systems", "95% interval bars"),
