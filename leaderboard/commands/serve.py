@@ -32,6 +32,9 @@ from leaderboard.supervisor import Supervisor
 @click.option("--workers", default=1, show_default=True, help="RQ worker processes.")
 def serve_command(host: str | None, port: int | None, benchmark_path: str | None, workers: int):
     """Run web + worker + (embedded) Redis for development and demos."""
+    # SIGINT explicitly too: a shell script starts background jobs with SIGINT ignored, and
+    # Python then never installs its KeyboardInterrupt handler, so Ctrl-C-by-signal did nothing.
+    signal.signal(signal.SIGINT, _raise_interrupt)
     signal.signal(signal.SIGTERM, _raise_interrupt)
     supervisor = Supervisor(echo=lambda line: click.echo(line, err=True))
     # Everything from here on, set-up included, ends in stop_all: nothing started is left.
