@@ -205,7 +205,9 @@ def test_sigterm_stops_an_idle_worker_cleanly(start_worker, benchmark, tmp_path)
 def test_sigterm_mid_job_finishes_the_job_then_exits(client, session, benchmark, team_token,
                                                      start_worker):
     _team, _user, token = team_token
-    proc = start_worker(BOOTSTRAP_SAMPLES=60_000)
+    # Slow enough to be caught running: scoring the demo with 60,000 resamples now takes
+    # well under a second, so the poll could miss the running state.
+    proc = start_worker(BOOTSTRAP_SAMPLES=400_000)
     sid = upload(client, token, demo_bytes())
     wait_for_status(session, sid, ("running",))
     proc.send_signal(signal.SIGTERM)
