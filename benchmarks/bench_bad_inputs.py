@@ -83,9 +83,9 @@ def seed(url: str, instance: str) -> tuple[str, str, list[str]]:
 
     from leaderboard import create_app
     from leaderboard.db import create_all
-    from leaderboard.services.accounts import create_team
-    from leaderboard.services.api_tokens import issue_token
-    from leaderboard.services.benchmarks import import_benchmark
+    from leaderboard.services.access.accounts import create_team
+    from leaderboard.services.access.api_tokens import issue_token
+    from leaderboard.services.catalog.benchmarks import import_benchmark
 
     app = create_app({"INSTANCE_PATH": instance, "DATABASE_URL": url, "SECRET_KEY": "bench",
                       "LOG_REQUESTS": False})

@@ -39,7 +39,7 @@ class Api:
         from sqlmodel import Session, select
 
         from leaderboard.models import Team
-        from leaderboard.services.api_tokens import issue_token
+        from leaderboard.services.access.api_tokens import issue_token
 
         with Session(inst.engine, expire_on_commit=False) as session:
             team = session.exec(select(Team)).first()

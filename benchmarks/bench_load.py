@@ -40,7 +40,7 @@ def seed_database(url: str, instance: str, systems: int) -> None:
     from benchmarks.bench_ranking import seed
     from leaderboard import create_app
     from leaderboard.db import create_all
-    from leaderboard.services.snapshots import refresh_snapshot
+    from leaderboard.services.ranking.snapshots import refresh_snapshot
 
     app = create_app({"INSTANCE_PATH": instance, "DATABASE_URL": url, "SECRET_KEY": "bench",
                       "LOG_REQUESTS": False})

@@ -74,8 +74,8 @@ def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     from werkzeug.serving import make_server
 
-    from leaderboard.services.accounts import create_team
-    from leaderboard.services.api_tokens import issue_token
+    from leaderboard.services.access.accounts import create_team
+    from leaderboard.services.access.api_tokens import issue_token
 
     with tempfile.TemporaryDirectory() as tmp:
         inst = Instance(tmp, DAILY_SCORED_QUOTA=10_000, TOTAL_SCORED_QUOTA=10_000,

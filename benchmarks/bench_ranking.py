@@ -25,7 +25,7 @@ from leaderboard.models import Benchmark, Result, Submission, SubmissionStatus, 
 from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
 from leaderboard.scoring.engine import POS_ORDER
 from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
-from leaderboard.services.snapshots import refresh_snapshot
+from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 N_TARGETS, BOOTSTRAP, SEED, CHECKSUM = 762, 1000, 0, "synthetic-split"
 
@@ -102,7 +102,7 @@ def seed(session: Session, n_systems: int) -> int:
 
 def _time_parts() -> dict[str, float]:
     """Wrap the snapshot's block builders to report where refresh time goes."""
-    from leaderboard.services import snapshots
+    from leaderboard.services.ranking import snapshots
 
     spent = {"all": 0.0, "best": 0.0, "pairwise": 0.0}
     pos_block, pairwise = snapshots._pos_block, snapshots._pairwise

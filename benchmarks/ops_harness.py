@@ -70,7 +70,7 @@ class Instance:
         return env
 
     def import_split(self, raw: bytes):
-        from leaderboard.services.benchmarks import import_benchmark
+        from leaderboard.services.catalog.benchmarks import import_benchmark
 
         with Session(self.engine, expire_on_commit=False) as session:
             return import_benchmark(session=session, raw=raw, name="swords", version="1.1",

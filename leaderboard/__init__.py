@@ -78,7 +78,7 @@ def _init_extensions(app: Flask) -> None:
     app.after_request(keep_outage_retry_after)
     limiter.init_app(app)
 
-    from leaderboard.services import accounts
+    from leaderboard.services.access import accounts
 
     login_manager.user_loader(accounts.load_user_for_session)
 

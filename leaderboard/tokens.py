@@ -14,7 +14,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlmodel import Session
 
 from leaderboard.models import User
-from leaderboard.services.accounts import password_stamp
+from leaderboard.services.access.accounts import password_stamp
 
 SET_PASSWORD_MAX_AGE = 7 * 24 * 3600
 

@@ -7,7 +7,7 @@ import re
 from sqlmodel import Session
 
 from leaderboard.models import Team, User
-from leaderboard.services import accounts, api_tokens
+from leaderboard.services.access import accounts, api_tokens
 
 DEFAULT_PASSWORD = "correct horse battery"
 

@@ -73,7 +73,7 @@ def score_submission_job(submission_id: int) -> str:
 
     from leaderboard.logs import log_job
     from leaderboard.queue import request_snapshot_refresh
-    from leaderboard.services.results import score_submission_now
+    from leaderboard.services.intake.results import score_submission_now
 
     settings, engine = _ensure_context()
     job = get_current_job()
@@ -101,7 +101,7 @@ def score_submission_job(submission_id: int) -> str:
 
 def _notify(engine: Engine, submission_id: int, settings: dict[str, Any]) -> None:
     """Send the opt-in 'finished' e-mails; mail trouble never fails the job."""
-    from leaderboard.services.notifications import notify_finished
+    from leaderboard.services.intake.notifications import notify_finished
 
     try:
         notify_finished(engine, submission_id, settings)
@@ -121,7 +121,7 @@ def refresh_snapshot_job(benchmark_id: int) -> str:
     from sqlmodel import Session
 
     from leaderboard.queue import refresh_keys, release_refresh, request_snapshot_refresh
-    from leaderboard.services.snapshots import refresh_snapshot
+    from leaderboard.services.ranking.snapshots import refresh_snapshot
 
     _settings, engine = _ensure_context()
     job = get_current_job()

@@ -33,7 +33,7 @@ log = logging.getLogger("leaderboard.worker")
 def preload(engine) -> int:
     """Load WordNet and every stored split's prepared gold into this process; returns count."""
     from leaderboard.scoring import ensure_wordnet
-    from leaderboard.services.benchmarks import get_prepared, list_benchmarks
+    from leaderboard.services.catalog.benchmarks import get_prepared, list_benchmarks
 
     ensure_wordnet()
     with Session(engine) as session:
@@ -45,7 +45,7 @@ def preload(engine) -> int:
 
 def reconcile_once(settings: dict[str, Any], engine, connection, queue_name: str) -> str:
     """One reconciler pass; returns its summary."""
-    from leaderboard.services.reconcile import reconcile
+    from leaderboard.services.intake.reconcile import reconcile
 
     with Session(engine) as session:
         report = reconcile(session=session, connection=connection, queue_name=queue_name,

@@ -16,8 +16,8 @@ from leaderboard.db import get_session
 from leaderboard.extensions import csrf
 from leaderboard.models import SubmissionStatus
 from leaderboard.queue import get_redis
-from leaderboard.services import admin as service
-from leaderboard.services import benchmarks
+from leaderboard.services.catalog import benchmarks
+from leaderboard.services.intake import admin as service
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 # CSRF is checked in require_admin, after the admin check, so that nobody else can tell
@@ -52,7 +52,7 @@ def _int_arg(name: str) -> int | None:
 @bp.get("/")
 def queue_page() -> str:
     """Queue health: database counts, RQ queue length, workers alive, failed jobs."""
-    from leaderboard.services import probing
+    from leaderboard.services.intake import probing
 
     session = get_session()
     health = service.queue_health(session, get_redis(), _settings()["QUEUE_NAME"])
@@ -132,7 +132,7 @@ def team_action(team_id: int, action: str) -> Response:
 @bp.post("/rescore")
 def rescore() -> Response:
     """Re-score everything scored by an older scorer version (the button on the queue page)."""
-    from leaderboard.services.rescore import rescore_all
+    from leaderboard.services.intake.rescore import rescore_all
 
     form = ReasonForm()
     if not form.validate_on_submit():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort
 
 from leaderboard.db import get_session
-from leaderboard.services import benchmarks
+from leaderboard.services.catalog import benchmarks
 
 bp = Blueprint("downloads", __name__)
 

@@ -13,7 +13,7 @@ from sqlmodel import Session
 from leaderboard import tokens
 from leaderboard.db import session_scope
 from leaderboard.models import Team, User
-from leaderboard.services import accounts
+from leaderboard.services.access import accounts
 
 
 @contextmanager

@@ -6,7 +6,7 @@ import click
 from flask.cli import with_appcontext
 
 from leaderboard.commands._accounts import command_session, generate_password
-from leaderboard.services import accounts
+from leaderboard.services.access import accounts
 
 
 @click.group("admin")

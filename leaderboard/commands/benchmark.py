@@ -11,7 +11,7 @@ from flask.cli import with_appcontext
 
 from leaderboard.db import get_engine, session_scope
 from leaderboard.scoring import WordNetMissing
-from leaderboard.services import benchmarks
+from leaderboard.services.catalog import benchmarks, demo
 
 
 @click.group("benchmark")
@@ -103,7 +103,7 @@ def load_demo_command(enqueue: bool) -> None:
     """Import the invented demo split with three demo teams' public submissions."""
     try:
         with session_scope(get_engine()) as session:
-            row = benchmarks.load_demo(session=session, enqueue=enqueue)
+            row = demo.load_demo(session=session, enqueue=enqueue)
             click.echo(f"Demo loaded: {_describe(row)}"
                        + ("; submissions queued" if enqueue else ""))
     except WordNetMissing as exc:

@@ -21,7 +21,7 @@ def reconcile_command(grace: float) -> None:
     killed); mark those out of attempts failed."""
     from leaderboard.db import get_session
     from leaderboard.queue import get_redis
-    from leaderboard.services.reconcile import reconcile
+    from leaderboard.services.intake.reconcile import reconcile
 
     settings = current_app.config["LEADERBOARD"]
     report = reconcile(session=get_session(), connection=get_redis(),

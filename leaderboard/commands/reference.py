@@ -12,7 +12,8 @@ from sqlmodel import Session
 from leaderboard.db import get_engine, session_scope
 from leaderboard.models import Benchmark
 from leaderboard.scoring import WordNetMissing
-from leaderboard.services import benchmarks, references, snapshots
+from leaderboard.services.catalog import benchmarks, references
+from leaderboard.services.ranking import snapshots
 
 
 def refresh_showing(session: Session, benchmark: Benchmark) -> None:

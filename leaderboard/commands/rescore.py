@@ -21,7 +21,7 @@ def rescore_command(all_: bool, force: bool) -> None:
 
     Old results are kept as history; pages show the newest. Workers do the scoring.
     """
-    from leaderboard.services.rescore import rescore_all
+    from leaderboard.services.intake.rescore import rescore_all
 
     if not all_:
         raise click.UsageError("pass --all (with --force to include current results)")

@@ -10,7 +10,7 @@ from leaderboard.commands._accounts import (
     generate_password,
     set_password_link,
 )
-from leaderboard.services import accounts, api_tokens
+from leaderboard.services.access import accounts, api_tokens
 
 
 @click.group("team")

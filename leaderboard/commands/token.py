@@ -6,7 +6,7 @@ import click
 from flask.cli import with_appcontext
 
 from leaderboard.commands._accounts import command_session, require_team
-from leaderboard.services import api_tokens
+from leaderboard.services.access import api_tokens
 
 
 @click.group("token")

@@ -162,7 +162,7 @@ def test_password_reset_link_is_mailed(smtp, app, client, session):
 
 @pytest.mark.usefixtures("benchmark")
 def test_finished_submission_mails_members_who_opted_in(smtp, app, client, session, request):
-    from leaderboard.services.notifications import notify_finished
+    from leaderboard.services.intake.notifications import notify_finished
 
     launch_worker = request.getfixturevalue("start_worker")
 

@@ -8,7 +8,7 @@ import time
 
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
-from leaderboard.services.accounts import password_stamp
+from leaderboard.services.access.accounts import password_stamp
 from tests.factories import DEFAULT_PASSWORD, csrf_token_from, login, make_team
 
 LINK_RE = re.compile(r"Password reset link for a@example\.org: (http://localhost/account/reset/\S+)")

@@ -9,8 +9,8 @@ from sqlmodel import select
 
 from leaderboard.models import Benchmark
 from leaderboard.scoring import PreparedSplit
-from leaderboard.services import benchmarks
-from leaderboard.services.benchmarks import BenchmarkConflict, BenchmarkInvalid
+from leaderboard.services.catalog import benchmarks
+from leaderboard.services.catalog.benchmarks import BenchmarkConflict, BenchmarkInvalid
 from tests.backends import ALL_DATABASES
 from tests.ops.splits import TEST_SPLIT, hid, mini_split, to_bytes, variant
 

@@ -41,7 +41,7 @@ def assert_outage_answer(response, path: str) -> None:
 
 
 def test_database_down_answers_503_and_recovers(private_postgres, app, client, session):
-    from leaderboard.services.benchmarks import import_benchmark
+    from leaderboard.services.catalog.benchmarks import import_benchmark
 
     import_benchmark(session=session, raw=DEMO_SPLIT.read_bytes(), name="swords-demo",
                      version="1", split="test", hidden=True, make_default=True)
@@ -146,7 +146,7 @@ def test_submit_retries_while_the_database_is_down(private_postgres, app, sessio
     from sqlmodel import select
 
     from leaderboard.models import Submission
-    from leaderboard.services.benchmarks import import_benchmark
+    from leaderboard.services.catalog.benchmarks import import_benchmark
     from tests.pipeline.conftest import demo_bytes
 
     import_benchmark(session=session, raw=DEMO_SPLIT.read_bytes(), name="swords-demo",

@@ -10,8 +10,8 @@ import pytest
 from sqlmodel import select
 
 from leaderboard.models import Submission, SubmissionStatus, Team
-from leaderboard.services.benchmarks import import_benchmark
-from leaderboard.services.probing import address_clusters, differing_targets, near_duplicates
+from leaderboard.services.catalog.benchmarks import import_benchmark
+from leaderboard.services.intake.probing import address_clusters, differing_targets, near_duplicates
 from tests.backends import ALL_DATABASES
 from tests.factories import csrf_token_from, login, make_team
 from tests.pipeline.conftest import DEMO_SPLIT, target_ids

@@ -8,8 +8,8 @@ import pytest
 from sqlmodel import select
 
 from leaderboard.models import LeaderboardSnapshot, ReferenceSystem
-from leaderboard.services.benchmarks import find_benchmark
-from leaderboard.services.references import METRIC_GROUPS, resolve_metric_keys
+from leaderboard.services.catalog.benchmarks import find_benchmark
+from leaderboard.services.catalog.references import METRIC_GROUPS, resolve_metric_keys
 from tests.ops.splits import REFERENCE_DIR, SHARED, TEST_SPLIT, hid, mini_split, to_bytes
 
 

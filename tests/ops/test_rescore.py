@@ -9,7 +9,7 @@ from leaderboard.models import Benchmark, ReferenceSystem, Result, Submission, S
 from leaderboard.queue import job_id_for
 from leaderboard.redis_conn import connect_redis
 from leaderboard.scoring import SCORER_VERSION
-from leaderboard.services.results import score_submission_now
+from leaderboard.services.intake.results import score_submission_now
 
 
 def _demo_scored(runner, app, session) -> list[Submission]:

@@ -21,7 +21,7 @@ from sqlmodel import Session
 from leaderboard.config import PROJECT_ROOT
 from leaderboard.models import Submission
 from leaderboard.processes import stop_processes
-from leaderboard.services.benchmarks import import_benchmark
+from leaderboard.services.catalog.benchmarks import import_benchmark
 from tests.factories import make_team, make_token
 
 DEMO_DIR = PROJECT_ROOT / "leaderboard" / "demo"

@@ -6,7 +6,7 @@ import json
 import logging
 
 from leaderboard.logs import JOB_LOGGER
-from leaderboard.services.submissions import create_submission
+from leaderboard.services.intake.submissions import create_submission
 from tests.pipeline.conftest import demo_bytes, submission_doc
 from worker import jobs
 

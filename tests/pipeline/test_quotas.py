@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from leaderboard.models import Submission, SubmissionStatus
-from leaderboard.services.quotas import quota_status
-from leaderboard.services.submissions import SubmissionError, create_submission
+from leaderboard.services.intake.quotas import quota_status
+from leaderboard.services.intake.submissions import SubmissionError, create_submission
 from tests.factories import make_team, make_token
 
 NOON = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

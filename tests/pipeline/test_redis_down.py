@@ -10,7 +10,7 @@ from redis import Redis
 from rq import Queue, SimpleWorker
 
 from leaderboard.models import Submission
-from leaderboard.services.reconcile import reconcile
+from leaderboard.services.intake.reconcile import reconcile
 from tests.backends import ALL_REDIS
 from tests.pipeline.conftest import demo_bytes
 from tests.pipeline.test_web import form_data, logged_in

@@ -10,8 +10,8 @@ from sqlmodel import col, select
 
 from leaderboard.models import LeaderboardSnapshot, SubmissionStatus
 from leaderboard.queue import get_redis, refresh_keys, release_refresh, request_snapshot_refresh
-from leaderboard.services.results import score_submission_now
-from leaderboard.services.submissions import create_submission
+from leaderboard.services.intake.results import score_submission_now
+from leaderboard.services.intake.submissions import create_submission
 from tests.backends import ALL_REDIS
 from tests.factories import make_team, make_token
 from tests.pipeline.conftest import demo_bytes, wait_for_status

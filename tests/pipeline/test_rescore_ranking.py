@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlmodel import select
 
 from leaderboard.models import Benchmark, Submission, SubmissionStatus
-from leaderboard.services.results import score_submission_now
-from leaderboard.services.snapshots import refresh_snapshot
+from leaderboard.services.intake.results import score_submission_now
+from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.ops.test_rescore import _demo_scored
 
 

@@ -10,9 +10,9 @@ from sqlmodel import select
 
 from leaderboard.models import Benchmark, Result, Submission, utcnow
 from leaderboard.queue import get_redis
-from leaderboard.services.reconcile import reconcile
-from leaderboard.services.results import score_submission_now
-from leaderboard.services.submissions import create_submission
+from leaderboard.services.intake.reconcile import reconcile
+from leaderboard.services.intake.results import score_submission_now
+from leaderboard.services.intake.submissions import create_submission
 from tests.factories import make_team
 from tests.pipeline.conftest import demo_bytes
 

@@ -11,8 +11,8 @@ from rq import Queue
 from leaderboard.commands.score import score_command
 from leaderboard.models import SubmissionStatus
 from leaderboard.queue import get_redis
-from leaderboard.services.reconcile import reconcile
-from leaderboard.services.submissions import rounded
+from leaderboard.services.intake.reconcile import reconcile
+from leaderboard.services.intake.submissions import rounded
 from tests.backends import ALL_REDIS
 from tests.factories import make_team, make_token
 from tests.pipeline.conftest import DEMO_SPLIT, DEMO_SUBMISSIONS, demo_bytes, wait_for_status
@@ -138,7 +138,7 @@ def test_web_form_submission_reaches_scored_with_the_cli_numbers(app, client, ru
     assert response.status_code == 303
     sid = int(response.headers["Location"].rsplit("/", 1)[1])
     assert wait_for_status(session, sid, DONE).status == "scored"
-    from leaderboard.services.submissions import current_result
+    from leaderboard.services.intake.submissions import current_result
 
     result = current_result(session, sid)
     expected = cli_scores(runner, "demo_weak")

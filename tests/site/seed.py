@@ -19,9 +19,9 @@ from leaderboard.models import (
     utcnow,
 )
 from leaderboard.scoring import score_submission
-from leaderboard.services.benchmarks import get_prepared, import_benchmark
-from leaderboard.services.demo import DEMO_DIR
-from leaderboard.services.snapshots import refresh_snapshot
+from leaderboard.services.catalog.benchmarks import get_prepared, import_benchmark
+from leaderboard.services.catalog.demo import DEMO_DIR
+from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 
 def demo_split() -> dict:

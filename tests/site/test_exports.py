@@ -64,7 +64,7 @@ FORMULA_SYSTEM = "@SUM(1+1)*cmd|' /C calc'!A0"
 
 def test_csv_neutralises_formula_names_and_keeps_numbers(app, client, session, seeded):
     from leaderboard.models import Submission, Team
-    from leaderboard.services.snapshots import refresh_snapshot
+    from leaderboard.services.ranking.snapshots import refresh_snapshot
 
     team = session.get(Team, seeded.teams["North Lab"])
     team.name = FORMULA_TEAM
@@ -92,7 +92,7 @@ def test_csv_neutralises_formula_names_and_keeps_numbers(app, client, session, s
 def test_neutralise_only_touches_text():
     import pandas as pd
 
-    from leaderboard.services.exports import neutralise_frame
+    from leaderboard.services.ranking.exports import neutralise_frame
 
     frame = pd.DataFrame({"name": ["-1.5", "+x", "\tTab", "\rCR", "ok", None],
                           "value": [-1.5, 2.0, -3.0, 0.0, 1.0, None]})

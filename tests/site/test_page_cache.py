@@ -7,7 +7,7 @@ import gzip
 import json
 
 from leaderboard.models import Submission
-from leaderboard.services.snapshots import refresh_snapshot
+from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.factories import login
 
 URLS = ["/", "/?view=all&pos=VERB&sort=gap&dir=asc", "/api/v1/leaderboard",

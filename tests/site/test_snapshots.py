@@ -7,8 +7,9 @@ from sqlmodel import select
 
 from leaderboard.models import LeaderboardSnapshot, Result, Submission
 from leaderboard.scoring import TargetStats, compare, rank_intervals
-from leaderboard.services import ranking_stats as rs
-from leaderboard.services.snapshots import KEEP_SNAPSHOTS, ranking_rows, refresh_snapshot
+from leaderboard.services.ranking import ranking_stats as rs
+from leaderboard.services.ranking.snapshot_reader import ranking_rows
+from leaderboard.services.ranking.snapshots import KEEP_SNAPSHOTS, refresh_snapshot
 
 
 def _public_stats(session, seeded):
@@ -113,7 +114,7 @@ def test_unreadable_stats_keep_the_row_without_intervals(session, seeded):
 
 
 def test_snapshot_of_an_older_format_is_recomputed_once(session, seeded):
-    from leaderboard.services.snapshot_reader import clear_caches
+    from leaderboard.services.ranking.snapshot_reader import clear_caches
 
     latest = session.exec(select(LeaderboardSnapshot).order_by(
         LeaderboardSnapshot.id.desc())).first()

@@ -8,7 +8,7 @@ import hashlib
 import pytest
 
 from leaderboard.models import Submission, SubmissionStatus
-from leaderboard.services.admin import set_team_disabled
+from leaderboard.services.intake.admin import set_team_disabled
 from tests.backends import ALL_DATABASES
 
 

@@ -23,7 +23,7 @@ from leaderboard.forms import (
     SignupForm,
 )
 from leaderboard.models import Team
-from leaderboard.services import accounts, login_sessions
+from leaderboard.services.access import accounts, login_sessions
 
 WRONG_LOGIN = "Wrong e-mail or password."
 LOGIN_LIMITED = ("Too many login attempts from your address. Wait a minute, then try again "

@@ -14,7 +14,7 @@ from leaderboard.db import get_session
 from leaderboard.extensions import limiter
 from leaderboard.forms import ActionForm
 from leaderboard.models import User
-from leaderboard.services import accounts, verification
+from leaderboard.services.access import accounts, verification
 
 RESEND_LIMIT = "3 per hour"
 

@@ -15,12 +15,12 @@ from leaderboard.blueprints.account import bp
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
 from leaderboard.models import SubmissionStatus, Team
-from leaderboard.services import submissions as service
-from leaderboard.services.benchmarks import default_benchmark
-from leaderboard.services.quotas import quota_status
-from leaderboard.services.results import validate_upload
-from leaderboard.services.submissions import SubmissionError
-from leaderboard.services.verification import require_verified
+from leaderboard.services.access.verification import require_verified
+from leaderboard.services.catalog.benchmarks import default_benchmark
+from leaderboard.services.intake import submissions as service
+from leaderboard.services.intake.quotas import quota_status
+from leaderboard.services.intake.results import validate_upload
+from leaderboard.services.intake.submissions import SubmissionError
 
 URL = Regexp(r"^https?://", message="Links must start with http:// or https://.")
 
@@ -173,7 +173,7 @@ def submission(submission_id: int):
 
 def grouped_metrics(metrics: dict) -> list[tuple[str, list[tuple[str, str]]]]:
     """The result's metric keys as (group title, [(key, readable label)]) for the page."""
-    from leaderboard.services.metric_info import LABELS
+    from leaderboard.services.ranking.metric_info import LABELS
 
     groups: list[tuple[str, list[tuple[str, str]]]] = [
         ("Strict F/P/R at 10", []), ("Lenient F/P/R at 10", []), ("Ranking metrics", []),

@@ -9,7 +9,7 @@ from leaderboard.blueprints.account import bp
 from leaderboard.db import get_session
 from leaderboard.forms import ActionForm, TokenCreateForm
 from leaderboard.models import Team
-from leaderboard.services import api_tokens
+from leaderboard.services.access import api_tokens
 
 
 def _team_id() -> int:

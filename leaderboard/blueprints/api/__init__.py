@@ -35,7 +35,7 @@ def require_token() -> None:
     """
     from leaderboard.db import get_session
     from leaderboard.models import Team
-    from leaderboard.services.api_tokens import authenticate_token
+    from leaderboard.services.access.api_tokens import authenticate_token
 
     header = request.headers.get("Authorization", "")
     scheme, _, plaintext = header.partition(" ")

@@ -8,12 +8,12 @@ from leaderboard.blueprints.api import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA
-from leaderboard.services.head_to_head import NotComparable, head_to_head
-from leaderboard.services.metric_info import DEFAULT_SORT
-from leaderboard.services.pairwise import pairwise_table, parse_top
-from leaderboard.services.ranking_table import BadQuery
-from leaderboard.services.snapshot_reader import cached_value, latest_snapshot, load_data
-from leaderboard.services.snapshots import current_benchmark
+from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
+from leaderboard.services.ranking.metric_info import DEFAULT_SORT
+from leaderboard.services.ranking.pairwise import pairwise_table, parse_top
+from leaderboard.services.ranking.ranking_table import BadQuery
+from leaderboard.services.ranking.snapshot_reader import cached_value, latest_snapshot, load_data
+from leaderboard.services.ranking.snapshots import current_benchmark
 
 
 @bp.get("/compare")

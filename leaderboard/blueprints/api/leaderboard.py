@@ -8,8 +8,8 @@ from leaderboard.blueprints.api import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.blueprints.public.common import ranking_response
 from leaderboard.db import get_session
-from leaderboard.services.ranking_table import BadQuery
-from leaderboard.services.snapshots import current_benchmark
+from leaderboard.services.ranking.ranking_table import BadQuery
+from leaderboard.services.ranking.snapshots import current_benchmark
 
 
 @bp.get("/leaderboard")

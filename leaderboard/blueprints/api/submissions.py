@@ -15,11 +15,11 @@ from leaderboard.blueprints.api import bp, token_required
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
 from leaderboard.models import SubmissionStatus, utcnow
-from leaderboard.services import submissions as service
-from leaderboard.services.benchmarks import default_benchmark
-from leaderboard.services.results import validate_upload
-from leaderboard.services.submissions import SubmissionError
-from leaderboard.services.verification import require_verified
+from leaderboard.services.access.verification import require_verified
+from leaderboard.services.catalog.benchmarks import default_benchmark
+from leaderboard.services.intake import submissions as service
+from leaderboard.services.intake.results import validate_upload
+from leaderboard.services.intake.submissions import SubmissionError
 
 TRUE_VALUES = {"1", "true", "yes", "on"}
 

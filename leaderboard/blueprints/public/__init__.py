@@ -2,7 +2,7 @@
 exports, and plotly's JavaScript served from the installed package.
 
 Views are thin: they parse the query string, call a service and render. Page loads read the
-leaderboard snapshot only (see :mod:`leaderboard.services.snapshots`).
+leaderboard snapshot only (see :mod:`leaderboard.services.ranking.snapshots`).
 """
 
 from flask import Blueprint

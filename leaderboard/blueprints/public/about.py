@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import current_app, render_template
 
 from leaderboard.blueprints.public import bp
-from leaderboard.services.metric_info import LABELS, describe
+from leaderboard.services.ranking.metric_info import LABELS, describe
 
 
 @bp.get("/about")

@@ -9,9 +9,9 @@ from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.common import benchmark_or_none, snapshot_or_empty
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA, format_p
-from leaderboard.services import charts
-from leaderboard.services.head_to_head import NotComparable, head_to_head
-from leaderboard.services.metric_info import (
+from leaderboard.services.ranking import charts
+from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
+from leaderboard.services.ranking.metric_info import (
     DEFAULT_SORT,
     DEFAULT_VIEW,
     DISPLAYED,
@@ -20,9 +20,9 @@ from leaderboard.services.metric_info import (
     VIEWS,
     describe,
 )
-from leaderboard.services.pairwise import MAX_TOP, pairwise_table
-from leaderboard.services.ranking_table import BadQuery
-from leaderboard.services.snapshot_reader import cached_value, latest_snapshot
+from leaderboard.services.ranking.pairwise import MAX_TOP, pairwise_table
+from leaderboard.services.ranking.ranking_table import BadQuery
+from leaderboard.services.ranking.snapshot_reader import cached_value, latest_snapshot
 
 
 def _id_arg(name: str) -> int | None:

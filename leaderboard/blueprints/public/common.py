@@ -9,20 +9,20 @@ from flask import Response, abort, request, session
 from flask_login import current_user
 
 from leaderboard.db import get_session
-from leaderboard.services.ranking_table import (
+from leaderboard.services.ranking.ranking_table import (
     BadQuery,
     RankingTable,
     parse_entries,
     parse_q,
     parse_query,
 )
-from leaderboard.services.snapshot_reader import (
+from leaderboard.services.ranking.snapshot_reader import (
     cached_body,
     latest_snapshot,
     ranking_rows,
     snapshot_data,
 )
-from leaderboard.services.snapshots import current_benchmark
+from leaderboard.services.ranking.snapshots import current_benchmark
 
 
 def benchmark_or_none() -> Any:

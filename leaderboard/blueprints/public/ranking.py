@@ -11,8 +11,8 @@ from leaderboard.blueprints.public.common import (
     ranking_response,
     snapshot_or_empty,
 )
-from leaderboard.services import charts, exports
-from leaderboard.services.metric_info import (
+from leaderboard.services.ranking import charts, exports
+from leaderboard.services.ranking.metric_info import (
     DEFAULT_SORT,
     DEFAULT_VIEW,
     LABELS,
@@ -21,7 +21,7 @@ from leaderboard.services.metric_info import (
     describe,
     short_label,
 )
-from leaderboard.services.ranking_table import BadQuery, build_matrix
+from leaderboard.services.ranking.ranking_table import BadQuery, build_matrix
 
 
 def _context() -> dict:

@@ -14,7 +14,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from leaderboard.scoring.significance import format_p
-from leaderboard.services.ranking_table import RankingTable
+from leaderboard.services.ranking.ranking_table import RankingTable
 
 _CACHE: OrderedDict[tuple, Markup] = OrderedDict()
 _LOCK = threading.Lock()

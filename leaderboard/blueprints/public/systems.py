@@ -9,9 +9,9 @@ from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.analysis import redirect_to_compare
 from leaderboard.db import get_session
 from leaderboard.models import Team
-from leaderboard.services import charts
-from leaderboard.services.metric_info import LABELS, POS_VALUES, VIEWS, describe
-from leaderboard.services.systems import (
+from leaderboard.services.ranking import charts
+from leaderboard.services.ranking.metric_info import LABELS, POS_VALUES, VIEWS, describe
+from leaderboard.services.ranking.systems import (
     current_results,
     system_detail,
     team_systems,
@@ -46,7 +46,7 @@ def system(submission_id: int):
 
 def compare_choices(benchmark_id: int) -> list[dict]:
     """Public systems of the benchmark (from the snapshot) for the "compare with" selector."""
-    from leaderboard.services.snapshots import snapshot_data
+    from leaderboard.services.ranking.snapshot_reader import snapshot_data
 
     data = snapshot_data(get_session(), benchmark_id)[1]
     return [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}

@@ -99,7 +99,7 @@ def inputs_url() -> str | None:
     from flask import url_for
 
     from leaderboard.db import get_session
-    from leaderboard.services.snapshots import current_benchmark
+    from leaderboard.services.ranking.snapshots import current_benchmark
 
     bench = current_benchmark(get_session())
     if bench is None:

@@ -1,5 +1,5 @@
 """System and team pages: who may see a submission and its public aggregates (head-to-head
-comparisons: :mod:`leaderboard.services.head_to_head`)."""
+comparisons: :mod:`leaderboard.services.ranking.head_to_head`)."""
 
 from __future__ import annotations
 

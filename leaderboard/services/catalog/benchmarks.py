@@ -251,16 +251,3 @@ def split_inputs_gz(benchmark: Benchmark) -> bytes:
         text = json.dumps(split_inputs(benchmark), ensure_ascii=False, separators=(",", ":"))
         data = _INPUTS_CACHE[key] = gzip.compress(text.encode("utf-8"), mtime=0)
     return data
-
-
-def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
-              queue_name: str | None = None) -> Benchmark:
-    """Import the invented demo split (hidden, default) with public demo submissions.
-
-    Safe to run again: nothing is duplicated. With ``enqueue`` the demo submissions not yet
-    scored are queued (``connection``/``queue_name`` default to the current app's).
-    """
-    from leaderboard.services import demo
-
-    return demo.load_demo(session=session, enqueue=enqueue, connection=connection,
-                          queue_name=queue_name)

@@ -29,7 +29,7 @@ def validate_upload(*, benchmark: Benchmark, raw: bytes, settings: dict[str, Any
 
     Validation reads only the split's public target ids; nothing is stored or counted.
     """
-    from leaderboard.services.benchmarks import get_prepared
+    from leaderboard.services.catalog.benchmarks import get_prepared
 
     report = validate_submission(raw, get_prepared(benchmark),
                                  max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
@@ -145,7 +145,7 @@ def score_submission_now(*, engine_or_session: Engine | Session, submission_id: 
 
 def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
          request_refresh: RefreshRequest | None) -> str:
-    from leaderboard.services.benchmarks import get_prepared, without_files
+    from leaderboard.services.catalog.benchmarks import get_prepared, without_files
 
     with Session(engine) as session:
         submission = session.get(Submission, submission_id)
@@ -226,7 +226,7 @@ def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
 def refresh_ranking(engine: Engine, benchmark_id: int) -> None:
     """Recompute the benchmark's snapshot (site engineer's service); a failure only logs."""
     try:
-        from leaderboard.services.snapshots import refresh_snapshot
+        from leaderboard.services.ranking.snapshots import refresh_snapshot
 
         with Session(engine) as session:
             refresh_snapshot(session=session, benchmark_id=benchmark_id)

@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 
 from leaderboard.config import PROJECT_ROOT
 from leaderboard.models import Benchmark, Submission, SubmissionStatus, Team
+from leaderboard.services.catalog.benchmarks import import_benchmark
 
 DEMO_DIR = PROJECT_ROOT / "leaderboard" / "demo"
 DEMO_NAME, DEMO_VERSION, DEMO_SPLIT = "swords-demo", "1", "test"
@@ -29,8 +30,11 @@ DEMO_ENTRIES = {
 
 def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
               queue_name: str | None = None) -> Benchmark:
-    """See :func:`leaderboard.services.benchmarks.load_demo`."""
-    from leaderboard.services.benchmarks import import_benchmark
+    """Import the invented demo split (hidden, default) with public demo submissions.
+
+    Safe to run again: nothing is duplicated. With ``enqueue`` the demo submissions not yet
+    scored are queued (``connection``/``queue_name`` default to the current app's).
+    """
 
     benchmark = import_benchmark(
         session=session, raw=(DEMO_DIR / "demo_split.json").read_bytes(), name=DEMO_NAME,

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from leaderboard.services.ranking_table import RankingTable
+from leaderboard.services.ranking.ranking_table import RankingTable
 
 
 def ranking_frame(table: RankingTable) -> pd.DataFrame:

@@ -9,7 +9,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from leaderboard.services.metric_info import LABELS, POS_VALUES
+from leaderboard.services.ranking.metric_info import LABELS, POS_VALUES
 
 _LAYOUT = dict(template="plotly_white", margin=dict(l=55, r=15, t=70, b=60),
                font=dict(family="system-ui, sans-serif", size=13),

@@ -12,7 +12,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from leaderboard.models import Benchmark, Team, User, utcnow
-from leaderboard.services.submissions import SubmissionError
+from leaderboard.services.intake.submissions import SubmissionError
 
 UNVERIFIED_MESSAGE = (
     "Your team cannot submit to the hidden split yet: no member has confirmed their e-mail "

@@ -78,7 +78,7 @@ def load_user_for_session(user_id: str) -> CurrentUser | None:
     from flask import session as cookie
 
     from leaderboard.db import get_session
-    from leaderboard.services import login_sessions
+    from leaderboard.services.access import login_sessions
 
     raw_id, _, stamp = user_id.partition(":")
     if not raw_id.isdigit():

@@ -15,7 +15,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from leaderboard.models import AuditLog, Benchmark, Submission, SubmissionStatus, Team, utcnow
-from leaderboard.services import snapshots
+from leaderboard.services.ranking import snapshots
 
 MAX_ROWS = 500
 

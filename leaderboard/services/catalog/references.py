@@ -19,7 +19,7 @@ from leaderboard.scoring import (
     score_submission,
     validate_submission,
 )
-from leaderboard.services.benchmarks import find_benchmark, get_prepared, import_benchmark
+from leaderboard.services.catalog.benchmarks import find_benchmark, get_prepared, import_benchmark
 
 KINDS = ("human", "oracle")
 METRIC_GROUPS: dict[str, list[str]] = {

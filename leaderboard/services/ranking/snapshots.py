@@ -4,7 +4,7 @@
 reference rows change: it loads the private per-target statistics of every public submission,
 computes rank intervals, conservative ranks and neighbour ties on the shared bootstrap
 resamples, and stores the public aggregates as JSON in ``LeaderboardSnapshot.data``. Page
-loads read only that JSON, through :mod:`leaderboard.services.snapshot_reader` (cached per
+loads read only that JSON, through :mod:`leaderboard.services.ranking.snapshot_reader` (cached per
 process by snapshot id), and never touch target statistics.
 """
 
@@ -32,8 +32,8 @@ from leaderboard.scoring import TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
 from leaderboard.scoring.significance import conservative_ranks, p_beats_rows
 from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
-from leaderboard.services import ranking_stats as rs
-from leaderboard.services.metric_info import DISPLAYED, HEADLINES, POS_VALUES, VIEWS
+from leaderboard.services.ranking import ranking_stats as rs
+from leaderboard.services.ranking.metric_info import DISPLAYED, HEADLINES, POS_VALUES, VIEWS
 
 log = logging.getLogger(__name__)
 #: A ranking needs none of the stored files (split, upload, reference file: megabytes each);
@@ -301,7 +301,3 @@ def current_benchmark(session: Session) -> Benchmark | None:
     if bench is None:
         bench = session.exec(select(Benchmark).order_by(col(Benchmark.id).desc())).first()
     return bench
-
-
-# The read path (page loads, API) lives in snapshot_reader; re-exported for callers.
-from leaderboard.services.snapshot_reader import ranking_rows, snapshot_data  # noqa: E402,F401

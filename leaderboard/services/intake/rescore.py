@@ -13,7 +13,8 @@ from sqlmodel import Session, col, select
 from leaderboard.models import Benchmark, Submission, SubmissionStatus, utcnow
 from leaderboard.queue import enqueue_scoring
 from leaderboard.scoring import SCORER_VERSION
-from leaderboard.services import benchmarks, references, snapshots
+from leaderboard.services.catalog import benchmarks, references
+from leaderboard.services.ranking import snapshots
 
 
 @dataclass

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from leaderboard.scoring.significance import compact_letters, significant
-from leaderboard.services.metric_info import DISPLAYED, LABELS
-from leaderboard.services.ranking_table import BadQuery
+from leaderboard.services.ranking.metric_info import DISPLAYED, LABELS
+from leaderboard.services.ranking.ranking_table import BadQuery
 
 MAX_TOP = 30
 

@@ -23,8 +23,8 @@ from leaderboard.scoring.significance import (
     p_value,
     significant,
 )
-from leaderboard.services.metric_info import DISPLAYED, LABELS, POS_VALUES
-from leaderboard.services.systems import system_detail
+from leaderboard.services.ranking.metric_info import DISPLAYED, LABELS, POS_VALUES
+from leaderboard.services.ranking.systems import system_detail
 
 _CACHE: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
 _LOCK = threading.Lock()

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leaderboard.scoring.significance import significant
-from leaderboard.services.metric_info import (
+from leaderboard.services.ranking.metric_info import (
     DEFAULT_SORT,
     DEFAULT_VIEW,
     POS_VALUES,

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from leaderboard.models import Benchmark, Result, Submission, SubmissionStatus, Team, utcnow
-from leaderboard.services.quotas import quota_status
+from leaderboard.services.intake.quotas import quota_status
 from leaderboard.textcheck import TextRefused, check_text
 
 _READ_CHUNK = 1 << 16
@@ -215,7 +215,7 @@ def set_public(*, session: Session, submission: Submission, public: bool) -> Non
     submission.is_public = public
     session.add(submission)
     session.flush()
-    from leaderboard.services.snapshots import refresh_snapshot
+    from leaderboard.services.ranking.snapshots import refresh_snapshot
 
     refresh_snapshot(session=session, benchmark_id=submission.benchmark_id)
     session.commit()

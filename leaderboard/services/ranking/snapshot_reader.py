@@ -9,7 +9,7 @@ snapshot is kept per process and keyed by that id, so a new snapshot invalidates
 - finished response bodies per (snapshot, kind, query) as bytes, with a gzipped copy (LRU),
   so a repeat request only looks up bytes: nothing is rendered or serialised per request.
 
-Snapshots themselves are written by :func:`leaderboard.services.snapshots.refresh_snapshot`.
+Snapshots themselves are written by :func:`leaderboard.services.ranking.snapshots.refresh_snapshot`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from leaderboard.models import LeaderboardSnapshot
-from leaderboard.services.ranking_table import RankingTable, build_table
+from leaderboard.services.ranking.ranking_table import RankingTable, build_table
+from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT, refresh_snapshot
 
 #: Bump when the cached pages' markup changes, so validators (ETags) change with it.
 CACHE_VERSION = 4
@@ -70,8 +71,6 @@ def latest_snapshot(session: Session, benchmark_id: int) -> SnapshotRef:
                           .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
                           .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
     if latest is None:
-        from leaderboard.services.snapshots import refresh_snapshot
-
         snapshot = refresh_snapshot(session=session, benchmark_id=benchmark_id)
         session.commit()
         latest = (snapshot.id, snapshot.created_at)
@@ -103,8 +102,6 @@ def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
 def _upgraded(session: Session, ref: SnapshotRef, data: dict[str, Any]) -> dict[str, Any]:
     """A snapshot written by an older version (other significance rule, no best-per-team
     blocks) is recomputed once, so no page mixes the old and the new rule after a deploy."""
-    from leaderboard.services.snapshots import SNAPSHOT_FORMAT, refresh_snapshot
-
     if not data or int(data.get("format", 0)) >= SNAPSHOT_FORMAT:
         return data
     fresh = refresh_snapshot(session=session, benchmark_id=ref.benchmark_id)
@@ -123,7 +120,7 @@ def ranking_rows(*, session: Session, benchmark_id: int, pos: str | None = None,
                  view: str | None = None, ref: SnapshotRef | None = None,
                  entries: str | None = None, q: str | None = None) -> RankingTable:
     """The ranking table as shown (see :class:`RankingTable`), built once per snapshot and
-    query; raises :class:`~leaderboard.services.ranking_table.BadQuery`."""
+    query; raises :class:`~leaderboard.services.ranking.ranking_table.BadQuery`."""
     ref = ref or latest_snapshot(session, benchmark_id)
     key = (ref.key, pos, sort, direction, view, entries, q)
     table = _tables.get(key)

@@ -1,0 +1,1 @@
+"""What is ranked: benchmark splits, leaderboards, the demo, reference and reported rows."""

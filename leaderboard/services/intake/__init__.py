@@ -1,0 +1,1 @@
+"""Submissions in, results out: intake, quotas, scoring results, moderation, re-scoring."""

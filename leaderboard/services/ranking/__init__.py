@@ -1,0 +1,1 @@
+"""Public rankings: snapshots and their read path, tables, statistics, charts, exports."""
