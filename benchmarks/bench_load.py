@@ -48,7 +48,7 @@ def seed_database(url: str, instance: str, systems: int) -> None:
     create_all(engine)
     with app.app_context(), Session(engine, expire_on_commit=False) as session:
         bench_id = seed(session, systems)
-        refresh_snapshot(session=session, benchmark_id=bench_id)
+        refresh_snapshot(session=session, board_id=bench_id)
         session.commit()
     engine.dispose()
 

@@ -21,7 +21,7 @@ from sqlmodel import Session
 
 from leaderboard import create_app
 from leaderboard.db import create_all
-from leaderboard.models import Benchmark, Result, Submission, SubmissionStatus, Team
+from leaderboard.models import Benchmark, Board, Result, Submission, SubmissionStatus, Team
 from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
 from leaderboard.scoring.engine import POS_ORDER
 from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
@@ -64,9 +64,12 @@ def seed(session: Session, n_systems: int) -> int:
     """1,000 public scored submissions of 50 teams with synthetic results; returns benchmark id."""
     rng = np.random.default_rng(42)
     bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
-                      hidden=True, is_default=True, n_targets=N_TARGETS, source_bytes=b"-",
+                      hidden=True, n_targets=N_TARGETS, source_bytes=b"-",
                       prepared_bytes=b"-", scorer_version=SCORER_VERSION)
     session.add(bench)
+    session.flush()
+    board = Board(slug="swords-v1.1-test-generative", benchmark_id=bench.id, is_default=True)
+    session.add(board)
     teams = [Team(name=f"Team {i:02d}") for i in range(50)]
     session.add_all(teams)
     session.flush()
@@ -88,6 +91,7 @@ def seed(session: Session, n_systems: int) -> int:
         by_pos = {p: dict(zip(("metrics", "intervals"), block(p), strict=True))
                   for p in POS_ORDER}
         sub = Submission(team_id=teams[i % 50].id, benchmark_id=bench.id,
+                         board_id=board.id,
                          system_name=f"System {i:04d}", file_bytes=b"{}", file_sha256="0" * 64,
                          status=SubmissionStatus.SCORED, is_public=True,
                          scorer_version=SCORER_VERSION)
@@ -97,7 +101,7 @@ def seed(session: Session, n_systems: int) -> int:
                            split_checksum=CHECKSUM, metrics=metrics, intervals=intervals,
                            by_pos=by_pos, target_stats=stats.to_bytes()))
     session.commit()
-    return bench.id  # type: ignore[return-value]
+    return board.id  # type: ignore[return-value]
 
 
 def _time_parts() -> dict[str, float]:
@@ -159,7 +163,7 @@ def main() -> None:
             print(f"seeded {args.systems} systems in {time.perf_counter() - start:.1f} s")
             spent = _time_parts()
             start = time.perf_counter()
-            snapshot = refresh_snapshot(session=session, benchmark_id=bench_id)
+            snapshot = refresh_snapshot(session=session, board_id=bench_id)
             session.commit()
             print(f"refresh_snapshot: {time.perf_counter() - start:.2f} s, of which "
                   f"all-entries blocks {spent['all']:.2f} s, best-per-team blocks "

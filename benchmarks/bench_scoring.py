@@ -158,13 +158,15 @@ def _add_file(inst, benchmark, path: Path) -> int:
     from sqlmodel import Session
 
     from leaderboard.models import Submission, SubmissionStatus, Team
+    from leaderboard.services.catalog.boards import import_board
 
     raw = path.read_bytes()
     with Session(inst.engine) as session:
         team = Team(name=f"Bench {path.name} {time.time_ns()}")
         session.add(team)
         session.flush()
-        row = Submission(team_id=team.id, benchmark_id=benchmark.id, system_name=path.name,
+        row = Submission(team_id=team.id, benchmark_id=benchmark.id,
+                         board_id=import_board(session, benchmark).id, system_name=path.name,
                          file_bytes=raw, file_sha256=hashlib.sha256(raw).hexdigest(),
                          file_size=len(raw), is_public=True, status=SubmissionStatus.QUEUED)
         session.add(row)

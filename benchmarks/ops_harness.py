@@ -80,6 +80,7 @@ class Instance:
                         ) -> list[int]:
         """``n`` distinct public full-split submissions, committed as queued (not enqueued)."""
         from leaderboard.models import Submission, SubmissionStatus, Team
+        from leaderboard.services.catalog.boards import import_board
 
         split = json.loads(gzip.decompress(raw_split))
         by_target: dict[str, list[str]] = {tid: [] for tid in split["targets"]}
@@ -100,6 +101,7 @@ class Instance:
                     subs[tid] = [[w, float(20 - j)] for j, w in enumerate(picked)]
                 raw = json.dumps({"substitutes_lemmatized": False, "substitutes": subs}).encode()
                 row = Submission(team_id=team.id, benchmark_id=benchmark.id,
+                                 board_id=import_board(session, benchmark).id,
                                  system_name=f"System {i:03d}", file_bytes=raw,
                                  file_sha256=hashlib.sha256(raw).hexdigest(),
                                  file_size=len(raw), is_public=True,

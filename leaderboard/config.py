@@ -54,6 +54,10 @@ DEFAULTS: dict[str, Any] = {
     "DAILY_SCORED_QUOTA": 5,
     "TOTAL_SCORED_QUOTA": 100,
     "DAILY_ATTEMPT_CAP": 20,
+    # Dev-phase leaderboards (public labels, nothing to probe): room to iterate.
+    "DEV_DAILY_SCORED_QUOTA": 50,
+    "DEV_TOTAL_SCORED_QUOTA": 2000,
+    "DEV_DAILY_ATTEMPT_CAP": 200,
     "BOOTSTRAP_SAMPLES": 1000,
     "BOOTSTRAP_SEED": 0,
     "LOGIN_RATE_LIMIT": "10 per minute",

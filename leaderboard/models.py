@@ -90,7 +90,6 @@ class Benchmark(SQLModel, table=True):
     split: str = Field(max_length=80)
     checksum: str = Field(max_length=64)
     hidden: bool = True
-    is_default: bool = False
     n_targets: int = 0
     # The file as imported (gzipped JSON), for input export and re-preparation.
     source_bytes: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
@@ -100,12 +99,46 @@ class Benchmark(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class Track:
+    """What a submission gives: its own ranked substitutes, or a score for every candidate."""
+
+    GENERATIVE = "generative"
+    RANKING = "ranking"
+    ALL = (GENERATIVE, RANKING)
+
+
+class Phase:
+    """Test: hidden labels, strict quotas. Dev: public labels, a generous quota, diagnostics."""
+
+    TEST = "test"
+    DEV = "dev"
+    ALL = (TEST, DEV)
+
+
+class Board(SQLModel, table=True):
+    """One leaderboard: a benchmark split × track × phase, with its own ranking and quotas."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(index=True, unique=True, max_length=120)
+    benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    track: str = Field(default=Track.GENERATIVE, max_length=16)
+    phase: str = Field(default=Phase.TEST, max_length=16)
+    is_default: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+
+    @property
+    def labels_public(self) -> bool:
+        """Dev-phase labels are public: per-target diagnostics may be shown."""
+        return self.phase == Phase.DEV
+
+
 class Submission(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("team_id", "idempotency_key"),)
 
     id: int | None = Field(default=None, primary_key=True)
     team_id: int = Field(foreign_key="team.id", index=True)
     benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    board_id: int = Field(foreign_key="board.id", index=True)
     submitted_by_id: int | None = Field(default=None, foreign_key="user.id")
     system_name: str = Field(max_length=120)
     description: str = Field(default="", max_length=5000)
@@ -162,7 +195,9 @@ class ReferenceSystem(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
     name: str = Field(max_length=120)
-    kind: str = Field(max_length=16)  # "human" or "oracle"
+    kind: str = Field(max_length=16)  # "human", "oracle" or "random"
+    # The track whose boards show it (None: every track; a ranking board shows only humans).
+    track: str | None = Field(default=None, max_length=16)
     note: str = Field(default="", max_length=1000)
     # Which metric keys this file provides (None: all); Humans combines three files.
     metric_keys: list[str] | None = Field(default=None, sa_column=Column(JSON))
@@ -175,11 +210,36 @@ class ReferenceSystem(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class ReportedRow(SQLModel, table=True):
+    """Numbers copied from a publication: shown with the citation, never re-scored or ranked."""
+
+    __table_args__ = (UniqueConstraint("board_id", "origin", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    board_id: int = Field(foreign_key="board.id", index=True)
+    name: str = Field(max_length=200)
+    # Percent, keyed by the scorer's metric keys; a metric the publication did not print is absent.
+    metrics: dict[str, float] = Field(default_factory=dict, sa_column=Column(JSON))
+    citation: str = Field(default="", max_length=500)
+    url: str = Field(default="", max_length=500)
+    # Where in the publication, e.g. "Table 4".
+    source: str = Field(default="", max_length=200)
+    # The file (shipped name or host path) the row came from; adding it again replaces its rows.
+    origin: str = Field(default="", max_length=300)
+    # What the publication computed it on, e.g. swords 1.0 test.
+    benchmark_name: str = Field(default="", max_length=80)
+    benchmark_version: str = Field(default="", max_length=40)
+    benchmark_split: str = Field(default="", max_length=80)
+    note: str = Field(default="", max_length=1000)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class LeaderboardSnapshot(SQLModel, table=True):
     """Ranks, rank intervals and ties, recomputed when a submission is scored/published/hidden."""
 
     id: int | None = Field(default=None, primary_key=True)
     benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    board_id: int = Field(foreign_key="board.id", index=True)
     data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)
 

@@ -110,38 +110,38 @@ return 0
 """
 
 
-def refresh_keys(benchmark_id: int, queue_name: str) -> dict[str, str]:
-    """Redis keys of a benchmark's refresh: pending job marker, run counter and run lock."""
-    base = f"leaderboard:refresh:{queue_name}:{benchmark_id}"
+def refresh_keys(board_id: int, queue_name: str) -> dict[str, str]:
+    """Redis keys of a board's refresh: pending job marker, run counter and run lock."""
+    base = f"leaderboard:refresh:{queue_name}:board-{board_id}"
     return {"pending": f"{base}:pending", "counter": f"{base}:n", "lock": f"{base}:lock"}
 
 
-def request_snapshot_refresh(benchmark_id: int, *, connection: Redis, queue_name: str,
+def request_snapshot_refresh(board_id: int, *, connection: Redis, queue_name: str,
                              job_timeout: int = 900) -> str | None:
-    """Ask for the benchmark's ranking snapshot to be recomputed; coalesces requests.
+    """Ask for the board's ranking snapshot to be recomputed; coalesces requests.
 
-    At most one refresh job per queue and benchmark waits in the queue: while one is queued
+    At most one refresh job per queue and board waits in the queue: while one is queued
     and not yet started (it will read everything committed so far), this does nothing and
     returns None. Otherwise (none, or one already running) it enqueues exactly one more
-    ``refresh_snapshot_job(benchmark_id)`` with id ``refresh-<queue>-<benchmark>-<n>`` and
+    ``refresh_snapshot_job(board_id)`` with id ``refresh-<queue>-<board>-<n>`` and
     returns that id. The running job's id cannot be reused for the next one (RQ would mix
     their hashes), hence the run number. Call after the data to show is committed.
     """
-    keys = refresh_keys(benchmark_id, queue_name)
-    job_id = f"refresh-{queue_name}-{benchmark_id}-{connection.incr(keys['counter'])}"
+    keys = refresh_keys(board_id, queue_name)
+    job_id = f"refresh-{queue_name}-{board_id}-{connection.incr(keys['counter'])}"
     if not connection.set(keys["pending"], job_id, nx=True, ex=REFRESH_PENDING_TTL):
         return None
     try:
         Queue(queue_name, connection=connection).enqueue(
-            REFRESH_FUNCTION, benchmark_id, job_id=job_id, job_timeout=job_timeout,
+            REFRESH_FUNCTION, board_id, job_id=job_id, job_timeout=job_timeout,
             result_ttl=600, failure_ttl=7 * 24 * 3600,
-            description=f"refresh ranking of benchmark {benchmark_id}")
+            description=f"refresh ranking of leaderboard {board_id}")
     except Exception:
-        release_refresh(connection, benchmark_id, queue_name, job_id)
+        release_refresh(connection, board_id, queue_name, job_id)
         raise
     return job_id
 
 
-def release_refresh(connection: Redis, benchmark_id: int, queue_name: str, job_id: str) -> None:
+def release_refresh(connection: Redis, board_id: int, queue_name: str, job_id: str) -> None:
     """Clear the pending marker if it names ``job_id`` (the job has started or was not queued)."""
-    connection.eval(_RELEASE_SCRIPT, 1, refresh_keys(benchmark_id, queue_name)["pending"], job_id)
+    connection.eval(_RELEASE_SCRIPT, 1, refresh_keys(board_id, queue_name)["pending"], job_id)

@@ -79,8 +79,8 @@ def score_submission_job(submission_id: int) -> str:
     job = get_current_job()
     request_refresh = None
     if job is not None:
-        def request_refresh(benchmark_id: int) -> None:
-            request_snapshot_refresh(benchmark_id, connection=job.connection,
+        def request_refresh(board_id: int) -> None:
+            request_snapshot_refresh(board_id, connection=job.connection,
                                      queue_name=job.origin)
     started = time.perf_counter()
     try:
@@ -110,10 +110,10 @@ def _notify(engine: Engine, submission_id: int, settings: dict[str, Any]) -> Non
                     exc_info=True)
 
 
-def refresh_snapshot_job(benchmark_id: int) -> str:
-    """Recompute a benchmark's ranking snapshot in its own session; safe to run twice.
+def refresh_snapshot_job(board_id: int) -> str:
+    """Recompute a board's ranking snapshot in its own session; safe to run twice.
 
-    One refresh per benchmark runs at a time (a Redis lock): two at once could commit the
+    One refresh per board runs at a time (a Redis lock): two at once could commit the
     older ranking last. A job that finds the lock taken goes to the back of the queue (a new
     coalesced request) rather than holding a worker. Returns "refreshed" or "deferred".
     """
@@ -128,24 +128,24 @@ def refresh_snapshot_job(benchmark_id: int) -> str:
     lock = None
     if job is not None:
         connection, queue_name = job.connection, job.origin
-        lock = connection.lock(refresh_keys(benchmark_id, queue_name)["lock"],
+        lock = connection.lock(refresh_keys(board_id, queue_name)["lock"],
                                timeout=job.timeout or 900)
         if not lock.acquire(blocking=False):
             time.sleep(DEFER_SECONDS)
-            release_refresh(connection, benchmark_id, queue_name, job.id)
-            request_snapshot_refresh(benchmark_id, connection=connection, queue_name=queue_name)
+            release_refresh(connection, board_id, queue_name, job.id)
+            request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
             return "deferred"
         # From here on a new request queues one more job: it will see what we cannot.
-        release_refresh(connection, benchmark_id, queue_name, job.id)
+        release_refresh(connection, board_id, queue_name, job.id)
     try:
         with Session(engine) as session:
-            refresh_snapshot(session=session, benchmark_id=benchmark_id)
+            refresh_snapshot(session=session, board_id=board_id)
             session.commit()
     finally:
         if lock is not None:
             try:
                 lock.release()
             except Exception:  # expired while we ran: nothing left to release
-                log.warning("refresh lock of benchmark %s had expired", benchmark_id)
+                log.warning("refresh lock of leaderboard %s had expired", board_id)
         release_memory()
     return "refreshed"

@@ -10,6 +10,7 @@ def all_commands() -> list[click.Command]:
     from leaderboard.commands import (
         admin,
         benchmark,
+        board,
         db,
         queue,
         reference,
@@ -26,7 +27,7 @@ def all_commands() -> list[click.Command]:
     return [
         score.score_command, wordnet.wordnet_group, db.db_group, team.team_group,
         token.token_group, admin.admin_group, submit.submit_command, worker.worker_command,
-        queue.queue_group, serve.serve_command, benchmark.benchmark_group,
+        queue.queue_group, serve.serve_command, benchmark.benchmark_group, board.board_group,
         reference.reference_group, rescore.rescore_command,
     ]
 

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import click
 from flask.cli import with_appcontext
+from sqlalchemy.orm import object_session
 
 from leaderboard.db import get_engine, session_scope
 from leaderboard.scoring import WordNetMissing
 from leaderboard.services.catalog import benchmarks, demo
+from leaderboard.services.catalog.boards import default_board
 
 
 @click.group("benchmark")
@@ -27,7 +29,8 @@ def benchmark_group() -> None:
 @click.option("--hidden/--public", default=True, show_default=True,
               help="Hidden splits never serve labels (inputs are always downloadable).")
 @click.option("--default", "make_default", is_flag=True,
-              help="Make this the split the site shows and the API scores against.")
+              help="Make this split's generative leaderboard the one the site shows first "
+                   "and uploads go to when they name none.")
 @with_appcontext
 def import_command(path: Path, name: str, version: str, split: str, hidden: bool,
                    make_default: bool) -> None:
@@ -53,7 +56,10 @@ def import_command(path: Path, name: str, version: str, split: str, hidden: bool
 
 
 def _describe(row) -> str:
-    flags = ["hidden" if row.hidden else "public"] + (["default"] if row.is_default else [])
+    session = object_session(row)
+    board = default_board(session) if session is not None else None
+    default = board is not None and board.benchmark_id == row.id
+    flags = ["hidden" if row.hidden else "public"] + (["default"] if default else [])
     return (f"#{row.id} {row.name} {row.version} {row.split}: {row.n_targets} targets "
             f"({', '.join(flags)})")
 

@@ -17,9 +17,8 @@ from leaderboard.services.ranking import snapshots
 
 
 def refresh_showing(session: Session, benchmark: Benchmark) -> None:
-    """Refresh the ranking of every split that shows ``benchmark``'s references."""
-    for shown in references.benchmarks_showing(session, benchmark):
-        snapshots.refresh_snapshot(session=session, benchmark_id=shown.id)
+    """Refresh the ranking of every board that shows ``benchmark``'s references."""
+    snapshots.refresh_boards_of(session, benchmark)
 
 
 @click.group("reference")

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -70,11 +71,7 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
 
     step("db", "upgrade")
     if benchmark_path:
-        step("benchmark", "import", benchmark_path, "--name", "swords", "--version", "1.1",
-             "--split", "test", "--hidden", "--default")
-        shared = Path(benchmark_path).resolve().parent.parent / "reference-systems"
-        if shared.is_dir():
-            step("reference", "import-shared", str(shared.parent))
+        _setup_swords(step, Path(benchmark_path))
     else:
         step("benchmark", "load-demo")
 
@@ -91,6 +88,24 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
     while True:
         supervisor.tend()
         time.sleep(0.5)
+
+
+def _setup_swords(step: Callable[..., None], test_path: Path) -> None:
+    """The SWORDS 1.1 leaderboards: test/generative (the default) and test/ranking, and,
+    when ``swords-v1.1_dev.json.gz`` sits beside the test split, dev/generative and
+    dev/ranking; then the reference rows (Humans, CoInCo, Thesaurus) and the published rows."""
+    swords = ("--benchmark", "swords", "--version", "1.1")
+    step("benchmark", "import", str(test_path), "--name", "swords", "--version", "1.1",
+         "--split", "test", "--hidden", "--default")
+    step("board", "create", *swords, "--split", "test", "--track", "ranking")
+    dev_path = test_path.with_name("swords-v1.1_dev.json.gz")
+    if dev_path.is_file():
+        step("benchmark", "import", str(dev_path), "--name", "swords", "--version", "1.1",
+             "--split", "dev", "--public")
+        step("board", "create", *swords, "--split", "dev", "--track", "ranking")
+    shared = test_path.resolve().parent.parent / "reference-systems"
+    if shared.is_dir():
+        step("reference", "import-shared", str(shared.parent))
 
 
 def _start_embedded_redis(supervisor: Supervisor, instance_path: str) -> str:

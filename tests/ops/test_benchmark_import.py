@@ -7,10 +7,11 @@ import gzip
 import pytest
 from sqlmodel import select
 
-from leaderboard.models import Benchmark
+from leaderboard.models import Benchmark, Board
 from leaderboard.scoring import PreparedSplit
 from leaderboard.services.catalog import benchmarks
 from leaderboard.services.catalog.benchmarks import BenchmarkConflict, BenchmarkInvalid
+from leaderboard.services.catalog.boards import default_board
 from tests.backends import ALL_DATABASES
 from tests.ops.splits import TEST_SPLIT, hid, mini_split, to_bytes, variant
 
@@ -129,7 +130,11 @@ def test_many_problems_are_capped_in_the_message(session):
 def test_import_stores_source_and_prepared_gold(session):
     benchmark = _import(session, mini_split(), hidden=True)
     assert benchmark.id is not None and benchmark.n_targets == 2
-    assert benchmark.hidden and benchmark.is_default  # the first split becomes the default
+    assert benchmark.hidden
+    # The first split gets the default board: generative, test phase (hidden labels).
+    board = default_board(session)
+    assert (board.benchmark_id, board.track, board.phase, board.slug) == (
+        benchmark.id, "generative", "test", "mini-v1-test-generative")
     assert len(benchmark.checksum) == 64
     assert gzip.decompress(benchmark.source_bytes) == to_bytes(mini_split())
     prepared = PreparedSplit.from_bytes(benchmark.prepared_bytes)
@@ -158,12 +163,13 @@ def test_same_content_returns_existing_row_and_other_content_conflicts(session):
 
 def test_default_moves_only_when_asked(session):
     first = _import(session, mini_split())
-    second = _import(session, mini_split(), version="2")
+    _import(session, mini_split(), version="2")
     assert benchmarks.default_benchmark(session).id == first.id
     third = _import(session, mini_split(), version="3", make_default=True)
     assert benchmarks.default_benchmark(session).id == third.id
-    session.refresh(first)
-    assert not first.is_default and not second.is_default
+    defaults = session.exec(select(Board).where(Board.is_default)).all()
+    assert [b.benchmark_id for b in defaults] == [third.id]
+    assert len(session.exec(select(Board)).all()) == 3
 
 
 @pytest.mark.slow

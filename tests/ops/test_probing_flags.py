@@ -11,6 +11,7 @@ from sqlmodel import select
 
 from leaderboard.models import Submission, SubmissionStatus, Team
 from leaderboard.services.catalog.benchmarks import import_benchmark
+from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.probing import address_clusters, differing_targets, near_duplicates
 from tests.backends import ALL_DATABASES
 from tests.factories import csrf_token_from, login, make_team
@@ -27,7 +28,8 @@ def split(session):
 
 def store(session, team, split, substitutes: dict, status=SubmissionStatus.SCORED) -> int:
     raw = json.dumps({"substitutes": substitutes}).encode()
-    row = Submission(team_id=team.id, benchmark_id=split.id, system_name="s",
+    row = Submission(team_id=team.id, benchmark_id=split.id,
+                     board_id=import_board(session, split).id, system_name="s",
                      file_bytes=raw, file_size=len(raw),
                      file_sha256=hashlib.sha256(raw).hexdigest(), status=status)
     session.add(row)

@@ -9,6 +9,7 @@ from sqlmodel import select
 
 from leaderboard.models import LeaderboardSnapshot, ReferenceSystem
 from leaderboard.services.catalog.benchmarks import find_benchmark
+from leaderboard.services.catalog.boards import default_board
 from leaderboard.services.catalog.references import METRIC_GROUPS, resolve_metric_keys
 from tests.ops.splits import REFERENCE_DIR, SHARED, TEST_SPLIT, hid, mini_split, to_bytes
 
@@ -91,7 +92,7 @@ def test_import_shared_reproduces_the_paper_rows(runner, session, app_overrides)
         ("CoInCo", "oracle"), ("Humans", "human"), ("Humans", "human"), ("Humans", "human"),
         ("Thesaurus", "oracle")]
     test = find_benchmark(session, "swords", "1.1", "test")
-    assert test.is_default and test.n_targets == 762
+    assert default_board(session).benchmark_id == test.id and test.n_targets == 762
     snapshot = session.exec(select(LeaderboardSnapshot).where(
         LeaderboardSnapshot.benchmark_id == test.id)).all()[-1]
     refs = {r["name"]: r for r in snapshot.data["references"]}

@@ -22,6 +22,7 @@ from leaderboard.config import PROJECT_ROOT
 from leaderboard.models import Submission
 from leaderboard.processes import stop_processes
 from leaderboard.services.catalog.benchmarks import import_benchmark
+from leaderboard.services.catalog.boards import import_board
 from tests.factories import make_team, make_token
 
 DEMO_DIR = PROJECT_ROOT / "leaderboard" / "demo"
@@ -35,6 +36,12 @@ def benchmark(app, session):
     """The demo split, imported as the default benchmark."""
     return import_benchmark(session=session, raw=DEMO_SPLIT.read_bytes(), name="swords-demo",
                             version="1", split="test", hidden=True, make_default=True)
+
+
+@pytest.fixture
+def board(benchmark, session):
+    """The demo split's generative board (the default)."""
+    return import_board(session, benchmark)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import json
 import logging
 
 from leaderboard.logs import JOB_LOGGER
+from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.submissions import create_submission
 from tests.pipeline.conftest import demo_bytes, submission_doc
 from worker import jobs
@@ -20,9 +21,11 @@ def test_each_job_logs_one_line_with_its_submission_and_outcome(app, session, be
                                                                 capsys):
     team, _user, _token = team_token
     jobs.configure(settings=settings, engine=app.extensions["db_engine"])
-    good = create_submission(session=session, team=team, benchmark=benchmark, raw=demo_bytes(),
+    good = create_submission(session=session, team=team,
+                                 board=import_board(session, benchmark), raw=demo_bytes(),
                              system_name="good", settings=settings).submission.id
-    bad = create_submission(session=session, team=team, benchmark=benchmark,
+    bad = create_submission(session=session, team=team,
+                                 board=import_board(session, benchmark),
                             raw=submission_doc({"no-such-target": [["word", 1.0]]}),
                             system_name="bad", settings=settings).submission.id
     # The job logger does not propagate (its own JSON handler): let caplog see it directly.

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from leaderboard.models import Submission, SubmissionStatus
+from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.intake.submissions import SubmissionError, create_submission
 from tests.factories import make_team, make_token
@@ -18,7 +19,8 @@ NOON = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
 def upload(session, team, benchmark, settings, n, now, status=None):
     raw = json.dumps({"substitutes": {}, "n": n}).encode()
-    accepted = create_submission(session=session, team=team, benchmark=benchmark, raw=raw,
+    accepted = create_submission(session=session, team=team,
+                                 board=import_board(session, benchmark), raw=raw,
                                  system_name=f"s{n}", settings=settings, now=now)
     if status:
         accepted.submission.status = status
@@ -35,7 +37,8 @@ def test_daily_quota_counts_scored_and_pending_but_not_invalid_or_failed(session
     upload(session, team, benchmark, settings, 2, NOON, SubmissionStatus.INVALID)
     upload(session, team, benchmark, settings, 3, NOON, SubmissionStatus.FAILED)
     upload(session, team, benchmark, settings, 4, NOON)  # queued counts
-    quota = quota_status(session=session, team=team, settings=settings, now=NOON)
+    quota = quota_status(session=session, team=team, board=import_board(session, benchmark),
+                         settings=settings, now=NOON)
     assert (quota.scored_today, quota.attempts_today, quota.remaining_today) == (2, 4, 0)
     with pytest.raises(SubmissionError) as refused:
         upload(session, team, benchmark, settings, 5, NOON)
@@ -75,7 +78,8 @@ def test_total_quota_does_not_reset_by_itself(session, benchmark, settings):
 def test_api_429_says_when_the_quota_resets(client, session, benchmark, settings, team_token):
     team, _user, token = team_token
     settings.update(DAILY_SCORED_QUOTA=1)
-    session.add(Submission(team_id=team.id, benchmark_id=benchmark.id, system_name="old",
+    session.add(Submission(team_id=team.id, benchmark_id=benchmark.id,
+                           board_id=import_board(session, benchmark).id, system_name="old",
                            file_bytes=b"{}", file_sha256="1" * 64, status="scored"))
     session.commit()
     response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},

@@ -10,6 +10,7 @@ from sqlmodel import col, select
 
 from leaderboard.models import LeaderboardSnapshot, SubmissionStatus
 from leaderboard.queue import get_redis, refresh_keys, release_refresh, request_snapshot_refresh
+from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
 from tests.backends import ALL_REDIS
@@ -24,7 +25,8 @@ def public_submissions(session, benchmark, settings, n):
     ids = []
     for i in range(n):
         team, _ = make_team(session, name=f"Burst {i}")
-        ids.append(create_submission(session=session, team=team, benchmark=benchmark,
+        ids.append(create_submission(session=session, team=team,
+                                 board=import_board(session, benchmark),
                                      raw=demo_bytes(STEMS[i % 3]), system_name=f"s{i}",
                                      settings=settings, is_public=True).submission.id)
     return ids
@@ -43,8 +45,8 @@ def latest_systems(session, benchmark_id):
 
 
 @ALL_REDIS
-def test_a_burst_queues_at_most_two_refresh_jobs_and_the_last_one_shows_all(app, session,
-                                                                           benchmark, settings):
+def test_a_burst_queues_at_most_two_refresh_jobs_and_the_last_one_shows_all(
+        app, session, benchmark, board, settings):
     jobs.configure(settings=settings, engine=app.extensions["db_engine"])
     queue_name = settings["QUEUE_NAME"]
     with app.app_context():
@@ -52,8 +54,8 @@ def test_a_burst_queues_at_most_two_refresh_jobs_and_the_last_one_shows_all(app,
     ids = public_submissions(session, benchmark, settings, 6)
     requested = []
 
-    def request(benchmark_id):
-        requested.append(request_snapshot_refresh(benchmark_id, connection=conn,
+    def request(board_id):
+        requested.append(request_snapshot_refresh(board_id, connection=conn,
                                                   queue_name=queue_name))
 
     for sid in ids[:3]:
@@ -63,7 +65,7 @@ def test_a_burst_queues_at_most_two_refresh_jobs_and_the_last_one_shows_all(app,
     first = refresh_jobs(conn, queue_name)
     assert len(first) == 1 and requested == [first[0], None, None]
     # The queued job starts (it clears its marker first): later results queue exactly one more.
-    release_refresh(conn, benchmark.id, queue_name, first[0])
+    release_refresh(conn, board.id, queue_name, first[0])
     for sid in ids[3:]:
         score_submission_now(engine_or_session=app.extensions["db_engine"], submission_id=sid,
                              settings=settings, request_refresh=request)
@@ -75,35 +77,35 @@ def test_a_burst_queues_at_most_two_refresh_jobs_and_the_last_one_shows_all(app,
     SimpleWorker([queue], connection=conn).work(burst=True)
     assert [queue.fetch_job(j).return_value() for j in queued] == ["refreshed", "refreshed"]
     assert latest_systems(session, benchmark.id) == sorted(ids)
-    assert conn.get(refresh_keys(benchmark.id, queue_name)["pending"]) is None
+    assert conn.get(refresh_keys(board.id, queue_name)["pending"]) is None
     assert refresh_jobs(conn, queue_name) == []
     # The next result queues a new job again.
-    assert request_snapshot_refresh(benchmark.id, connection=conn, queue_name=queue_name)
+    assert request_snapshot_refresh(board.id, connection=conn, queue_name=queue_name)
 
 
 @ALL_REDIS
-def test_refresh_job_is_safe_to_run_twice(app, session, benchmark, settings):
+def test_refresh_job_is_safe_to_run_twice(app, session, benchmark, board, settings):
     jobs.configure(settings=settings, engine=app.extensions["db_engine"])
     ids = public_submissions(session, benchmark, settings, 2)
     for sid in ids:
         score_submission_now(engine_or_session=app.extensions["db_engine"], submission_id=sid,
                              settings=settings)  # no request function: refreshes in place
     assert latest_systems(session, benchmark.id) == sorted(ids)
-    assert jobs.refresh_snapshot_job(benchmark.id) == "refreshed"
-    assert jobs.refresh_snapshot_job(benchmark.id) == "refreshed"
+    assert jobs.refresh_snapshot_job(board.id) == "refreshed"
+    assert jobs.refresh_snapshot_job(board.id) == "refreshed"
     assert latest_systems(session, benchmark.id) == sorted(ids)
 
 
 @ALL_REDIS
-def test_refresh_finding_another_running_goes_to_the_back_of_the_queue(app, session, benchmark,
-                                                                       settings, monkeypatch):
+def test_refresh_finding_another_running_goes_to_the_back_of_the_queue(
+        app, session, benchmark, board, settings, monkeypatch):
     monkeypatch.setattr(jobs, "DEFER_SECONDS", 0)
     jobs.configure(settings=settings, engine=app.extensions["db_engine"])
     queue_name = settings["QUEUE_NAME"]
     with app.app_context():
         conn = get_redis()
-    job_id = request_snapshot_refresh(benchmark.id, connection=conn, queue_name=queue_name)
-    lock = conn.lock(refresh_keys(benchmark.id, queue_name)["lock"], timeout=30)
+    job_id = request_snapshot_refresh(board.id, connection=conn, queue_name=queue_name)
+    lock = conn.lock(refresh_keys(board.id, queue_name)["lock"], timeout=30)
     assert lock.acquire(blocking=False)  # "another refresh is running"
     queue = Queue(queue_name, connection=conn)
     job = queue.dequeue_any([queue], None, connection=conn)[0]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from sqlmodel import select
 
-from leaderboard.models import Benchmark, Submission, SubmissionStatus
+from leaderboard.models import Board, Submission, SubmissionStatus
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.ops.test_rescore import _demo_scored
 
 
-def ranked(session, benchmark_id) -> dict[int, dict]:
-    snapshot = refresh_snapshot(session=session, benchmark_id=benchmark_id)
+def ranked(session, board_id) -> dict[int, dict]:
+    snapshot = refresh_snapshot(session=session, board_id=board_id)
     session.commit()
     return {s["id"]: s["metrics"] for s in snapshot.data["systems"]}
 
@@ -25,7 +25,7 @@ def set_status(session, submission_id, status) -> None:
 
 def test_requeued_and_running_rows_stay_ranked_with_their_previous_numbers(runner, app, session):
     rows = _demo_scored(runner, app, session)
-    bench_id = session.exec(select(Benchmark.id)).first()
+    bench_id = session.exec(select(Board.id)).first()
     before = ranked(session, bench_id)
     assert sorted(before) == sorted(r.id for r in rows)
 

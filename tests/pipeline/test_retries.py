@@ -10,6 +10,7 @@ from sqlmodel import select
 
 from leaderboard.models import Benchmark, Result, Submission, utcnow
 from leaderboard.queue import get_redis
+from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.reconcile import reconcile
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
@@ -19,7 +20,8 @@ from tests.pipeline.conftest import demo_bytes
 
 def queued(session, benchmark, settings, raw=None):
     team, _ = make_team(session)
-    return create_submission(session=session, team=team, benchmark=benchmark,
+    return create_submission(session=session, team=team,
+                                 board=import_board(session, benchmark),
                              raw=raw or demo_bytes(), system_name="s",
                              settings=settings).submission
 

@@ -7,6 +7,7 @@ import io
 from sqlmodel import select
 
 from leaderboard.models import LeaderboardSnapshot, Submission
+from leaderboard.services.catalog.boards import import_board
 from tests.factories import csrf_token_from, login, make_team
 from tests.pipeline.conftest import demo_bytes, submission_doc, target_ids
 from worker import jobs
@@ -108,7 +109,8 @@ def test_expired_session_cookie_is_a_400_csrf_page(client, session, benchmark):
 
 def test_other_teams_submission_page_is_404(client, session, benchmark):
     other, _ = make_team(session, name="Other Lab", email="other@example.org")
-    row = Submission(team_id=other.id, benchmark_id=benchmark.id, system_name="theirs",
+    row = Submission(team_id=other.id, benchmark_id=benchmark.id,
+                     board_id=import_board(session, benchmark).id, system_name="theirs",
                      file_bytes=b"{}", file_sha256="0" * 64)
     session.add(row)
     session.commit()

@@ -20,6 +20,7 @@ from leaderboard.models import (
 )
 from leaderboard.scoring import score_submission
 from leaderboard.services.catalog.benchmarks import get_prepared, import_benchmark
+from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.catalog.demo import DEMO_DIR
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
@@ -58,6 +59,7 @@ class Seeded:
 
     benchmark_id: int
     subset_id: int
+    board_id: int = 0
     teams: dict[str, int] = field(default_factory=dict)
     public: dict[str, int] = field(default_factory=dict)
     private_id: int = 0
@@ -70,7 +72,8 @@ def _store(session: Session, benchmark: Benchmark, team: Team, name: str, sub: d
     prepared = get_prepared(benchmark)
     result = score_submission(prepared, sub)
     created = utcnow() - timedelta(days=age_days)
-    row = Submission(team_id=team.id, benchmark_id=benchmark.id, system_name=name,
+    row = Submission(team_id=team.id, benchmark_id=benchmark.id,
+                     board_id=import_board(session, benchmark).id, system_name=name,
                      description=f"{name}: a demo system.", file_bytes=raw,
                      file_sha256=hashlib.sha256(raw).hexdigest(), file_size=len(raw),
                      status=SubmissionStatus.SCORED, is_public=public, hidden=hidden,
@@ -115,8 +118,8 @@ def seed_demo(session: Session, *, bootstrap: int = 200) -> Seeded:
                                    for s in subset["substitutes"]}
     sub_bench = import_benchmark(session=session, raw=json.dumps(subset).encode(),
                                  name="swords-demo", version="1", split="test-subset",
-                                 bootstrap=bootstrap)
-    seeded = Seeded(bench.id, sub_bench.id)  # type: ignore[arg-type]
+                                 with_board=False, bootstrap=bootstrap)
+    seeded = Seeded(bench.id, sub_bench.id, import_board(session, bench).id)  # type: ignore[arg-type]
     teams = {}
     for name in ("North Lab", "South Lab", "East Lab"):
         team, _user = make_team(session, name)
@@ -142,7 +145,7 @@ def seed_demo(session: Session, *, bootstrap: int = 200) -> Seeded:
     _reference(session, bench, "CoInCo", "oracle", variant(base, 6), lenient)
     _reference(session, bench, "Thesaurus", "oracle", base, lenient)
     session.commit()
-    refresh_snapshot(session=session, benchmark_id=bench.id)  # type: ignore[arg-type]
+    refresh_snapshot(session=session, board_id=seeded.board_id)
     session.commit()
     return seeded
 

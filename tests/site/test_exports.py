@@ -72,7 +72,7 @@ def test_csv_neutralises_formula_names_and_keeps_numbers(app, client, session, s
     system.system_name = FORMULA_SYSTEM
     session.add_all([team, system])
     session.commit()
-    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    refresh_snapshot(session=session, board_id=seeded.board_id)
     session.commit()
     text = client.get("/leaderboard.csv?entries=all").get_data(as_text=True)
     rows = list(csv.DictReader(io.StringIO(text)))

@@ -75,7 +75,7 @@ def test_new_snapshot_invalidates_cached_page_and_json(app, client, session, see
     private.is_public = True
     session.add(private)
     session.commit()
-    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    refresh_snapshot(session=session, board_id=seeded.board_id)
     session.commit()
 
     # the old validator no longer matches: the client gets the new ranking

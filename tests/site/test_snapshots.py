@@ -30,7 +30,7 @@ def test_rank_intervals_match_the_engine(session, seeded):
 
 
 def test_tie_p_values_match_compare(session, seeded):
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
+    table = ranking_rows(session=session, board_id=seeded.board_id, entries="all")
     ids, stats = _public_stats(session, seeded)
     by_id = dict(zip(ids, stats, strict=True))
     for above, below in zip(table.rows, table.rows[1:], strict=False):
@@ -47,8 +47,8 @@ def test_point_ranks_share_ties():
 
 
 def test_best_per_team_ranks_only_the_shown_rows(session, seeded):
-    best = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
-    every = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
+    best = ranking_rows(session=session, board_id=seeded.board_id)
+    every = ranking_rows(session=session, board_id=seeded.board_id, entries="all")
     assert best.entries == "best" and len(best.rows) == 3 and len(every.rows) == 5
     assert len({r["team_id"] for r in best.rows}) == 3
     # each team's row is its best on the headline among all its entries
@@ -60,18 +60,18 @@ def test_best_per_team_ranks_only_the_shown_rows(session, seeded):
 
 
 def test_q_filters_rows_but_keeps_ranks(session, seeded):
-    every = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
-    found = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all",
+    every = ranking_rows(session=session, board_id=seeded.board_id, entries="all")
+    found = ranking_rows(session=session, board_id=seeded.board_id, entries="all",
                          q="thesaurus")
     assert [r["system"] for r in found.rows] == ["Thesaurus baseline", "Thesaurus top-1"]
     ranks = {r["id"]: r["rank"] for r in every.rows}
     assert all(r["rank"] == ranks[r["id"]] for r in found.rows)
-    south = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, q="SOUTH lab")
+    south = ranking_rows(session=session, board_id=seeded.board_id, q="SOUTH lab")
     assert [r["team"] for r in south.rows] == ["South Lab"] and south.total == 3
 
 
 def test_references_are_merged_by_name_and_marked_subset(session, seeded):
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, view="lenient-a")
+    table = ranking_rows(session=session, board_id=seeded.board_id, view="lenient-a")
     names = [(r["name"], r["kind"], r["subset"]) for r in table.references]
     assert names == [("Humans", "human", True), ("CoInCo", "oracle", False),
                      ("Thesaurus", "oracle", False)]
@@ -86,15 +86,15 @@ def test_publish_and_hide_change_the_ranking(session, seeded):
     private.is_public = True
     session.add(private)
     session.commit()
-    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    refresh_snapshot(session=session, board_id=seeded.board_id)
     session.commit()
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
+    table = ranking_rows(session=session, board_id=seeded.board_id, entries="all")
     assert "Secret system" in [r["system"] for r in table.rows]
     private.hidden = True
     session.add(private)
-    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    refresh_snapshot(session=session, board_id=seeded.board_id)
     session.commit()
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
+    table = ranking_rows(session=session, board_id=seeded.board_id, entries="all")
     assert "Secret system" not in [r["system"] for r in table.rows]
     kept = session.exec(select(LeaderboardSnapshot)).all()
     assert len(kept) == KEEP_SNAPSHOTS
@@ -105,9 +105,9 @@ def test_unreadable_stats_keep_the_row_without_intervals(session, seeded):
         Result.submission_id == seeded.public["Thesaurus top-1"])).one()
     result.target_stats = b"not an npz"
     session.add(result)
-    refresh_snapshot(session=session, benchmark_id=seeded.benchmark_id)
+    refresh_snapshot(session=session, board_id=seeded.board_id)
     session.commit()
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id, entries="all")
+    table = ranking_rows(session=session, board_id=seeded.board_id, entries="all")
     row = next(r for r in table.rows if r["system"] == "Thesaurus top-1")
     assert row["rank"] is not None and row["rank_lo"] is None
     assert next(r for r in table.rows if r["system"] == "Ranker top-3")["rank_lo"] == 1
@@ -124,7 +124,7 @@ def test_snapshot_of_an_older_format_is_recomputed_once(session, seeded):
     session.add(latest)
     session.commit()
     clear_caches()
-    table = ranking_rows(session=session, benchmark_id=seeded.benchmark_id)
+    table = ranking_rows(session=session, board_id=seeded.board_id)
     assert table.entries == "best" and len(table.rows) == 3  # best-per-team blocks are back
     newest = session.exec(select(LeaderboardSnapshot).order_by(
         LeaderboardSnapshot.id.desc())).first()

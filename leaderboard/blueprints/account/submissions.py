@@ -3,20 +3,34 @@ submission page with its live status, and the publish toggle."""
 
 from __future__ import annotations
 
-from flask import abort, current_app, flash, jsonify, redirect, render_template, url_for
+from flask import (
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
-from wtforms import BooleanField, StringField, TextAreaField
+from wtforms import BooleanField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional, Regexp
 
 from leaderboard.blueprints.account import bp
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
-from leaderboard.models import SubmissionStatus, Team
+from leaderboard.models import Benchmark, Board, SubmissionStatus, Team
 from leaderboard.services.access.verification import require_verified
-from leaderboard.services.catalog.benchmarks import default_benchmark
+from leaderboard.services.catalog.boards import (
+    BoardError,
+    board_or_default,
+    board_title,
+    list_boards,
+)
 from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.intake.results import validate_upload
@@ -28,6 +42,7 @@ URL = Regexp(r"^https?://", message="Links must start with http:// or https://."
 class SubmitForm(FlaskForm):
     """A result file and what to show about the system."""
 
+    leaderboard = SelectField("Leaderboard", validate_choice=False)
     file = FileField("Result file (.json or .json.gz)",
                      validators=[FileRequired(message="Choose a result file.")])
     name = StringField("System name", validators=[
@@ -56,27 +71,49 @@ def _own(submission_id: int):
         abort(404)  # another team's id looks exactly like a missing one
 
 
+def _offer_boards(form: SubmitForm) -> list[tuple[Board, Benchmark]]:
+    """Every board as a choice of the form (``?leaderboard=`` preselects one)."""
+    boards = list_boards(get_session())
+    form.leaderboard.choices = [(b.slug, board_title(b, bench)) for b, bench in boards]
+    if not form.leaderboard.data:
+        form.leaderboard.data = request.args.get("leaderboard") or (
+            boards[0][0].slug if boards else "")
+    return boards
+
+
+def _chosen_board(form: SubmitForm) -> Board | None:
+    try:
+        return board_or_default(get_session(), form.leaderboard.data or None)
+    except BoardError as exc:
+        abort(404, description=str(exc))
+
+
 def _render_form(form: SubmitForm, status: int = 200, report: dict | None = None,
                  error: SubmissionError | None = None):
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
-    quota = quota_status(session=session, team=_team(), settings=settings)
+    boards = _offer_boards(form)
+    board = _chosen_board(form)
+    quota = (quota_status(session=session, team=_team(), board=board, settings=settings)
+             if board is not None else None)
+    benchmark = session.get(Benchmark, board.benchmark_id) if board is not None else None
     return render_template("submissions/submit.html", form=form, quota=quota, report=report,
-                           error=error, benchmark=default_benchmark(session),
+                           error=error, board=board, benchmark=benchmark, boards=boards,
                            settings=settings), status
 
 
-def _benchmark_or_503():
-    benchmark = default_benchmark(get_session())
-    if benchmark is None:
+def _board_or_503(form: SubmitForm) -> Board:
+    _offer_boards(form)
+    board = _chosen_board(form)
+    if board is None:
         abort(503, description="No benchmark split is loaded yet.")
-    return benchmark
+    return board
 
 
 @bp.get("/submit")
 @login_required
 def submit():
-    """The upload form, with the team's remaining quota."""
+    """The upload form, with the team's remaining quota on the chosen leaderboard."""
     return _render_form(SubmitForm())
 
 
@@ -113,7 +150,7 @@ def check_file():
         raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
     except SubmissionError as exc:
         return _render_form(form, exc.status, error=exc)
-    report = validate_upload(benchmark=_benchmark_or_503(), raw=raw, settings=settings)
+    report = validate_upload(board=_board_or_503(form), raw=raw, settings=settings)
     return _render_form(form, 200, report=report)
 
 
@@ -129,11 +166,11 @@ def create_submission():
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
     try:
-        benchmark = _benchmark_or_503()
-        require_verified(session, _team(), benchmark)
+        board = _board_or_503(form)
+        require_verified(session, _team(), session.get(Benchmark, board.benchmark_id))
         raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
         accepted = service.create_submission(
-            session=session, team=_team(), benchmark=benchmark, raw=raw,
+            session=session, team=_team(), board=board, raw=raw,
             system_name=form.name.data or "", settings=settings,
             description=form.description.data or "", paper_url=form.paper_url.data or "",
             code_url=form.code_url.data or "", filename=form.file.data.filename or "",

@@ -8,12 +8,12 @@ from leaderboard.blueprints.api import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA
+from leaderboard.services.catalog.boards import BoardError, board_or_default
 from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
 from leaderboard.services.ranking.metric_info import DEFAULT_SORT
 from leaderboard.services.ranking.pairwise import pairwise_table, parse_top
 from leaderboard.services.ranking.ranking_table import BadQuery
 from leaderboard.services.ranking.snapshot_reader import cached_value, latest_snapshot, load_data
-from leaderboard.services.ranking.snapshots import current_benchmark
 
 
 @bp.get("/compare")
@@ -44,17 +44,20 @@ def compare():
 @bp.get("/significance")
 @rate_limited
 def significance():
-    """``?metric=KEY&top=N`` (N from 2 to 30): the top N public systems on the metric with
-    their compact letters, and ``p_beats[i][j]`` = P(system i beats system j), ``p_value``
-    and ``significant`` matrices."""
+    """``?metric=KEY&top=N[&leaderboard=SLUG]`` (N from 2 to 30): the top N public systems
+    on the metric with their compact letters, and ``p_beats[i][j]`` = P(system i beats
+    system j), ``p_value`` and ``significant`` matrices."""
     session = get_session()
-    bench = current_benchmark(session)
-    if bench is None:
+    try:
+        board = board_or_default(session, request.args.get("leaderboard"))
+    except BoardError as exc:
+        return error_response(404, "unknown_leaderboard", str(exc))
+    if board is None:
         return error_response(404, "no_benchmark", "no benchmark split is loaded yet")
     metric = request.args.get("metric", DEFAULT_SORT)
     try:
         top = parse_top(request.args.get("top"))
-        ref = latest_snapshot(session, bench.id)
+        ref = latest_snapshot(session, board.id)  # type: ignore[arg-type]
         table = cached_value(ref, "pairwise", (metric, top), lambda: pairwise_table(
             load_data(session, ref), metric, top))
     except BadQuery as exc:

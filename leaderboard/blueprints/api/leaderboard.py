@@ -1,29 +1,65 @@
-"""api blueprint: the public ranking as JSON (no token needed), read from the snapshot."""
+"""api blueprint: the leaderboards and their public rankings as JSON (no token needed), read
+from each board's snapshot."""
 
 from __future__ import annotations
 
-from flask import current_app
+from flask import current_app, jsonify, url_for
 
 from leaderboard.blueprints.api import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.blueprints.public.common import ranking_response
 from leaderboard.db import get_session
+from leaderboard.models import Board
+from leaderboard.services.catalog.boards import (
+    board_by_slug,
+    board_summary,
+    default_board,
+    list_boards,
+)
 from leaderboard.services.ranking.ranking_table import BadQuery
-from leaderboard.services.ranking.snapshots import current_benchmark
+
+
+@bp.get("/leaderboards")
+@rate_limited
+def leaderboards():
+    """Every leaderboard: slug, benchmark split, track, phase, whether labels are public,
+    whether it is the default, and the URL of its ranking."""
+    items = []
+    for board, benchmark in list_boards(get_session()):
+        summary = board_summary(board, benchmark)
+        summary["ranking_url"] = url_for("api.board_ranking", slug=board.slug, _external=True)
+        summary["page_url"] = url_for("public.ranking", leaderboard=board.slug, _external=True)
+        items.append(summary)
+    return jsonify({"leaderboards": items})
 
 
 @bp.get("/leaderboard")
 @rate_limited
 def leaderboard():
-    """The ranking for ``?view=&pos=&sort=&dir=`` (same values as the ranking page)."""
-    session = get_session()
-    bench = current_benchmark(session)
-    if bench is None:
+    """The default leaderboard's ranking for ``?view=&pos=&sort=&dir=&entries=&q=`` (same
+    values as the ranking page)."""
+    board = default_board(get_session())
+    if board is None:
         return error_response(404, "no_benchmark", "no benchmark split is loaded yet")
+    return _ranking(board)
+
+
+@bp.get("/leaderboards/<slug>/ranking")
+@rate_limited
+def board_ranking(slug: str):
+    """One leaderboard's ranking; the query is that of ``/api/v1/leaderboard``."""
+    board = board_by_slug(get_session(), slug)
+    if board is None:
+        return error_response(404, "unknown_leaderboard",
+                              f"no leaderboard {slug!r}; GET /api/v1/leaderboards lists them")
+    return _ranking(board)
+
+
+def _ranking(board: Board):
     try:
         # Serialised once per snapshot and query, then served as bytes (with ETag / 304).
         return ranking_response(
-            bench.id, "api.json",
+            board.id, "api.json",  # type: ignore[arg-type]
             lambda table: current_app.json.response(table.to_dict()).get_data(),
             "application/json")
     except BadQuery as exc:

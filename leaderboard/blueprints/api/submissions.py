@@ -9,14 +9,15 @@ from typing import Any
 
 from flask import current_app, g, jsonify, request, url_for
 from flask_limiter.util import get_remote_address
+from sqlmodel import col, select
 from werkzeug.exceptions import TooManyRequests
 
 from leaderboard.blueprints.api import bp, token_required
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
-from leaderboard.models import SubmissionStatus, utcnow
+from leaderboard.models import Benchmark, Board, SubmissionStatus, utcnow
 from leaderboard.services.access.verification import require_verified
-from leaderboard.services.catalog.benchmarks import default_benchmark
+from leaderboard.services.catalog.boards import BoardError, board_or_default
 from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake.results import validate_upload
 from leaderboard.services.intake.submissions import SubmissionError
@@ -94,11 +95,20 @@ def _rate_limited(error: TooManyRequests):
     return response, status
 
 
-def _benchmark():
-    benchmark = default_benchmark(get_session())
-    if benchmark is None:
+def _board() -> Board:
+    """The board named by the ``leaderboard`` form or query field, else the default one."""
+    slug = (request.form.get("leaderboard") or request.args.get("leaderboard") or "").strip()
+    try:
+        board = board_or_default(get_session(), slug or None)
+    except BoardError as exc:
+        raise SubmissionError(404, "unknown_leaderboard", str(exc)) from exc
+    if board is None:
         raise SubmissionError(503, "no_benchmark", "no benchmark split is loaded yet")
-    return benchmark
+    return board
+
+
+def _boards_by_id(session, ids) -> dict[int, Board]:
+    return {b.id: b for b in session.exec(select(Board).where(col(Board.id).in_(set(ids))))}
 
 
 def _read_file(settings: dict[str, Any]) -> tuple[bytes, str]:
@@ -126,11 +136,11 @@ def create_submission():
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
     try:
-        benchmark = _benchmark()
-        require_verified(session, g.api_team, benchmark)
+        board = _board()
+        require_verified(session, g.api_team, session.get(Benchmark, board.benchmark_id))
         raw, filename = _read_file(settings)
         accepted = service.create_submission(
-            session=session, team=g.api_team, benchmark=benchmark, raw=raw,
+            session=session, team=g.api_team, board=board, raw=raw,
             system_name=request.form.get("name", ""), settings=settings,
             description=request.form.get("description", ""),
             paper_url=request.form.get("url", request.form.get("paper_url", "")),
@@ -142,7 +152,8 @@ def create_submission():
     submission = accepted.submission
     if accepted.created:
         enqueue_committed(submission.id)
-    body = _status_body(submission)
+    body = {**_status_body(submission), "leaderboard": board.slug,
+            "is_public": submission.is_public}
     if accepted.reason == "duplicate":
         body["duplicate"] = True
         body["message"] = "identical file already submitted; this is that submission"
@@ -162,7 +173,7 @@ def validate():
     settings = current_app.config["LEADERBOARD"]
     try:
         raw, _filename = _read_file(settings)
-        report = validate_upload(benchmark=_benchmark(), raw=raw, settings=settings)
+        report = validate_upload(board=_board(), raw=raw, settings=settings)
     except SubmissionError as exc:
         return _submission_error(exc)
     return jsonify(report)
@@ -181,7 +192,8 @@ def get_submission(submission_id: int):
         return _submission_error(exc)
     result = (service.current_result(session, submission.id)
               if submission.status == SubmissionStatus.SCORED else None)
-    return jsonify(service.submission_dict(submission, result))
+    return jsonify(service.submission_dict(submission, result,
+                                           board=session.get(Board, submission.board_id)))
 
 
 @bp.get("/submissions")
@@ -196,10 +208,11 @@ def list_submissions():
                               f"status must be one of {', '.join(SubmissionStatus.ALL)}")
     rows = service.list_team_submissions(session=session, team_id=g.api_team.id, status=status)
     items = []
+    boards = _boards_by_id(session, [row.board_id for row in rows])
     for row in rows:
         result = (service.current_result(session, row.id)
                   if row.status == SubmissionStatus.SCORED else None)
-        item = service.submission_dict(row, result, brief=True)
+        item = service.submission_dict(row, result, board=boards[row.board_id], brief=True)
         item["status_url"] = url_for("api.get_submission", submission_id=row.id, _external=True)
         items.append(item)
     return jsonify({"submissions": items})

@@ -12,7 +12,10 @@ bp = Blueprint("public", __name__)
 from leaderboard.blueprints.public import (  # noqa: E402,F401
     about,
     analysis,
+    common,
     ranking,
     systems,
     vendor,
 )
+
+bp.app_url_defaults(common.keep_board_in_links)

@@ -6,7 +6,7 @@ from flask import abort, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
-from leaderboard.blueprints.public.common import benchmark_or_none, snapshot_or_empty
+from leaderboard.blueprints.public.common import current_board, snapshot_or_empty
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA, format_p
 from leaderboard.services.ranking import charts
@@ -102,10 +102,10 @@ def history():
 
 def _per_snapshot(kind: str, variant: tuple, build):
     """A chart's JSON built once per snapshot (the page only reads the snapshot)."""
-    bench = benchmark_or_none()
-    if bench is None:
+    board = current_board()
+    if board is None:
         return build()
-    return cached_value(latest_snapshot(get_session(), bench.id), kind, variant, build)
+    return cached_value(latest_snapshot(get_session(), board.id), kind, variant, build)
 
 
 def redirect_to_compare(system_id: int, other: int):

@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, abort, request, session
+from flask import Response, abort, g, request, session
 from flask_login import current_user
 
 from leaderboard.db import get_session
+from leaderboard.models import Benchmark, Board
+from leaderboard.services.catalog.boards import (
+    BoardError,
+    board_or_default,
+    board_summary,
+    list_boards,
+)
 from leaderboard.services.ranking.ranking_table import (
     BadQuery,
     RankingTable,
@@ -22,22 +29,59 @@ from leaderboard.services.ranking.snapshot_reader import (
     ranking_rows,
     snapshot_data,
 )
-from leaderboard.services.ranking.snapshots import current_benchmark
+
+#: Query parameter naming the leaderboard a page shows (absent: the default one).
+BOARD_ARG = "leaderboard"
 
 
-def benchmark_or_none() -> Any:
-    """The benchmark the site shows (None before any import)."""
-    return current_benchmark(get_session())
+def current_board() -> Board | None:
+    """The board this request shows: ``?leaderboard=<slug>`` or the default one (None before
+    any split is imported); 404 for an unknown slug. Resolved once per request."""
+    if "board" not in g:
+        try:
+            g.board = board_or_default(get_session(), request.args.get(BOARD_ARG))
+        except BoardError as exc:
+            abort(404, description=str(exc))
+    return g.board
+
+
+#: Pages of one board: their links keep the shown board's ``?leaderboard=``.
+BOARD_ENDPOINTS = frozenset({"public.ranking", "public.matrix", "public.charts_page",
+                             "public.compare", "public.significance", "public.history",
+                             "public.export_csv", "public.export_json"})
+
+
+def keep_board_in_links(endpoint: str, values: dict[str, Any]) -> None:
+    """``url_for`` of a board page, while showing a board other than the default, links to
+    the same board; pass ``leaderboard=None`` to link to the default one."""
+    board = g.get("board")
+    if (endpoint in BOARD_ENDPOINTS and board is not None and not board.is_default
+            and BOARD_ARG not in values):
+        values[BOARD_ARG] = board.slug
+
+
+def board_nav() -> dict[str, Any]:
+    """For the page header: the shown board's summary and every board's, the shown first."""
+    board = current_board()
+    boards = [board_summary(b, bench) for b, bench in list_boards(get_session())]
+    shown = next((b for b in boards if board is not None and b["slug"] == board.slug), None)
+    return {"shown_board": shown, "boards": boards}
+
+
+def shown_benchmark() -> Benchmark | None:
+    """The split of the shown board."""
+    board = current_board()
+    return get_session().get(Benchmark, board.benchmark_id) if board is not None else None
 
 
 def table_from_query() -> RankingTable | None:
     """The ranking for the request's view/pos/sort/dir; 400 on unknown values."""
-    bench = benchmark_or_none()
-    if bench is None:
+    board = current_board()
+    if board is None:
         return None
     args = request.args
     try:
-        return ranking_rows(session=get_session(), benchmark_id=bench.id, view=args.get("view"),
+        return ranking_rows(session=get_session(), board_id=board.id, view=args.get("view"),
                             pos=args.get("pos"), sort=args.get("sort"),
                             direction=args.get("dir"), entries=args.get("entries"),
                             q=args.get("q"))
@@ -46,11 +90,11 @@ def table_from_query() -> RankingTable | None:
 
 
 def snapshot_or_empty() -> dict[str, Any]:
-    """The current snapshot's data ({} before any benchmark)."""
-    bench = benchmark_or_none()
-    if bench is None:
+    """The shown board's current snapshot data ({} before any benchmark)."""
+    board = current_board()
+    if board is None:
         return {}
-    return snapshot_data(get_session(), bench.id)[1]
+    return snapshot_data(get_session(), board.id)[1]
 
 
 def personal_page() -> bool:
@@ -59,7 +103,7 @@ def personal_page() -> bool:
     return bool(current_user.is_authenticated or session.get("_flashes"))
 
 
-def ranking_response(benchmark_id: int, kind: str,
+def ranking_response(board_id: int, kind: str,
                      render: Callable[[RankingTable], bytes | str], mimetype: str,
                      *, shared: bool = True) -> Response:
     """The ranking in some form (page, export, API JSON) for the request's query, rendered
@@ -73,10 +117,10 @@ def ranking_response(benchmark_id: int, kind: str,
     direction, entries, q = args.get("dir"), args.get("entries"), args.get("q")
     parsed = parse_query(view, pos, sort, direction)
     entries_value, query = parse_entries(entries), parse_q(q)
-    ref = latest_snapshot(get_session(), benchmark_id)
+    ref = latest_snapshot(get_session(), board_id)
 
     def build() -> bytes | str:
-        return render(ranking_rows(session=get_session(), benchmark_id=benchmark_id, view=view,
+        return render(ranking_rows(session=get_session(), board_id=board_id, view=view,
                                    pos=pos, sort=sort, direction=direction, ref=ref,
                                    entries=entries_value, q=query))
 

@@ -6,7 +6,7 @@ from flask import Response, abort, render_template, request
 
 from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.common import (
-    benchmark_or_none,
+    current_board,
     personal_page,
     ranking_response,
     snapshot_or_empty,
@@ -35,12 +35,12 @@ def ranking():
     """The ranking (home page): ?view=, ?pos=, ?sort=, ?dir= (400 on unknown values).
 
     Served from the per-snapshot page cache (see ``ranking_response``) unless personal."""
-    bench = benchmark_or_none()
-    if bench is None:
+    board = current_board()
+    if board is None:
         return render_template("public/ranking.html", table=None, **_context())
     try:
         return ranking_response(
-            bench.id, "ranking.html",
+            board.id, "ranking.html",
             lambda table: render_template("public/ranking.html", table=table, **_context()),
             "text/html", shared=not personal_page())
     except BadQuery as exc:
@@ -76,8 +76,8 @@ def charts_page():
 
 
 def _export(kind: str) -> Response:
-    bench = benchmark_or_none()
-    if bench is None:
+    board = current_board()
+    if board is None:
         abort(404, description="No benchmark has been imported yet.")
 
     def render(table) -> str:
@@ -86,7 +86,7 @@ def _export(kind: str) -> Response:
     # Flask adds "; charset=utf-8" to text/* itself: naming it here would repeat it.
     mimetype = "text/csv" if kind == "csv" else "application/json"
     try:
-        response = ranking_response(bench.id, f"export.{kind}", render, mimetype)
+        response = ranking_response(board.id, f"export.{kind}", render, mimetype)
     except BadQuery as exc:
         abort(400, description=str(exc))
     view = request.args.get("view") or DEFAULT_VIEW

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from flask import abort, render_template, request
+from flask import abort, g, render_template, request
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.analysis import redirect_to_compare
 from leaderboard.db import get_session
-from leaderboard.models import Team
+from leaderboard.models import Board, Team
 from leaderboard.services.ranking import charts
 from leaderboard.services.ranking.metric_info import LABELS, POS_VALUES, VIEWS, describe
 from leaderboard.services.ranking.systems import (
@@ -35,7 +35,8 @@ def system(submission_id: int):
         abort(400, description="compare must be a system id (a whole number).")
     if compare_id is not None:
         return redirect_to_compare(submission_id, compare_id)
-    choices = [s for s in compare_choices(detail["benchmark_id"]) if s["id"] != submission_id]
+    g.board = session.get(Board, detail["board_id"])  # the header names the system's board
+    choices = [s for s in compare_choices(detail["board_id"]) if s["id"] != submission_id]
     figure = charts.to_json(charts.pos_bars(detail, CHART_KEYS)) if detail["metrics"] else None
     keys = [k for k in VIEWS["all"].columns] + [k for k in detail["metrics"]
                                                 if k not in VIEWS["all"].columns]
@@ -44,11 +45,11 @@ def system(submission_id: int):
                            describe=describe, pos_values=POS_VALUES)
 
 
-def compare_choices(benchmark_id: int) -> list[dict]:
-    """Public systems of the benchmark (from the snapshot) for the "compare with" selector."""
+def compare_choices(board_id: int) -> list[dict]:
+    """Public systems of the board (from the snapshot) for the "compare with" selector."""
     from leaderboard.services.ranking.snapshot_reader import snapshot_data
 
-    data = snapshot_data(get_session(), benchmark_id)[1]
+    data = snapshot_data(get_session(), board_id)[1]
     return [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}
             for s in data.get("systems", [])]
 

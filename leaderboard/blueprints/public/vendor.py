@@ -87,10 +87,12 @@ def template_helpers() -> dict[str, object]:
     """The plotly version (cache-busting query string on the script URL) and cell renderers."""
     import plotly
 
+    from leaderboard.blueprints.public.common import board_nav
     from leaderboard.blueprints.public.render import cell_html, rows_html
 
     return {"plotly_version": plotly.__version__, "plotly_style_ids": plotly_style_ids,
-            "cell_html": cell_html, "rows_html": rows_html, "inputs_url": inputs_url}
+            "cell_html": cell_html, "rows_html": rows_html, "inputs_url": inputs_url,
+            "board_nav": board_nav}
 
 
 def inputs_url() -> str | None:
@@ -98,10 +100,9 @@ def inputs_url() -> str | None:
     or None before any benchmark is imported."""
     from flask import url_for
 
-    from leaderboard.db import get_session
-    from leaderboard.services.ranking.snapshots import current_benchmark
+    from leaderboard.blueprints.public.common import shown_benchmark
 
-    bench = current_benchmark(get_session())
+    bench = shown_benchmark()
     if bench is None:
         return None
     return url_for("downloads.split_inputs", name=bench.name, version=bench.version,

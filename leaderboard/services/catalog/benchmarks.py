@@ -18,6 +18,8 @@ from sqlmodel import Session, select
 from leaderboard.models import Benchmark
 from leaderboard.scoring import SCORER_VERSION, PreparedSplit, prepare_split
 from leaderboard.scoring.gold import GZIP_MAGIC, split_checksum
+from leaderboard.scoring.ranking_track import candidates_by_target
+from leaderboard.services.catalog.boards import create_board, default_board
 
 LABELS = frozenset({"TRUE", "FALSE", "UNSURE", "TRUE_IMPLICIT", "FALSE_IMPLICIT"})
 POS_VALUES = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
@@ -114,12 +116,14 @@ def validate_split(split: dict) -> list[str]:
 
 
 def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, split: str,
-                     hidden: bool = True, make_default: bool = False,
+                     hidden: bool = True, make_default: bool = False, with_board: bool = True,
                      bootstrap: int = 1000, seed: int = 0) -> Benchmark:
     """Validate, prepare and store a split; commits.
 
-    The same content under the same name/version/split returns the existing row (and makes
-    it the default when asked); different content raises :class:`BenchmarkConflict`.
+    With ``with_board`` (not for a subset that only scores reference rows) the split gets its
+    generative board (see :func:`create_board`); ``make_default`` makes that board the
+    default. The same content under the same name/version/split returns the
+    existing row; different content raises :class:`BenchmarkConflict`.
     Invalid files raise :class:`BenchmarkInvalid`. Preparing needs WordNet.
     """
     data = parse_split(raw)
@@ -135,8 +139,8 @@ def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, s
                 f"{name} {version} {split} already exists with different content "
                 f"(checksum {existing.checksum[:12]}, offered {checksum[:12]}); "
                 "import it under a new version instead")
-        if make_default and not existing.is_default:
-            _set_default(session, existing)
+        if with_board:
+            create_board(session, existing, make_default=make_default)
             session.commit()
         return existing
     prepared = prepare_split(data, name=f"{name}-{version}-{split}", bootstrap=bootstrap,
@@ -148,26 +152,17 @@ def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, s
         prepared_bytes=prepared.to_bytes(), scorer_version=SCORER_VERSION)
     session.add(benchmark)
     session.flush()
-    if make_default or default_benchmark(session) is None:
-        _set_default(session, benchmark)
+    if with_board:
+        create_board(session, benchmark, make_default=make_default)
     session.commit()
     _CACHE[(checksum, SCORER_VERSION)] = prepared
     return benchmark
 
 
-def _set_default(session: Session, benchmark: Benchmark) -> None:
-    for other in session.exec(select(Benchmark).where(Benchmark.is_default)).all():
-        if other.id != benchmark.id:
-            other.is_default = False
-            session.add(other)
-    benchmark.is_default = True
-    session.add(benchmark)
-
-
 def default_benchmark(session: Session) -> Benchmark | None:
-    """The split the site shows and the API scores against when none is named."""
-    return session.exec(select(Benchmark).where(Benchmark.is_default)
-                        .order_by(Benchmark.id.desc())).first()
+    """The split of the default board (what the site shows first)."""
+    board = default_board(session)
+    return session.get(Benchmark, board.benchmark_id) if board is not None else None
 
 
 def find_benchmark(session: Session, name: str, version: str | None = None,
@@ -205,6 +200,19 @@ def get_prepared(benchmark: Benchmark) -> PreparedSplit:
                 prepared = PreparedSplit.from_bytes(benchmark.prepared_bytes)
                 _CACHE[key] = prepared
     return prepared
+
+
+_CANDIDATES: dict[str, dict[str, list[str]]] = {}
+
+
+def get_candidates(benchmark: Benchmark) -> dict[str, list[str]]:
+    """Target id -> the candidates a ranking-track system must score (public, from the
+    split's source), decoded once per process per split."""
+    found = _CANDIDATES.get(benchmark.checksum)
+    if found is None:
+        found = _CANDIDATES[benchmark.checksum] = candidates_by_target(
+            parse_split(benchmark.source_bytes))
+    return found
 
 
 def reprepare_stale(session: Session) -> list[Benchmark]:

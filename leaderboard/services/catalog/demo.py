@@ -14,6 +14,7 @@ from sqlmodel import Session, select
 from leaderboard.config import PROJECT_ROOT
 from leaderboard.models import Benchmark, Submission, SubmissionStatus, Team
 from leaderboard.services.catalog.benchmarks import import_benchmark
+from leaderboard.services.catalog.boards import import_board
 
 DEMO_DIR = PROJECT_ROOT / "leaderboard" / "demo"
 DEMO_NAME, DEMO_VERSION, DEMO_SPLIT = "swords-demo", "1", "test"
@@ -39,6 +40,7 @@ def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
     benchmark = import_benchmark(
         session=session, raw=(DEMO_DIR / "demo_split.json").read_bytes(), name=DEMO_NAME,
         version=DEMO_VERSION, split=DEMO_SPLIT, hidden=True, make_default=True)
+    board = import_board(session, benchmark)
     pending: list[int] = []
     for stem, (team_name, system_name, description) in DEMO_ENTRIES.items():
         path = DEMO_DIR / "submissions" / f"{stem}.json"
@@ -56,7 +58,8 @@ def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
             raw = path.read_bytes()
             lemmatized = json.loads(raw).get("substitutes_lemmatized")
             submission = Submission(
-                team_id=team.id, benchmark_id=benchmark.id, system_name=system_name,
+                team_id=team.id, benchmark_id=benchmark.id, board_id=board.id,
+                system_name=system_name,
                 description=description, filename=path.name, file_bytes=raw,
                 file_sha256=hashlib.sha256(raw).hexdigest(), file_size=len(raw),
                 substitutes_lemmatized=lemmatized if isinstance(lemmatized, bool) else None,

@@ -83,12 +83,6 @@ def add_reference(*, session: Session, benchmark: Benchmark, name: str, kind: st
     return row
 
 
-def benchmarks_showing(session: Session, benchmark: Benchmark) -> list[Benchmark]:
-    """Splits whose ranking shows references of ``benchmark`` (same name and version)."""
-    return list(session.exec(select(Benchmark).where(
-        Benchmark.name == benchmark.name, Benchmark.version == benchmark.version)).all())
-
-
 def rescore_references(session: Session, *, force: bool = False) -> list[ReferenceSystem]:
     """Re-score every reference row with an older scorer version (all with ``force``)."""
     done = []
@@ -137,6 +131,7 @@ def import_shared(*, session: Session, data_dir: Path, name: str = "swords",
                                      "is not imported")
             existing = import_benchmark(session=session, raw=path.read_bytes(), name=name,
                                         version=version, split=split, hidden=True,
+                                        with_board=split == "test",
                                         bootstrap=bootstrap, seed=seed)
         splits[split] = existing
     rows = []

@@ -64,7 +64,7 @@ def set_hidden(session: Session, *, submission_id: int, hidden: bool, reason: st
     audit(session, actor_id=actor_id, action="hide" if hidden else "unhide",
           object_type="submission", object_id=submission.id, reason=reason)
     session.flush()
-    snapshots.refresh_snapshot(session=session, benchmark_id=submission.benchmark_id)
+    snapshots.refresh_snapshot(session=session, board_id=submission.board_id)
     session.commit()
     return submission
 
@@ -83,9 +83,9 @@ def set_team_disabled(session: Session, *, team_id: int, disabled: bool, reason:
     audit(session, actor_id=actor_id, action="disable_team" if disabled else "enable_team",
           object_type="team", object_id=team.id, reason=reason)
     session.flush()
-    for benchmark_id in session.exec(select(Submission.benchmark_id).where(
+    for board_id in session.exec(select(Submission.board_id).where(
             Submission.team_id == team.id, col(Submission.is_public).is_(True)).distinct()):
-        snapshots.refresh_snapshot(session=session, benchmark_id=benchmark_id)
+        snapshots.refresh_snapshot(session=session, board_id=board_id)
     session.commit()
     return team
 

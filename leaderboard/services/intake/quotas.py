@@ -1,4 +1,5 @@
-"""Per-team quotas: scored submissions per UTC day and in total, and a cap on all attempts.
+"""Per-team, per-leaderboard quotas: scored submissions per UTC day and in total, and a cap
+on all attempts. A dev-phase board has its own, larger numbers (``DEV_*`` settings).
 
 Invalid uploads and failures on our side never count toward the scored quotas; queued and
 running submissions do (otherwise parallel uploads could overshoot the quota). Every
@@ -15,7 +16,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from leaderboard.models import Submission, SubmissionStatus, Team, utcnow
+from leaderboard.models import Board, Phase, Submission, SubmissionStatus, Team, utcnow
 
 COUNTED = (SubmissionStatus.QUEUED, SubmissionStatus.RUNNING, SubmissionStatus.SCORED)
 
@@ -74,9 +75,10 @@ def day_start(now: datetime) -> datetime:
     return datetime.combine(now.date(), time(0), tzinfo=now.tzinfo)
 
 
-def _count(session: Session, team_id: int, since: datetime | None,
+def _count(session: Session, team_id: int, board_id: int, since: datetime | None,
            statuses: tuple[str, ...] | None) -> int:
-    query = select(func.count()).select_from(Submission).where(Submission.team_id == team_id)
+    query = select(func.count()).select_from(Submission).where(
+        Submission.team_id == team_id, Submission.board_id == board_id)
     if since is not None:
         query = query.where(Submission.created_at >= since)
     if statuses is not None:
@@ -84,9 +86,9 @@ def _count(session: Session, team_id: int, since: datetime | None,
     return int(session.exec(query).one())
 
 
-def quota_status(*, session: Session, team: Team, settings: dict[str, Any],
+def quota_status(*, session: Session, team: Team, board: Board, settings: dict[str, Any],
                  now: datetime | None = None) -> QuotaStatus:
-    """Usage of ``team`` at ``now`` (default: the current time).
+    """Usage of ``team`` on ``board`` at ``now`` (default: the current time).
 
     An admin's quota reset (``team.quota_reset_at``) starts every window afresh.
     """
@@ -94,9 +96,11 @@ def quota_status(*, session: Session, team: Team, settings: dict[str, Any],
     start = day_start(now)
     reset = team.quota_reset_at
     today = max(start, reset) if reset else start
+    prefix = "DEV_" if board.phase == Phase.DEV else ""
     return QuotaStatus(
-        scored_today=_count(session, team.id, today, COUNTED),
-        scored_total=_count(session, team.id, reset, COUNTED),
-        attempts_today=_count(session, team.id, today, None),
-        daily_quota=settings["DAILY_SCORED_QUOTA"], total_quota=settings["TOTAL_SCORED_QUOTA"],
-        attempt_cap=settings["DAILY_ATTEMPT_CAP"], resets_at=start + timedelta(days=1))
+        scored_today=_count(session, team.id, board.id, today, COUNTED),
+        scored_total=_count(session, team.id, board.id, reset, COUNTED),
+        attempts_today=_count(session, team.id, board.id, today, None),
+        daily_quota=settings[f"{prefix}DAILY_SCORED_QUOTA"],
+        total_quota=settings[f"{prefix}TOTAL_SCORED_QUOTA"],
+        attempt_cap=settings[f"{prefix}DAILY_ATTEMPT_CAP"], resets_at=start + timedelta(days=1))

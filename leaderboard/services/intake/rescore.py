@@ -53,11 +53,12 @@ def rescore_all(*, session: Session, connection: Redis, queue_name: str, job_tim
     session.commit()
     rescored = references.rescore_references(session, force=force)
     report.references = [r.id for r in rescored]
-    splits = {r.benchmark_id for r in rescored}
-    shown = {b.id for split_id in splits
-             for b in references.benchmarks_showing(session, session.get(Benchmark, split_id))}
-    for benchmark_id in sorted(shown):
-        snapshots.refresh_snapshot(session=session, benchmark_id=benchmark_id)
+    refreshed: set[int | None] = set()
+    for split_id in sorted({r.benchmark_id for r in rescored}):
+        benchmark = session.get(Benchmark, split_id)
+        if benchmark is not None and benchmark.id not in refreshed:
+            refreshed |= {b.benchmark_id for b in snapshots.refresh_boards_of(session, benchmark)}
+            refreshed.add(benchmark.id)
     session.commit()
     rows = stale_submissions(session, force=force)
     now = utcnow()

@@ -18,27 +18,48 @@ from sqlalchemy import update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from leaderboard.models import Benchmark, Result, Submission, SubmissionStatus, utcnow
-from leaderboard.scoring import SCORER_VERSION, score_submission, validate_submission
+from leaderboard.models import Benchmark, Board, Result, Submission, SubmissionStatus, Track, utcnow
+from leaderboard.scoring import (
+    SCORER_VERSION,
+    PreparedSplit,
+    ValidationReport,
+    score_submission,
+    validate_submission,
+)
+from leaderboard.scoring.ranking_track import validate_ranking_submission
 
 log = logging.getLogger(__name__)
 
 
-def validate_upload(*, benchmark: Benchmark, raw: bytes, settings: dict[str, Any]) -> dict:
-    """Dry run: the full validation report of ``raw`` against the split (no gold-derived data).
+def validate_upload(*, board: Board, raw: bytes, settings: dict[str, Any]) -> dict:
+    """Dry run: the full validation report of ``raw`` for the board (no gold-derived data).
 
-    Validation reads only the split's public target ids; nothing is stored or counted.
+    Validation reads only the split's public target ids (and, on the ranking track, its
+    public candidate lists); nothing is stored or counted.
     """
-    from leaderboard.services.catalog.benchmarks import get_prepared
+    from leaderboard.db import get_session
+    from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared
 
-    report = validate_submission(raw, get_prepared(benchmark),
-                                 max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
-                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
-                                 max_structure=settings["MAX_JSON_VALUES"],
-                                 max_token=settings["MAX_JSON_TOKEN_BYTES"],
-                                 max_substitutes_bytes=settings["MAX_SUBSTITUTES_BYTES"],
-                                 min_answered_fraction=min_coverage(benchmark, settings))
-    return report.to_dict()
+    benchmark = get_session().get(Benchmark, board.benchmark_id)
+    candidates = get_candidates(benchmark) if board.track == Track.RANKING else None
+    return validate_for_track(raw, get_prepared(benchmark), candidates, settings,
+                              min_coverage(benchmark, settings)).to_dict()
+
+
+def validate_for_track(raw: bytes, prepared: PreparedSplit,
+                       candidates: dict[str, list[str]] | None, settings: dict[str, Any],
+                       coverage: float) -> ValidationReport:
+    """Validate with the site's limits; with ``candidates`` (ranking track) every answered
+    target must score each of its candidates and nothing else."""
+    options = {"max_bytes": settings["MAX_DECOMPRESSED_BYTES"],
+               "max_substitutes": settings["MAX_SUBSTITUTES_PER_TARGET"],
+               "max_structure": settings["MAX_JSON_VALUES"],
+               "max_token": settings["MAX_JSON_TOKEN_BYTES"],
+               "max_substitutes_bytes": settings["MAX_SUBSTITUTES_BYTES"],
+               "min_answered_fraction": coverage}
+    if candidates is not None:
+        return validate_ranking_submission(raw, prepared, candidates, **options)
+    return validate_submission(raw, prepared, **options)
 
 
 def min_coverage(benchmark: Benchmark, settings: dict[str, Any]) -> float:
@@ -118,7 +139,7 @@ def score_submission_now(*, engine_or_session: Engine | Session, submission_id: 
                          request_refresh: RefreshRequest | None = None) -> str:
     """Run the whole job for one submission; returns the row's status afterwards.
 
-    When a public result is stored, ``request_refresh(benchmark_id)`` asks for the ranking
+    When a public result is stored, ``request_refresh(board_id)`` asks for the ranking
     to be recomputed (the worker passes ``queue.request_snapshot_refresh``, which coalesces
     a burst into one job); without it, or if it fails, the snapshot is refreshed here.
     ``invalid`` lists every problem and is final. Our own errors re-queue the row with
@@ -145,24 +166,25 @@ def score_submission_now(*, engine_or_session: Engine | Session, submission_id: 
 
 def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
          request_refresh: RefreshRequest | None) -> str:
-    from leaderboard.services.catalog.benchmarks import get_prepared, without_files
+    from leaderboard.services.catalog.benchmarks import (
+        get_candidates,
+        get_prepared,
+        without_files,
+    )
 
     with Session(engine) as session:
         submission = session.get(Submission, submission_id)
+        board = session.get(Board, submission.board_id)
         benchmark = session.get(Benchmark, submission.benchmark_id, options=without_files())
         prepared = get_prepared(benchmark)  # reads prepared_bytes only on a cache miss
+        candidates = get_candidates(benchmark) if board.track == Track.RANKING else None
         raw = submission.file_bytes
         # A re-score (after a scorer change) keeps judging the file by the rules it passed.
         rescoring = session.exec(select(Result.id).where(
             Result.submission_id == submission_id)).first() is not None
         coverage = 0.0 if rescoring else min_coverage(benchmark, settings)
     del submission, benchmark  # the upload is held by `raw` alone, and freed once parsed
-    report = validate_submission(raw, prepared, max_bytes=settings["MAX_DECOMPRESSED_BYTES"],
-                                 max_substitutes=settings["MAX_SUBSTITUTES_PER_TARGET"],
-                                 max_structure=settings["MAX_JSON_VALUES"],
-                                 max_token=settings["MAX_JSON_TOKEN_BYTES"],
-                                 max_substitutes_bytes=settings["MAX_SUBSTITUTES_BYTES"],
-                                 min_answered_fraction=coverage)
+    report = validate_for_track(raw, prepared, candidates, settings, coverage)
     del raw
     warnings = [p.message for p in report.warnings]
     lemmatized = report.submission.substitutes_lemmatized if report.submission else None
@@ -210,29 +232,29 @@ def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
         session.add(row)
         session.commit()
         public = row.is_public and not row.hidden
-        benchmark_id = row.benchmark_id
+        board_id = row.board_id
     if status == SubmissionStatus.SCORED and public:
         if request_refresh is not None:
             try:
-                request_refresh(benchmark_id)
+                request_refresh(board_id)
                 return status
             except Exception:
-                log.warning("could not request a ranking refresh of benchmark %s; "
-                            "refreshing here", benchmark_id, exc_info=True)
-        refresh_ranking(engine, benchmark_id)
+                log.warning("could not request a ranking refresh of leaderboard %s; "
+                            "refreshing here", board_id, exc_info=True)
+        refresh_ranking(engine, board_id)
     return status
 
 
-def refresh_ranking(engine: Engine, benchmark_id: int) -> None:
-    """Recompute the benchmark's snapshot (site engineer's service); a failure only logs."""
+def refresh_ranking(engine: Engine, board_id: int) -> None:
+    """Recompute the board's snapshot (site engineer's service); a failure only logs."""
     try:
         from leaderboard.services.ranking.snapshots import refresh_snapshot
 
         with Session(engine) as session:
-            refresh_snapshot(session=session, benchmark_id=benchmark_id)
+            refresh_snapshot(session=session, board_id=board_id)
             session.commit()
     except Exception:
-        log.exception("refreshing the ranking of benchmark %s failed", benchmark_id)
+        log.exception("refreshing the ranking of leaderboard %s failed", board_id)
 
 
 def retry_delay(settings: dict[str, Any], run: int) -> float:

@@ -15,7 +15,7 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from leaderboard.models import Benchmark, Result, Submission, SubmissionStatus, Team, utcnow
+from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, utcnow
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.textcheck import TextRefused, check_text
 
@@ -82,11 +82,11 @@ def lock_team(session: Session, team_id: int) -> None:
         session.execute(update(Team).where(Team.id == team_id).values(id=Team.id))
 
 
-def _find_duplicate(session: Session, team: Team, benchmark: Benchmark,
+def _find_duplicate(session: Session, team: Team, board: Board,
                     digest: str) -> Submission | None:
     # A failed submission (our fault) may be uploaded again and scored anew.
     return session.exec(select(Submission).where(
-        Submission.team_id == team.id, Submission.benchmark_id == benchmark.id,
+        Submission.team_id == team.id, Submission.board_id == board.id,
         Submission.file_sha256 == digest, Submission.status != SubmissionStatus.FAILED,
     ).order_by(Submission.id)).first()
 
@@ -103,7 +103,7 @@ def _replay(existing: Submission, digest: str) -> Accepted:
     return Accepted(existing, False, "idempotent_replay")
 
 
-def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw: bytes,
+def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
                       system_name: str, settings: dict[str, Any], description: str = "",
                       paper_url: str = "", code_url: str = "", filename: str = "",
                       is_public: bool = False, submitted_by_id: int | None = None,
@@ -112,9 +112,9 @@ def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw
     """Store an upload as a queued submission and commit; the caller then enqueues it.
 
     Same ``idempotency_key`` with the same bytes returns the earlier submission (409 with
-    other bytes); identical bytes already uploaded by the team on this split return that
+    other bytes); identical bytes already uploaded by the team to this board return that
     submission. Raises :class:`SubmissionError` for a missing name, oversize file or an
-    exhausted quota (429 with ``resets_at``).
+    exhausted quota of the board (429 with ``resets_at``).
     """
     now = now or utcnow()
     check_fields(system_name=system_name, description=description, paper_url=paper_url,
@@ -132,16 +132,17 @@ def create_submission(*, session: Session, team: Team, benchmark: Benchmark, raw
         existing = _by_idempotency_key(session, team, idempotency_key)
         if existing is not None:
             return _replay(existing, digest)
-    duplicate = _find_duplicate(session, team, benchmark, digest)
+    duplicate = _find_duplicate(session, team, board, digest)
     if duplicate is not None:
         return Accepted(duplicate, False, "duplicate")
-    quota = quota_status(session=session, team=team, settings=settings, now=now)
+    quota = quota_status(session=session, team=team, board=board, settings=settings, now=now)
     refusal = quota.refusal()
     if refusal:
         raise SubmissionError(429, "quota_exceeded", refusal,
                               resets_at=quota.refusal_resets_at())
     submission = Submission(
-        team_id=team.id, benchmark_id=benchmark.id, submitted_by_id=submitted_by_id,
+        team_id=team.id, benchmark_id=board.benchmark_id, board_id=board.id,
+        submitted_by_id=submitted_by_id,
         system_name=system_name, description=description.strip(),
         paper_url=paper_url.strip(), code_url=code_url.strip(), filename=filename[:255],
         file_bytes=raw, file_sha256=digest, file_size=len(raw), is_public=is_public,
@@ -211,13 +212,13 @@ def current_result(session: Session, submission_id: int) -> Result | None:
 
 
 def set_public(*, session: Session, submission: Submission, public: bool) -> None:
-    """Publish or unpublish; refreshes the benchmark's ranking snapshot; commits."""
+    """Publish or unpublish; refreshes the board's ranking snapshot; commits."""
     submission.is_public = public
     session.add(submission)
     session.flush()
     from leaderboard.services.ranking.snapshots import refresh_snapshot
 
-    refresh_snapshot(session=session, benchmark_id=submission.benchmark_id)
+    refresh_snapshot(session=session, board_id=submission.board_id)
     session.commit()
 
 
@@ -241,11 +242,13 @@ def rounded(value: Any, decimals: int = SHOWN_DECIMALS) -> Any:
     return value
 
 
-def submission_dict(submission: Submission, result: Result | None, *,
+def submission_dict(submission: Submission, result: Result | None, *, board: Board,
                     brief: bool = False) -> dict[str, Any]:
-    """JSON form for the submission's own team (never anything derived from gold per target)."""
+    """JSON form for the submission's own team (never anything derived from gold per target
+    here: the dev phase's diagnostics have their own route)."""
     data: dict[str, Any] = {
-        "id": submission.id, "status": submission.status, "progress": submission.progress,
+        "id": submission.id, "leaderboard": board.slug, "track": board.track,
+        "status": submission.status, "progress": submission.progress,
         "system_name": submission.system_name, "is_public": submission.is_public,
         "created_at": _iso(submission.created_at), "finished_at": _iso(submission.finished_at),
         "file_sha256": submission.file_sha256,

@@ -3,7 +3,7 @@
 A request costs one indexed query for the latest snapshot's id. Everything derived from a
 snapshot is kept per process and keyed by that id, so a new snapshot invalidates it all:
 
-- the parsed snapshot JSON (one per benchmark; parsed by one thread while the others wait,
+- the parsed snapshot JSON (one per board; parsed by one thread while the others wait,
   instead of every concurrent request parsing the same 15 MB on a cold process);
 - built ranking tables per query (LRU);
 - finished response bodies per (snapshot, kind, query) as bytes, with a gzipped copy (LRU),
@@ -43,17 +43,17 @@ _bodies: OrderedDict[tuple, CachedBody] = OrderedDict()
 
 @dataclass(frozen=True)
 class SnapshotRef:
-    """Identity of a benchmark's latest snapshot (no data loaded)."""
+    """Identity of a board's latest snapshot (no data loaded)."""
 
     engine: str
-    benchmark_id: int
+    board_id: int
     id: int
     created_at: datetime
 
     @property
     def key(self) -> tuple:
         """Cache key: ids restart in a fresh database, the creation time tells them apart."""
-        return (self.engine, self.benchmark_id, self.id, str(self.created_at))
+        return (self.engine, self.board_id, self.id, str(self.created_at))
 
 
 @dataclass(frozen=True)
@@ -65,16 +65,16 @@ class CachedBody:
     etag: str
 
 
-def latest_snapshot(session: Session, benchmark_id: int) -> SnapshotRef:
-    """The latest snapshot of a benchmark (computes and commits one if none exists yet)."""
+def latest_snapshot(session: Session, board_id: int) -> SnapshotRef:
+    """The latest snapshot of a board (computes and commits one if none exists yet)."""
     latest = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.created_at)
-                          .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
+                          .where(LeaderboardSnapshot.board_id == board_id)
                           .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
     if latest is None:
-        snapshot = refresh_snapshot(session=session, benchmark_id=benchmark_id)
+        snapshot = refresh_snapshot(session=session, board_id=board_id)
         session.commit()
         latest = (snapshot.id, snapshot.created_at)
-    return SnapshotRef(str(session.get_bind().url), benchmark_id, int(latest[0]), latest[1])
+    return SnapshotRef(str(session.get_bind().url), board_id, int(latest[0]), latest[1])
 
 
 def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
@@ -104,24 +104,24 @@ def _upgraded(session: Session, ref: SnapshotRef, data: dict[str, Any]) -> dict[
     blocks) is recomputed once, so no page mixes the old and the new rule after a deploy."""
     if not data or int(data.get("format", 0)) >= SNAPSHOT_FORMAT:
         return data
-    fresh = refresh_snapshot(session=session, benchmark_id=ref.benchmark_id)
+    fresh = refresh_snapshot(session=session, board_id=ref.board_id)
     session.commit()
     return fresh.data
 
 
-def snapshot_data(session: Session, benchmark_id: int) -> tuple[int | None, dict[str, Any]]:
+def snapshot_data(session: Session, board_id: int) -> tuple[int | None, dict[str, Any]]:
     """The latest snapshot's (id, data), cached per process."""
-    ref = latest_snapshot(session, benchmark_id)
+    ref = latest_snapshot(session, board_id)
     return ref.id, load_data(session, ref)
 
 
-def ranking_rows(*, session: Session, benchmark_id: int, pos: str | None = None,
+def ranking_rows(*, session: Session, board_id: int, pos: str | None = None,
                  sort: str | None = None, direction: str | None = None,
                  view: str | None = None, ref: SnapshotRef | None = None,
                  entries: str | None = None, q: str | None = None) -> RankingTable:
     """The ranking table as shown (see :class:`RankingTable`), built once per snapshot and
     query; raises :class:`~leaderboard.services.ranking.ranking_table.BadQuery`."""
-    ref = ref or latest_snapshot(session, benchmark_id)
+    ref = ref or latest_snapshot(session, board_id)
     key = (ref.key, pos, sort, direction, view, entries, q)
     table = _tables.get(key)
     if table is None:
@@ -163,7 +163,7 @@ def cached_value(ref: SnapshotRef, kind: str, variant: tuple,
 def etag_for(ref: SnapshotRef, kind: str, variant: tuple) -> str:
     """Validator for a cached body: same snapshot, kind, query and markup version, same ETag
     in every worker process (no body hashing needed to answer 304)."""
-    text = repr((CACHE_VERSION, ref.id, str(ref.created_at), ref.benchmark_id, kind, variant))
+    text = repr((CACHE_VERSION, ref.id, str(ref.created_at), ref.board_id, kind, variant))
     return hashlib.sha1(text.encode()).hexdigest()[:20]
 
 

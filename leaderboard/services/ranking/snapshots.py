@@ -15,23 +15,28 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+from sqlalchemy import and_, or_
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from leaderboard.models import (
     Benchmark,
+    Board,
     LeaderboardSnapshot,
     ReferenceSystem,
+    ReportedRow,
     Result,
     Submission,
     SubmissionStatus,
     Team,
+    Track,
     utcnow,
 )
 from leaderboard.scoring import TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
 from leaderboard.scoring.significance import conservative_ranks, p_beats_rows
 from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
+from leaderboard.services.catalog.boards import board_title
 from leaderboard.services.ranking import ranking_stats as rs
 from leaderboard.services.ranking.metric_info import DISPLAYED, HEADLINES, POS_VALUES, VIEWS
 
@@ -48,7 +53,7 @@ RESAMPLE_CHUNK = 16
 
 
 def public_submissions(session: Session,
-                       benchmark_id: int) -> list[tuple[Submission, Result, Team]]:
+                       board_id: int) -> list[tuple[Submission, Result, Team]]:
     """Public, non-hidden submissions of enabled teams that have a current result.
 
     Selected by the result, not by status: a submission re-queued for re-scoring (queued or
@@ -59,7 +64,7 @@ def public_submissions(session: Session,
         select(Submission, Result, Team)
         .join(Result, col(Result.submission_id) == col(Submission.id))
         .join(Team, col(Team.id) == col(Submission.team_id))
-        .where(Submission.benchmark_id == benchmark_id,
+        .where(Submission.board_id == board_id,
                Submission.status != SubmissionStatus.INVALID,
                col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
                col(Result.is_current).is_(True), col(Team.disabled).is_(False))
@@ -69,14 +74,23 @@ def public_submissions(session: Session,
     return list(session.exec(stmt).all())
 
 
-def reference_rows(session: Session, benchmark: Benchmark) -> list[dict[str, Any]]:
+def reference_rows(session: Session, board: Board,
+                   benchmark: Benchmark) -> list[dict[str, Any]]:
     """Reference systems of the benchmark's name/version (any split), merged by name.
 
     Humans comes as several rows of one name, each providing the keys in ``metric_keys``.
+    A board shows the rows made for its track; a ranking board also shows Humans (their GAP
+    is an upper reference there too), never the oracle lists, whose GAP is a generative one.
     """
+    if board.track == Track.RANKING:
+        shown = or_(col(ReferenceSystem.track) == Track.RANKING,
+                    and_(col(ReferenceSystem.track).is_(None), ReferenceSystem.kind == "human"))
+    else:
+        shown = or_(col(ReferenceSystem.track).is_(None), ReferenceSystem.track == board.track)
     stmt = (select(ReferenceSystem, Benchmark)
             .join(Benchmark, col(Benchmark.id) == col(ReferenceSystem.benchmark_id))
-            .where(Benchmark.name == benchmark.name, Benchmark.version == benchmark.version)
+            .where(Benchmark.name == benchmark.name, Benchmark.version == benchmark.version,
+                   shown)
             .order_by(col(ReferenceSystem.id))
             .options(defer(ReferenceSystem.file_bytes), *_BENCHMARK_FILES))
     merged: dict[str, dict[str, Any]] = {}
@@ -99,7 +113,7 @@ def reference_rows(session: Session, benchmark: Benchmark) -> list[dict[str, Any
                 if key in block.get("intervals", {}):
                     target["intervals"][key] = block["intervals"][key]
         row["note"] = row["note"] or ref.note
-    kinds = {"human": 0, "oracle": 1}
+    kinds = {"human": 0, "oracle": 1, "random": 2}
     return sorted(merged.values(), key=lambda r: (kinds.get(r["kind"], 2), r["name"]))
 
 
@@ -219,9 +233,20 @@ def _resample_group(stats: list[TargetStats | None], pos: str | None
     return members, collected
 
 
-def compute_snapshot_data(session: Session, benchmark: Benchmark) -> dict[str, Any]:
-    """Everything the public pages show about a benchmark, as JSON-ready data."""
-    rows = public_submissions(session, benchmark.id)  # type: ignore[arg-type]
+def reported_rows(session: Session, board_id: int) -> list[dict[str, Any]]:
+    """Rows with a publication's numbers (never re-scored, never ranked), in the order added."""
+    rows = session.exec(select(ReportedRow).where(ReportedRow.board_id == board_id)
+                        .order_by(col(ReportedRow.id))).all()
+    return [{"name": r.name, "metrics": dict(r.metrics or {}), "citation": r.citation,
+             "url": r.url, "source": r.source, "note": r.note,
+             "benchmark": {"name": r.benchmark_name, "version": r.benchmark_version,
+                           "split": r.benchmark_split}} for r in rows]
+
+
+def compute_snapshot_data(session: Session, board: Board,
+                          benchmark: Benchmark) -> dict[str, Any]:
+    """Everything the public pages show about a board, as JSON-ready data."""
+    rows = public_submissions(session, board.id)  # type: ignore[arg-type]
     systems = []
     for sub, result, team in rows:
         systems.append({
@@ -263,29 +288,33 @@ def compute_snapshot_data(session: Session, benchmark: Benchmark) -> dict[str, A
         "benchmark": {"id": benchmark.id, "name": benchmark.name, "version": benchmark.version,
                       "split": benchmark.split, "n_targets": benchmark.n_targets,
                       "checksum": benchmark.checksum},
+        "board": {"id": board.id, "slug": board.slug, "track": board.track,
+                  "phase": board.phase, "title": board_title(board, benchmark)},
         "systems": systems,
         "stats": per_pos,
         "best": best,
         "pairwise": pairwise,
-        "references": reference_rows(session, benchmark),
+        "references": reference_rows(session, board, benchmark),
+        "reported": reported_rows(session, board.id),  # type: ignore[arg-type]
     }
 
 
-def refresh_snapshot(*, session: Session, benchmark_id: int) -> LeaderboardSnapshot:
-    """Recompute the public ranking of a benchmark and store it as a new snapshot.
+def refresh_snapshot(*, session: Session, board_id: int) -> LeaderboardSnapshot:
+    """Recompute the public ranking of a board and store it as a new snapshot.
 
     Called after a result is stored and on publish/hide/unhide/reference changes. Older
-    snapshots of the benchmark beyond the last few are deleted. The caller commits.
+    snapshots of the board beyond the last few are deleted. The caller commits.
     """
-    benchmark = session.get(Benchmark, benchmark_id, options=_BENCHMARK_FILES)
-    if benchmark is None:
-        raise ValueError(f"no benchmark {benchmark_id}")
-    snapshot = LeaderboardSnapshot(benchmark_id=benchmark_id,
-                                   data=compute_snapshot_data(session, benchmark))
+    board = session.get(Board, board_id)
+    if board is None:
+        raise ValueError(f"no leaderboard {board_id}")
+    benchmark = session.get(Benchmark, board.benchmark_id, options=_BENCHMARK_FILES)
+    snapshot = LeaderboardSnapshot(benchmark_id=board.benchmark_id, board_id=board_id,
+                                   data=compute_snapshot_data(session, board, benchmark))
     session.add(snapshot)
     session.flush()
     old = session.exec(select(LeaderboardSnapshot)
-                       .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
+                       .where(LeaderboardSnapshot.board_id == board_id)
                        .order_by(col(LeaderboardSnapshot.id).desc())
                        .offset(KEEP_SNAPSHOTS)).all()
     for row in old:
@@ -294,10 +323,14 @@ def refresh_snapshot(*, session: Session, benchmark_id: int) -> LeaderboardSnaps
     return snapshot
 
 
-def current_benchmark(session: Session) -> Benchmark | None:
-    """The benchmark the site ranks: the default one, else the most recent."""
-    bench = session.exec(select(Benchmark).where(col(Benchmark.is_default).is_(True))
-                         .order_by(col(Benchmark.id).desc())).first()
-    if bench is None:
-        bench = session.exec(select(Benchmark).order_by(col(Benchmark.id).desc())).first()
-    return bench
+
+def refresh_boards_of(session: Session, benchmark: Benchmark) -> list[Board]:
+    """Refresh every board of the split's benchmark name and version (reference rows of any
+    of its splits are shown on all of them); the caller commits."""
+    boards = session.exec(select(Board)
+                          .join(Benchmark, col(Benchmark.id) == col(Board.benchmark_id))
+                          .where(Benchmark.name == benchmark.name,
+                                 Benchmark.version == benchmark.version)).all()
+    for board in boards:
+        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
+    return list(boards)

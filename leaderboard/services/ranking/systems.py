@@ -48,6 +48,7 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
     return {
         "id": sub.id, "system": sub.system_name, "team": team.name if team else "",
         "team_id": sub.team_id, "benchmark_id": sub.benchmark_id,
+        "board_id": sub.board_id,
         "description": sub.description, "paper_url": sub.paper_url, "code_url": sub.code_url,
         "date": sub.created_at.isoformat()[:10], "status": sub.status,
         "public": sub.is_public and not sub.hidden, "hidden": sub.hidden,

@@ -1,0 +1,143 @@
+"""Leaderboards (boards): a benchmark split × track × phase, each with its own ranking.
+
+A split imported with :func:`~leaderboard.services.catalog.benchmarks.import_benchmark` gets
+its generative board; more are made with :func:`create_board` (``leaderboard board
+create``). One board is the default: what ``/`` shows and what an upload goes to when it
+names none.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from leaderboard.models import Benchmark, Board, Phase, Track
+
+SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]{0,119}$")
+
+
+class BoardError(ValueError):
+    """A board that cannot be made or found as asked; the message says why."""
+
+
+def default_slug(benchmark: Benchmark, track: str, phase: str) -> str:
+    """``swords-v1.1-test-generative``; the phase is added only when it is not the split's name."""
+    parts = [benchmark.name, f"v{benchmark.version}", benchmark.split, track]
+    if phase != benchmark.split:
+        parts.append(phase)
+    return re.sub(r"[^a-z0-9.]+", "-", "-".join(parts).lower()).strip("-")[:120]
+
+
+def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.GENERATIVE,
+                 phase: str | None = None, slug: str | None = None,
+                 make_default: bool = False) -> Board:
+    """The board of ``benchmark`` for ``track`` and ``phase``, made if absent; flushes.
+
+    ``phase`` defaults to test for a split with hidden labels and dev otherwise. A dev board
+    shows the gold, so it is refused on a split whose labels are hidden.
+    """
+    if track not in Track.ALL:
+        raise BoardError(f"track must be one of {', '.join(Track.ALL)}, not {track!r}")
+    phase = phase or (Phase.TEST if benchmark.hidden else Phase.DEV)
+    if phase not in Phase.ALL:
+        raise BoardError(f"phase must be one of {', '.join(Phase.ALL)}, not {phase!r}")
+    if phase == Phase.DEV and benchmark.hidden:
+        raise BoardError(
+            f"{describe_benchmark(benchmark)} has hidden labels; a dev board would show them "
+            "in its diagnostics. Import a split with public labels (benchmark import --public).")
+    existing = session.exec(select(Board).where(
+        Board.benchmark_id == benchmark.id, Board.track == track, Board.phase == phase)).first()
+    if existing is None:
+        slug = slug or default_slug(benchmark, track, phase)
+        if not SLUG_PATTERN.match(slug):
+            raise BoardError(f"slug {slug!r} must be lower-case letters, digits, '.' and '-'")
+        if board_by_slug(session, slug) is not None:
+            raise BoardError(f"a board with slug {slug!r} exists already")
+        existing = Board(slug=slug, benchmark_id=benchmark.id, track=track, phase=phase)
+        session.add(existing)
+        session.flush()
+    if make_default or default_board(session) is None:
+        set_default(session, existing)
+    session.flush()
+    return existing
+
+
+def set_default(session: Session, board: Board) -> None:
+    """Make ``board`` the one ``/`` shows; flushes."""
+    for other in session.exec(select(Board).where(Board.is_default)).all():
+        if other.id != board.id:
+            other.is_default = False
+            session.add(other)
+    board.is_default = True
+    session.add(board)
+    session.flush()
+
+
+def default_board(session: Session) -> Board | None:
+    """The board ``/`` shows and uploads go to when they name none."""
+    return session.exec(select(Board).where(Board.is_default)
+                        .order_by(col(Board.id).desc())).first()
+
+
+def board_by_slug(session: Session, slug: str) -> Board | None:
+    """The board with this slug, or None."""
+    return session.exec(select(Board).where(Board.slug == slug)).first()
+
+
+def board_or_default(session: Session, slug: str | None) -> Board | None:
+    """The named board (:class:`BoardError` when unknown), or the default one."""
+    if not slug:
+        return default_board(session)
+    board = board_by_slug(session, slug)
+    if board is None:
+        raise BoardError(f"no leaderboard {slug!r}; GET /api/v1/leaderboards lists them")
+    return board
+
+
+def import_board(session: Session, benchmark: Benchmark) -> Board | None:
+    """The generative board that importing the split made (None for a subset imported
+    without one)."""
+    return session.exec(select(Board).where(
+        Board.benchmark_id == benchmark.id, Board.track == Track.GENERATIVE)
+        .order_by(Board.id)).first()
+
+
+def boards_of(session: Session, benchmark_id: int) -> list[Board]:
+    """Every board of a split."""
+    return list(session.exec(select(Board).where(Board.benchmark_id == benchmark_id)
+                             .order_by(Board.id)).all())
+
+
+def list_boards(session: Session) -> list[tuple[Board, Benchmark]]:
+    """Every board with its split: the default first, then test before dev, generative before
+    ranking, newest split first."""
+    rows = session.exec(select(Board, Benchmark)
+                        .join(Benchmark, col(Benchmark.id) == col(Board.benchmark_id))).all()
+    return sorted(rows, key=lambda r: (not r[0].is_default, r[0].phase != Phase.TEST,
+                                       r[0].track != Track.GENERATIVE, -r[1].id, r[0].id))
+
+
+def describe_benchmark(benchmark: Benchmark) -> str:
+    """``swords 1.1 test``."""
+    return f"{benchmark.name} {benchmark.version} {benchmark.split}"
+
+
+def board_title(board: Board, benchmark: Benchmark) -> str:
+    """``swords 1.1 test · generative``, with the phase when it is not the split's name."""
+    title = f"{describe_benchmark(benchmark)} · {board.track}"
+    if board.phase != benchmark.split:
+        title += f" · {board.phase} phase"
+    return title
+
+
+def board_summary(board: Board, benchmark: Benchmark) -> dict[str, Any]:
+    """The JSON form of ``GET /api/v1/leaderboards`` (without the URL)."""
+    return {"slug": board.slug,
+            "benchmark": {"name": benchmark.name, "version": benchmark.version,
+                          "split": benchmark.split},
+            "track": board.track, "phase": board.phase,
+            "labels": "public" if board.labels_public else "hidden",
+            "default": board.is_default, "title": board_title(board, benchmark),
+            "n_targets": benchmark.n_targets}
