@@ -63,3 +63,54 @@ def test_accounts_migration_counts_existing_users_as_verified(database_url):
         assert user.email_verified_at is not None and user.email_verified_at.tzinfo
         assert user.notify_on_finish is False
     engine.dispose()
+
+
+@ALL_DATABASES
+def test_boards_migration_gives_each_split_its_generative_board(database_url):
+    """Existing splits, submissions and snapshots move onto one board per split; the default
+    split's board becomes the default; a public split's board is a dev board."""
+    from sqlalchemy import text
+    from sqlmodel import Session, select
+
+    from leaderboard.models import Board, LeaderboardSnapshot, Submission
+
+    engine = make_engine(database_url)
+    migrate.upgrade(engine, "0003_accounts")
+    with engine.begin() as conn:
+        for name, split, hidden, default in (("swords", "test", True, True),
+                                             ("swords", "dev", False, False)):
+            conn.execute(text(
+                "INSERT INTO benchmark (name, version, split, checksum, hidden, is_default, "
+                "n_targets, source_bytes, prepared_bytes, scorer_version, created_at) VALUES "
+                "(:name, '1.1', :split, 'c', :hidden, :default, 1, :blob, :blob, '1.1.0', "
+                "CURRENT_TIMESTAMP)"),
+                {"name": name, "split": split, "hidden": hidden, "default": default,
+                 "blob": b"-"})
+        conn.execute(text("INSERT INTO team (name, disabled, created_at) "
+                          "VALUES ('Lab', false, CURRENT_TIMESTAMP)"))
+        dev_id = conn.execute(text("SELECT id FROM benchmark WHERE split = 'dev'")).scalar_one()
+        conn.execute(text(
+            "INSERT INTO submission (team_id, benchmark_id, system_name, description, paper_url, "
+            "code_url, filename, file_bytes, file_sha256, file_size, status, progress, errors, "
+            "warnings, failure_reason, attempts, is_public, hidden, hidden_reason, "
+            "scorer_version, created_at) VALUES ((SELECT id FROM team), :bench, 's', '', '', '', "
+            "'', :blob, 'x', 0, 'scored', '', '[]', '[]', '', 1, true, false, '', '', "
+            "CURRENT_TIMESTAMP)"), {"bench": dev_id, "blob": b"{}"})
+        # A result points at the submission, so the submission table cannot simply be copied.
+        conn.execute(text(
+            "INSERT INTO result (submission_id, is_current, scorer_version, split_checksum, "
+            "bootstrap_seed, bootstrap_samples, metrics, intervals, by_pos, counts, "
+            "target_stats, created_at) VALUES ((SELECT id FROM submission), true, '1.1.0', 'c', "
+            "0, 1000, '{}', '{}', '{}', '{}', :blob, CURRENT_TIMESTAMP)"), {"blob": b"-"})
+        conn.execute(text("INSERT INTO leaderboardsnapshot (benchmark_id, data, created_at) "
+                          "VALUES (:bench, '{}', CURRENT_TIMESTAMP)"), {"bench": dev_id})
+    migrate.upgrade(engine)
+    with Session(engine) as session:
+        boards = {b.slug: b for b in session.exec(select(Board)).all()}
+        assert sorted(boards) == ["swords-v1.1-dev-generative", "swords-v1.1-test-generative"]
+        test, dev = boards["swords-v1.1-test-generative"], boards["swords-v1.1-dev-generative"]
+        assert (test.track, test.phase, test.is_default) == ("generative", "test", True)
+        assert (dev.track, dev.phase, dev.is_default) == ("generative", "dev", False)
+        assert session.exec(select(Submission.board_id)).one() == dev.id
+        assert session.exec(select(LeaderboardSnapshot.board_id)).one() == dev.id
+    engine.dispose()

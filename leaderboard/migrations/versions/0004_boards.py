@@ -68,11 +68,17 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f("ix_reportedrow_board_id"), ["board_id"], unique=False)
     with op.batch_alter_table("referencesystem", schema=None) as batch_op:
         batch_op.add_column(sa.Column("track", _String(length=16), nullable=True))
-    for table in ("submission", "leaderboardsnapshot"):
-        with op.batch_alter_table(table, schema=None) as batch_op:
-            batch_op.add_column(sa.Column("board_id", sa.Integer(), nullable=True))
-
     bind = op.get_bind()
+    sqlite = bind.dialect.name == "sqlite"
+    for table in ("submission", "leaderboardsnapshot"):
+        if sqlite:
+            # In place: a batch copy of the table would trip the foreign keys pointing at it
+            # (results at submissions). SQLite keeps the column nullable; the code never
+            # writes a row without a board.
+            op.execute(f"ALTER TABLE {table} ADD COLUMN board_id INTEGER REFERENCES board (id)")
+        else:
+            op.add_column(table, sa.Column("board_id", sa.Integer(), nullable=True))
+
     benchmarks = bind.execute(sa.text(
         "SELECT id, name, version, split, hidden, is_default FROM benchmark ORDER BY id")).all()
     for bench_id, name, version, split, hidden, is_default in benchmarks:
@@ -89,27 +95,26 @@ def upgrade() -> None:
                          {"board": board_id, "bench": bench_id})
 
     for table in ("submission", "leaderboardsnapshot"):
-        with op.batch_alter_table(table, schema=None) as batch_op:
-            batch_op.alter_column("board_id", existing_type=sa.Integer(), nullable=False)
-            batch_op.create_index(batch_op.f(f"ix_{table}_board_id"), ["board_id"], unique=False)
-            batch_op.create_foreign_key(f"fk_{table}_board_id", "board", ["board_id"], ["id"])
-    # The default is a board's now, not a split's.
-    with op.batch_alter_table("benchmark", schema=None) as batch_op:
-        batch_op.drop_column("is_default")
+        op.create_index(f"ix_{table}_board_id", table, ["board_id"], unique=False)
+        if not sqlite:
+            op.alter_column(table, "board_id", existing_type=sa.Integer(), nullable=False)
+            op.create_foreign_key(f"fk_{table}_board_id", table, "board", ["board_id"], ["id"])
+    # The default is a board's now, not a split's. SQLite (3.35+) drops the column in place:
+    # a batch copy of the table would trip the foreign keys that point at it.
+    op.execute("ALTER TABLE benchmark DROP COLUMN is_default")
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("benchmark", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("is_default", sa.Boolean(), nullable=False,
-                                      server_default=sa.false()))
+    op.add_column("benchmark", sa.Column("is_default", sa.Boolean(), nullable=False,
+                                         server_default=sa.false()))
     op.execute("UPDATE benchmark SET is_default = TRUE WHERE id IN "
                "(SELECT benchmark_id FROM board WHERE is_default)")
+    sqlite = op.get_bind().dialect.name == "sqlite"
     for table in ("submission", "leaderboardsnapshot"):
-        with op.batch_alter_table(table, schema=None) as batch_op:
-            batch_op.drop_constraint(f"fk_{table}_board_id", type_="foreignkey")
-            batch_op.drop_index(batch_op.f(f"ix_{table}_board_id"))
-            batch_op.drop_column("board_id")
-    with op.batch_alter_table("referencesystem", schema=None) as batch_op:
-        batch_op.drop_column("track")
+        if not sqlite:
+            op.drop_constraint(f"fk_{table}_board_id", table, type_="foreignkey")
+        op.drop_index(f"ix_{table}_board_id", table)
+        op.execute(f"ALTER TABLE {table} DROP COLUMN board_id")
+    op.execute("ALTER TABLE referencesystem DROP COLUMN track")
     op.drop_table("reportedrow")
     op.drop_table("board")

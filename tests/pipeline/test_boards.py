@@ -1,0 +1,140 @@
+"""Several leaderboards on one site: listed by the API, named by uploads, with their own
+rankings and quotas."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from leaderboard.models import Submission
+from leaderboard.services.catalog.benchmarks import import_benchmark
+from leaderboard.services.catalog.boards import BoardError, create_board
+from tests.backends import ALL_DATABASES
+from tests.pipeline.conftest import DEMO_SPLIT, demo_bytes
+from worker import jobs
+
+DEMO = "swords-demo-v1-test-generative"
+RANKING = "swords-demo-v1-test-ranking"
+
+
+def post(client, token, raw, *, leaderboard=None, public=False, path="/api/v1/submissions"):
+    data = {"name": "sys", "file": (io.BytesIO(raw), "result.json"),
+            "public": "true" if public else "false"}
+    if leaderboard is not None:
+        data["leaderboard"] = leaderboard
+    return client.post(path, data=data, headers={"Authorization": f"Bearer {token}"},
+                       content_type="multipart/form-data")
+
+
+@pytest.fixture
+def ranking_board(session, benchmark):
+    board = create_board(session, benchmark, track="ranking")
+    session.commit()
+    return board
+
+
+def test_leaderboards_api_lists_every_board_default_first(client, session, benchmark,
+                                                          ranking_board):
+    body = client.get("/api/v1/leaderboards").get_json()
+    assert body == {"leaderboards": [
+        {"slug": DEMO, "benchmark": {"name": "swords-demo", "version": "1", "split": "test"},
+         "track": "generative", "phase": "test", "labels": "hidden", "default": True,
+         "title": "swords-demo 1 test · generative", "n_targets": benchmark.n_targets,
+         "ranking_url": f"http://localhost/api/v1/leaderboards/{DEMO}/ranking",
+         "page_url": "http://localhost/?leaderboard=" + DEMO},
+        {"slug": RANKING, "benchmark": {"name": "swords-demo", "version": "1", "split": "test"},
+         "track": "ranking", "phase": "test", "labels": "hidden", "default": False,
+         "title": "swords-demo 1 test · ranking", "n_targets": benchmark.n_targets,
+         "ranking_url": f"http://localhost/api/v1/leaderboards/{RANKING}/ranking",
+         "page_url": "http://localhost/?leaderboard=" + RANKING}]}
+
+
+def test_unknown_leaderboard_is_404_everywhere(client, benchmark, team_token):
+    _team, _user, token = team_token
+    response = post(client, token, demo_bytes(), leaderboard="nope")
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == "unknown_leaderboard"
+    assert post(client, token, demo_bytes(), leaderboard="nope",
+                path="/api/v1/validate").status_code == 404
+    assert client.get("/api/v1/leaderboards/nope/ranking").status_code == 404
+    page = client.get("/?leaderboard=nope")
+    assert page.status_code == 404 and b"no leaderboard" in page.data
+
+
+@ALL_DATABASES
+def test_quotas_and_duplicates_are_per_board(client, session, benchmark, ranking_board,
+                                             team_token, settings):
+    _team, _user, token = team_token
+    settings.update(DAILY_SCORED_QUOTA=1)
+    first = post(client, token, demo_bytes())
+    assert first.status_code == 202 and first.get_json()["leaderboard"] == DEMO
+    refused = post(client, token, demo_bytes("demo_weak"))
+    assert refused.status_code == 429
+    # The same bytes to the other board are a new submission, under that board's quota.
+    other = post(client, token, demo_bytes(), leaderboard=RANKING)
+    assert other.status_code == 202
+    body = other.get_json()
+    assert body["leaderboard"] == RANKING and body["id"] != first.get_json()["id"]
+    assert "duplicate" not in body
+    assert post(client, token, demo_bytes("demo_weak"), leaderboard=RANKING).status_code == 429
+    rows = {row.id: row.board_id for row in session.query(Submission).all()}
+    assert sorted(rows.values()) == sorted([benchmark.id, ranking_board.id])
+
+
+@ALL_DATABASES
+def test_rankings_are_separate_per_board(app, client, session, benchmark, ranking_board,
+                                         team_token):
+    _team, _user, token = team_token
+    sid = post(client, token, demo_bytes(), public=True).get_json()["id"]
+    # A generative file on the ranking board misses candidates: invalid, never ranked there.
+    rid = post(client, token, demo_bytes(), leaderboard=RANKING, public=True).get_json()["id"]
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    assert jobs.score_submission_job(sid) == "scored"
+    assert jobs.score_submission_job(rid) == "invalid"
+    generative = client.get(f"/api/v1/leaderboards/{DEMO}/ranking?entries=all").get_json()
+    ranking = client.get(f"/api/v1/leaderboards/{RANKING}/ranking?entries=all").get_json()
+    assert [row["id"] for row in generative["rows"]] == [sid]
+    assert ranking["rows"] == []
+    assert client.get("/api/v1/leaderboard?entries=all").get_json() == generative
+    errors = session.get(Submission, rid).errors
+    assert errors[0]["code"] == "missing_candidates"
+
+
+def test_dev_board_needs_public_labels(session, benchmark):
+    with pytest.raises(BoardError, match="has hidden labels"):
+        create_board(session, benchmark, phase="dev")
+    public = import_benchmark(session=session, raw=DEMO_SPLIT.read_bytes(), name="swords-demo",
+                              version="1", split="dev", hidden=False)
+    board = create_board(session, public, track="ranking")
+    assert (board.slug, board.phase, board.labels_public) == (
+        "swords-demo-v1-dev-ranking", "dev", True)
+
+
+def test_board_cli_creates_lists_and_sets_default(runner, session, benchmark):
+    made = runner.invoke(args=["board", "create", "--benchmark", "swords-demo", "--version", "1",
+                               "--split", "test", "--track", "ranking"])
+    assert made.exit_code == 0, made.output
+    assert made.output.strip() == f"{RANKING}: swords-demo 1 test · ranking"
+    again = runner.invoke(args=["board", "create", "--benchmark", "swords-demo", "--version",
+                                "1", "--split", "test", "--track", "ranking"])
+    assert again.exit_code == 0 and again.output == made.output  # idempotent
+    missing = runner.invoke(args=["board", "create", "--benchmark", "swords", "--version", "9",
+                                  "--split", "test"])
+    assert missing.exit_code != 0 and "is not imported" in missing.output
+    assert runner.invoke(args=["board", "set-default", RANKING]).exit_code == 0
+    listed = runner.invoke(args=["board", "list"]).output.splitlines()
+    assert listed[0].split("\t") == [RANKING, "swords-demo 1 test · ranking", "hidden labels",
+                                     "default"]
+    assert listed[1].split("\t")[0] == DEMO
+
+
+def test_pages_name_and_keep_the_board(client, session, benchmark, ranking_board):
+    page = client.get(f"/?leaderboard={RANKING}").get_data(as_text=True)
+    # Links to the other pages of the board carry it along.
+    assert f'href="/matrix?leaderboard={RANKING}"' in page
+    default = client.get("/").get_data(as_text=True)
+    assert 'href="/matrix"' in default
+    export = client.get(f"/leaderboard.json?leaderboard={RANKING}")
+    assert export.status_code == 200 and json.loads(export.data) == []
