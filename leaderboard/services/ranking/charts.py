@@ -5,6 +5,7 @@ Figures carry only public aggregates: point estimates, 95% intervals and per-POS
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any
 
 import plotly.graph_objects as go
@@ -226,7 +227,23 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
     fig.update_layout(title=_title(f"Best {label} over time", "step: best so far · band: its "
                                    "95% interval"),
                       xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
+    fig.update_xaxes(**_date_axis(dates))
     return fig
+
+
+def _date_axis(days: list[str]) -> dict[str, Any]:
+    """A submission-date x axis readable on a phone: whole days, horizontal labels, few ticks.
+
+    Submissions all on one day would give plotly a sub-millisecond range, labelled in hours:
+    such a range is widened to the day before and the day after."""
+    axis: dict[str, Any] = dict(type="date", tickformat="%Y-%m-%d", tickangle=0, nticks=4)
+    if days:
+        first, last = date.fromisoformat(min(days)), date.fromisoformat(max(days))
+        if last - first < timedelta(days=1):
+            axis["range"] = [str(first - timedelta(days=1)), str(last + timedelta(days=1))]
+        if last - first < timedelta(days=3):
+            axis["dtick"] = 24 * 3600 * 1000  # one tick a day, never one every few hours
+    return axis
 
 
 def heatmap(table: dict[str, Any]) -> go.Figure:
