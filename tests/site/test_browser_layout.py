@@ -73,6 +73,31 @@ def test_phone_shows_rank_system_and_headline_first(live):
     context.close()
 
 
+def test_phone_first_screen_shows_the_first_ranked_score(live):
+    """390×844: switchers are one sideways-scrolled row each and the downloads follow the
+    table, so the first ranked row's headline score is on the first screen."""
+    context = live.browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(live.url + "/")
+    cell = page.locator("#systems tr").first.locator("td.headline")
+    box = cell.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 844, box
+    for nav in ("View", "Part of speech"):
+        links = page.get_by_role("navigation", name=nav).get_by_role("link")
+        tops = {round(b["y"]) for b in links.evaluate_all(
+            "els => els.map(e => e.getBoundingClientRect().toJSON())")}
+        assert len(tops) == 1, (nav, tops)
+    table = page.locator("#ranking").bounding_box()
+    assert page.locator(".downloads").bounding_box()["y"] > table["y"] + table["height"]
+    page.screenshot(path=str(ARTIFACTS / "ranking-first-screen-390.png"))
+    # A choice at the far end of a row is scrolled into view.
+    page.goto(live.url + "/?view=all")
+    current = page.get_by_role("navigation", name="View").locator("[aria-current]")
+    right = current.evaluate("e => e.getBoundingClientRect().right")
+    assert right <= 390
+    context.close()
+
+
 def test_grouped_headers_and_instant_filter(live):
     base = live.url
     context = live.browser.new_context(viewport={"width": 1366, "height": 900})
