@@ -14,6 +14,8 @@ from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 ENV_PREFIX = "LEADERBOARD_"
+#: In the instance folder while ``leaderboard serve`` runs: the URL it listens on.
+SERVE_URL_FILE = "serve-url"
 
 DEFAULTS: dict[str, Any] = {
     # "development" or "production"; production refuses generated secrets and sets secure cookies.
@@ -75,7 +77,7 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_HOURS": 24 * 14,
     "PORT": 8000,
     "HOST": "127.0.0.1",
-    # Base of links printed by host commands (set-password links); empty: http://HOST:PORT.
+    # Base of links printed by host commands and mailed to teams; empty: see public_url().
     "PUBLIC_URL": "",
     # Reverse proxies in front of gunicorn whose X-Forwarded-* headers are trusted (0: none).
     "PROXY_FIX_HOPS": 0,
@@ -103,6 +105,8 @@ def load_settings(overrides: dict[str, Any] | None = None,
     for key, default in DEFAULTS.items():
         if ENV_PREFIX + key in environ:
             settings[key] = _convert(environ[ENV_PREFIX + key], default)
+    if ENV_PREFIX + "PORT" not in environ and environ.get("PORT"):
+        settings["PORT"] = int(environ["PORT"])  # the variable gunicorn and `make run` use
     settings.update(overrides or {})
     instance = Path(settings["INSTANCE_PATH"])
     if not settings["DATABASE_URL"]:
@@ -110,6 +114,19 @@ def load_settings(overrides: dict[str, Any] | None = None,
     if not settings["DATA_DIR"]:
         settings["DATA_DIR"] = str(instance / "data")
     return settings
+
+
+def public_url(settings: dict[str, Any]) -> str:
+    """Base of links printed for hosts and mailed to teams, without a trailing slash:
+    ``PUBLIC_URL``, else the address a running ``leaderboard serve`` recorded in the instance
+    folder (it may listen on another port than ``PORT``), else ``http://HOST:PORT``."""
+    if settings["PUBLIC_URL"]:
+        return settings["PUBLIC_URL"].rstrip("/")
+    try:
+        recorded = (Path(settings["INSTANCE_PATH"]) / SERVE_URL_FILE).read_text().strip()
+    except OSError:
+        recorded = ""
+    return (recorded or f"http://{settings['HOST']}:{settings['PORT']}").rstrip("/")
 
 
 class InsecureConfiguration(RuntimeError):

@@ -48,6 +48,13 @@ def test_serve_lists_the_scored_demo_then_stops_cleanly(tmp_path):
             assert time.monotonic() < deadline, "serve never printed its URL"
             time.sleep(0.5)
         assert f"http://127.0.0.1:{port}/" in (tmp_path / "serve.log").read_text()
+        # A host command run meanwhile links to where serve listens, not to port 8000.
+        team = subprocess.run(
+            [str(Path(sys.executable).with_name("leaderboard")), "team", "create", "Port Lab",
+             "--email", "port@example.org"], cwd=PROJECT_ROOT, env=env, capture_output=True,
+            text=True, timeout=120)
+        assert team.returncode == 0, team.stderr
+        assert f"works once): http://127.0.0.1:{port}/account/set-password/" in team.stdout
 
         ready = time.monotonic()
         page = ""
@@ -64,6 +71,7 @@ def test_serve_lists_the_scored_demo_then_stops_cleanly(tmp_path):
         process.send_signal(signal.SIGTERM)
         code = process.wait(timeout=60)
     assert code == 0, (tmp_path / "serve.log").read_text()
+    assert not (tmp_path / "instance" / "serve-url").exists()
     with pytest.raises(OSError):
         _get(f"http://127.0.0.1:{port}/")
     # Web and worker were in serve's session: none of them is left.

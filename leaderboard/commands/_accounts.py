@@ -10,7 +10,7 @@ import click
 from flask import current_app, url_for
 from sqlmodel import Session
 
-from leaderboard import tokens
+from leaderboard import config, tokens
 from leaderboard.db import session_scope
 from leaderboard.models import Team, User
 from leaderboard.services.access import accounts
@@ -32,9 +32,8 @@ def generate_password() -> str:
 
 
 def public_url() -> str:
-    """Base URL for printed links: ``PUBLIC_URL``, else where ``make run`` listens."""
-    settings = current_app.config["LEADERBOARD"]
-    return settings["PUBLIC_URL"] or f"http://{settings['HOST']}:{settings['PORT']}"
+    """Base URL for printed links (see :func:`leaderboard.config.public_url`)."""
+    return config.public_url(current_app.config["LEADERBOARD"])
 
 
 def set_password_link(user: User) -> str:

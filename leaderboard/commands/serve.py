@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from leaderboard.config import PROJECT_ROOT, load_settings
+from leaderboard.config import PROJECT_ROOT, SERVE_URL_FILE, load_settings
 from leaderboard.supervisor import Supervisor
 
 
@@ -55,8 +55,12 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
            benchmark_path: str | None, workers: int) -> None:
     settings = load_settings()
     host = host or settings["HOST"]
-    port = port or int(os.environ.get("PORT", settings["PORT"]))
+    port = port or settings["PORT"]
+    url = f"http://{host}:{port}/"
     env = dict(os.environ)
+    if not settings["PUBLIC_URL"]:
+        _record_url(supervisor, settings["INSTANCE_PATH"], url)
+        env["LEADERBOARD_PUBLIC_URL"] = url  # links the web server and workers mail
     if not settings["REDIS_URL"]:
         socket_file = _start_embedded_redis(supervisor, settings["INSTANCE_PATH"])
         env["LEADERBOARD_REDIS_URL"] = f"unix://{socket_file}?db=0"
@@ -81,7 +85,6 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
     for index in range(workers):
         supervisor.start(f"worker {index + 1}", [leaderboard_bin, "worker"], cwd=PROJECT_ROOT,
                          env=env)
-    url = f"http://{host}:{port}/"
     _wait_for(url, supervisor)
     click.secho(f"\nSWORDS leaderboard running at {url}  (Ctrl-C stops everything)\n",
                 fg="green", bold=True)
@@ -106,6 +109,15 @@ def _setup_swords(step: Callable[..., None], test_path: Path) -> None:
     shared = test_path.resolve().parent.parent / "reference-systems"
     if shared.is_dir():
         step("reference", "import-shared", str(shared.parent))
+
+
+def _record_url(supervisor: Supervisor, instance_path: str, url: str) -> None:
+    """Tell host commands run meanwhile (set-password links) where this server listens:
+    ``--port`` may differ from the ``PORT`` their own settings hold."""
+    record = Path(instance_path) / SERVE_URL_FILE
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(url + "\n")
+    supervisor.cleanups.append(lambda: record.unlink(missing_ok=True))
 
 
 def _start_embedded_redis(supervisor: Supervisor, instance_path: str) -> str:

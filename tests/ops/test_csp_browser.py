@@ -7,7 +7,7 @@ import pytest
 from sqlmodel import Session
 
 from tests.factories import DEFAULT_PASSWORD, make_team
-from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
+from tests.live_site import live_site
 
 # Records violations from inside the page: the event fires for every blocked resource,
 # inline script, inline style attribute and eval.
@@ -20,35 +20,29 @@ document.addEventListener('securitypolicyviolation', e => window.__csp.push(
 
 pytestmark = pytest.mark.browser
 
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
 
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    require_browser()
-    app, seeded = seeded_app(tmp_path_factory.mktemp("csp"), SECRET_KEY="csp-test-secret",
-                             LOG_REQUESTS=False)
+def _add_host(app) -> None:
     with app.app_context(), Session(app.extensions["db_engine"]) as session:
         make_team(session, name="Hosts", email="host@example.org", is_admin=True)
-    with serving(app) as url:
-        yield url, seeded
 
 
 @pytest.fixture(scope="module")
-def page(site):
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        context = browser.new_context()
-        context.add_init_script(RECORDER)
-        page = context.new_page()
-        console: list[str] = []
-        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
-        page.console_errors = console
-        yield page
-        browser.close()
+def live(tmp_path_factory):
+    with live_site(tmp_path_factory.mktemp("csp"), prepare=_add_host,
+                   SECRET_KEY="csp-test-secret", LOG_REQUESTS=False) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def page(live):
+    context = live.browser.new_context()
+    context.add_init_script(RECORDER)
+    page = context.new_page()
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+    page.console_errors = console
+    yield page
+    context.close()
 
 
 def _visit(page, url: str) -> list[str]:
@@ -59,22 +53,22 @@ def _visit(page, url: str) -> list[str]:
     return violations + [m for m in page.console_errors if "Content Security Policy" in m]
 
 
-def test_public_pages_have_no_csp_violation(site, page):
-    base, seeded = site
+def test_public_pages_have_no_csp_violation(live, page):
+    base, seeded = live.url, live.seeded
     system_id = next(iter(seeded.public.values()))
     for path in ("/", "/matrix", "/about", "/account/login", f"/systems/{system_id}"):
         assert _visit(page, base + path) == [], path
 
 
-def test_plotly_charts_draw_under_the_strict_csp(site, page):
-    base, _seeded = site
+def test_plotly_charts_draw_under_the_strict_csp(live, page):
+    base = live.url
     assert _visit(page, base + "/charts") == []
     page.wait_for_selector(".chart .main-svg", timeout=20000)
     assert page.locator(".chart .main-svg").count() >= 1
 
 
-def test_admin_pages_have_no_csp_violation(site, page):
-    base, _seeded = site
+def test_admin_pages_have_no_csp_violation(live, page):
+    base = live.url
     page.goto(base + "/account/login")
     page.fill("input[name=email]", "host@example.org")
     page.fill("input[name=password]", DEFAULT_PASSWORD)

@@ -3,29 +3,19 @@ opt-in and 'Log out everywhere', at 1366 px and 390 px (screenshots in test-arti
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.factories import DEFAULT_PASSWORD
-from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
+from tests.live_site import ARTIFACTS, live_site
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 pytestmark = pytest.mark.browser
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
+expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.mark.parametrize("width", [1366, 390])
 def test_account_page_confirms_opts_in_and_logs_out_everywhere(tmp_path, width):
-    require_browser()
-    app, _seeded = seeded_app(tmp_path, SECRET_KEY="account-browser")
-    ARTIFACTS.mkdir(exist_ok=True)
-    with serving(app) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+    with live_site(tmp_path, SECRET_KEY="account-browser") as live:
+        url, browser = live.url, live.browser
         page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
         other = browser.new_context().new_page()
         page.goto(f"{url}/account/signup")
@@ -55,4 +45,3 @@ def test_account_page_confirms_opts_in_and_logs_out_everywhere(tmp_path, width):
         other.goto(f"{url}/account/")
         assert "/account/login" in other.url
         page.screenshot(path=str(ARTIFACTS / f"account-logged-out-{width}.png"), full_page=True)
-        browser.close()

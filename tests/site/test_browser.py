@@ -12,39 +12,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
-
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+from tests.live_site import ARTIFACTS, live_site
 
 pytestmark = pytest.mark.browser
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
+expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """A real HTTP server for a seeded app on 127.0.0.1 and a free port; stopped afterwards."""
-    require_browser()
-    app, seeded = seeded_app(tmp_path_factory.mktemp("browser"),
-                             SECRET_KEY="browser-test-secret")
-    with serving(app) as url:
-        yield url, seeded
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+def live(tmp_path_factory):
+    with live_site(tmp_path_factory.mktemp("browser"), SECRET_KEY="browser-test-secret") as live:
+        yield live
 
 
 @pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+def page(live):
+    context = live.browser.new_context(viewport={"width": 1280, "height": 900},
+                                       accept_downloads=True)
     page = context.new_page()
     yield page
     context.close()
@@ -62,11 +45,10 @@ def _header_index(page, key: str) -> int:
     return int(col) + 1
 
 
-def test_ranking_sorts_by_clicked_metric(site, page):
-    base, _ = site
+def test_ranking_sorts_by_clicked_metric(live, page):
+    base = live.url
     page.goto(base + "/?entries=all")
     expect(page.locator("#ranking")).to_be_visible()
-    ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "ranking.png"), full_page=True)
     headline = _column(page, _header_index(page, "strict_a_f@10"))
     assert headline == sorted(headline, reverse=True)
@@ -85,8 +67,8 @@ def test_ranking_sorts_by_clicked_metric(site, page):
     assert page.locator("#systems .tie:visible").count() == 0
 
 
-def test_pos_and_view_switch(site, page):
-    base, _ = site
+def test_pos_and_view_switch(live, page):
+    base = live.url
     page.goto(base + "/")
     page.get_by_role("navigation", name="Part of speech").get_by_role("link", name="VERB").click()
     expect(page.locator("#ranking caption")).to_contain_text("VERB targets only")
@@ -100,8 +82,8 @@ def test_pos_and_view_switch(site, page):
     expect(page.locator("tbody.references tr.ref-human")).to_have_count(1)
 
 
-def test_system_page_chart_renders(site, page):
-    base, seeded = site
+def test_system_page_chart_renders(live, page):
+    base, seeded = live.url, live.seeded
     page.goto(base + "/?entries=all")
     page.locator("#systems").get_by_role("link", name="Contextual ranker").click()
     expect(page.locator("h1")).to_contain_text("Contextual ranker")
@@ -113,8 +95,8 @@ def test_system_page_chart_renders(site, page):
     expect(page.locator("#h2h-summary")).to_contain_text("significantly")
 
 
-def test_csv_download(site, page):
-    base, _ = site
+def test_csv_download(live, page):
+    base = live.url
     page.goto(base + "/?view=lenient-a&entries=all")
     with page.expect_download() as info:
         page.locator(".downloads").get_by_role("link", name="CSV").click()

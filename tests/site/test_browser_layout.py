@@ -5,37 +5,20 @@ copy button and the free file check that keeps the chosen file."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
+from tests.live_site import ARTIFACTS, live_site
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 WIDTHS = (1366, 390)
 
 pytestmark = pytest.mark.browser
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
+expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    require_browser()
-    app, seeded = seeded_app(tmp_path_factory.mktemp("layout"), SECRET_KEY="layout-secret")
-    with serving(app) as url:
-        yield url, seeded
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+def live(tmp_path_factory):
+    with live_site(tmp_path_factory.mktemp("layout"), SECRET_KEY="layout-secret") as live:
+        yield live
 
 
 def _pages(seeded) -> dict[str, str]:
@@ -52,10 +35,9 @@ def _pages(seeded) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_public_pages_fit_the_window_without_console_errors(site, browser, width):
-    base, seeded = site
-    ARTIFACTS.mkdir(exist_ok=True)
-    context = browser.new_context(viewport={"width": width, "height": 900})
+def test_public_pages_fit_the_window_without_console_errors(live, width):
+    base, seeded = live.url, live.seeded
+    context = live.browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     errors: list[str] = []
     current = {"path": ""}
@@ -78,9 +60,9 @@ def test_public_pages_fit_the_window_without_console_errors(site, browser, width
     assert errors == []
 
 
-def test_phone_shows_rank_system_and_headline_first(site, browser):
-    base, _ = site
-    context = browser.new_context(viewport={"width": 390, "height": 800})
+def test_phone_shows_rank_system_and_headline_first(live):
+    base = live.url
+    context = live.browser.new_context(viewport={"width": 390, "height": 800})
     page = context.new_page()
     page.goto(base + "/")
     keys = page.locator("#ranking thead th").evaluate_all(
@@ -91,9 +73,34 @@ def test_phone_shows_rank_system_and_headline_first(site, browser):
     context.close()
 
 
-def test_grouped_headers_and_instant_filter(site, browser):
-    base, _ = site
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
+def test_phone_first_screen_shows_the_first_ranked_score(live):
+    """390×844: switchers are one sideways-scrolled row each and the downloads follow the
+    table, so the first ranked row's headline score is on the first screen."""
+    context = live.browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(live.url + "/")
+    cell = page.locator("#systems tr").first.locator("td.headline")
+    box = cell.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 844, box
+    for nav in ("View", "Part of speech"):
+        links = page.get_by_role("navigation", name=nav).get_by_role("link")
+        tops = {round(b["y"]) for b in links.evaluate_all(
+            "els => els.map(e => e.getBoundingClientRect().toJSON())")}
+        assert len(tops) == 1, (nav, tops)
+    table = page.locator("#ranking").bounding_box()
+    assert page.locator(".downloads").bounding_box()["y"] > table["y"] + table["height"]
+    page.screenshot(path=str(ARTIFACTS / "ranking-first-screen-390.png"))
+    # A choice at the far end of a row is scrolled into view.
+    page.goto(live.url + "/?view=all")
+    current = page.get_by_role("navigation", name="View").locator("[aria-current]")
+    right = current.evaluate("e => e.getBoundingClientRect().right")
+    assert right <= 390
+    context.close()
+
+
+def test_grouped_headers_and_instant_filter(live):
+    base = live.url
+    context = live.browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
     page.goto(base + "/?view=all&entries=all")
     groups = page.locator("#ranking thead th.group-head").all_inner_texts()
@@ -116,11 +123,11 @@ def _log_in(page, base: str, email: str) -> None:
     page.wait_for_load_state()
 
 
-def test_check_file_keeps_the_chosen_file_and_token_copy_works(site, browser, tmp_path):
+def test_check_file_keeps_the_chosen_file_and_token_copy_works(live, tmp_path):
     from tests.site.seed import demo_file
 
-    base, _ = site
-    context = browser.new_context(viewport={"width": 390, "height": 900})
+    base = live.url
+    context = live.browser.new_context(viewport={"width": 390, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = context.new_page()
     errors: list[str] = []

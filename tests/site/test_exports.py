@@ -100,3 +100,27 @@ def test_neutralise_only_touches_text():
     assert list(out["name"])[:5] == ["'-1.5", "'+x", "'\tTab", "'\rCR", "ok"]
     assert list(out["value"])[:5] == [-1.5, 2.0, -3.0, 0.0, 1.0]
     assert out.to_csv(index=False).splitlines()[1] == "'-1.5,-1.5"
+
+
+def test_csv_prints_tie_p_truncated_like_the_screen():
+    """0.0496 is significant (< 0.05): "%.2f" would print "0.05", the screen prints 0.049."""
+    from leaderboard.services.ranking.exports import to_csv
+    from leaderboard.services.ranking.metric_info import VIEWS
+    from leaderboard.services.ranking.ranking_table import RankingTable
+
+    view = VIEWS["strict-a"]
+    p_values = {"strict_a_f@10": 0.0496, "strict_a_p@10": 0.0504, "strict_a_r@10": 0.0004}
+
+    def cells(p: dict[str, float]) -> list[dict]:
+        return [{"key": k, "value": 40.0, "interval": [38.0, 42.0], "p": p.get(k)}
+                for k in view.columns]
+
+    rows = [{"rank": 1, "system": "A", "team": "T", "id": 1, "cells": cells({})},
+            {"rank": 2, "system": "B", "team": "T", "id": 2, "cells": cells(p_values)}]
+    table = RankingTable(view=view, pos=None, sort="rank", direction="asc", rows=rows,
+                         references=[], benchmark={}, generated_at=None, snapshot_id=None)
+    first, second = csv.DictReader(io.StringIO(to_csv(table)))
+    assert second["strict_a_f@10 tie_p"] == "0.049"
+    assert second["strict_a_p@10 tie_p"] == "0.050"
+    assert second["strict_a_r@10 tie_p"] == "< 0.001"
+    assert first["strict_a_f@10 tie_p"] == "" and second["strict_a_f@10"] == "40.00"

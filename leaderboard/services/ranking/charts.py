@@ -5,6 +5,7 @@ Figures carry only public aggregates: point estimates, 95% intervals and per-POS
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any
 
 import plotly.graph_objects as go
@@ -15,6 +16,7 @@ _LAYOUT = dict(template="plotly_white", margin=dict(l=55, r=15, t=70, b=60),
                font=dict(family="system-ui, sans-serif", size=13),
                legend=dict(orientation="h", y=-0.2))
 LABELLED_TOP = 8
+SHORT_NAME = 22  # characters of a y-axis system name: longer ones overflow a phone
 ISO_F = (10, 20, 30, 40, 50, 60, 70, 80)
 
 
@@ -95,12 +97,16 @@ def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a")
         fig.add_trace(trace)
     ranked = sorted((e for e in systems if pf in e["metrics"] and px in e["metrics"]
                      and py in e["metrics"]), key=lambda e: -e["metrics"][pf])
+    # Skip a name that would sit on a name already drawn or on a reference marker (within
+    # 3 points of either).
+    taken = [(r["metrics"][px], r["metrics"][py]) for r in data.get("references", [])
+             if r["metrics"].get(px) is not None and r["metrics"].get(py) is not None]
     top: list[dict[str, Any]] = []
     for e in ranked:
-        # Skip a name that would sit on top of one already drawn (within 3 points).
-        if all(abs(e["metrics"][px] - t["metrics"][px]) + abs(e["metrics"][py] - t["metrics"][py])
-               > 3 for t in top):
+        x, y = e["metrics"][px], e["metrics"][py]
+        if all(abs(x - tx) + abs(y - ty) > 3 for tx, ty in taken):
             top.append(e)
+            taken.append((x, y))
         if len(top) == LABELLED_TOP:
             break
     if top:
@@ -160,11 +166,13 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
     names = [f"{s['system']} ({s['team']})" for s in systems]
     xs = [s["metrics"][metric] for s in systems]
     errs = [_errors(s["metrics"][metric], s["intervals"].get(metric)) for s in systems]
+    # Rows by index, not by name: two names cut to the same label stay two rows.
+    rows = list(range(len(systems)))
     fig = go.Figure(go.Scatter(
-        x=xs, y=names, mode="markers", name="Systems", marker=dict(size=9),
+        x=xs, y=rows, mode="markers", name="Systems", marker=dict(size=9), text=names,
         error_x=dict(type="data", array=[e[0] for e in errs],
                      arrayminus=[e[1] for e in errs], thickness=1),
-        hovertemplate="%{y}: %{x:.1f}<extra></extra>"))
+        hovertemplate="%{text}: %{x:.1f}<extra></extra>"))
     refs = sorted((r for r in data.get("references", []) if r["metrics"].get(metric) is not None),
                   key=lambda r: r["metrics"][metric])
     for n, r in enumerate(refs):
@@ -180,8 +188,14 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
     fig.update_layout(title=_title(f"{label}: {shown} systems", "95% interval bars"),
                       xaxis_title=f"{label} (%)", showlegend=False,
                       height=max(320, 120 + 24 * len(systems)), **_LAYOUT)
-    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_yaxes(autorange="reversed", automargin=True, tickmode="array", tickvals=rows,
+                     ticktext=[_short(n) for n in names], zeroline=False)
     return fig
+
+
+def _short(name: str, limit: int = SHORT_NAME) -> str:
+    """``name`` cut to ``limit`` characters with an ellipsis (the hover text keeps it whole)."""
+    return name if len(name) <= limit else name[:limit - 1].rstrip() + "…"
 
 
 def history(data: dict[str, Any], metric: str) -> go.Figure:
@@ -226,7 +240,23 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
     fig.update_layout(title=_title(f"Best {label} over time", "step: best so far · band: its "
                                    "95% interval"),
                       xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
+    fig.update_xaxes(**_date_axis(dates))
     return fig
+
+
+def _date_axis(days: list[str]) -> dict[str, Any]:
+    """A submission-date x axis readable on a phone: whole days, horizontal labels, few ticks.
+
+    Submissions all on one day would give plotly a sub-millisecond range, labelled in hours:
+    such a range is widened to the day before and the day after."""
+    axis: dict[str, Any] = dict(type="date", tickformat="%Y-%m-%d", tickangle=0, nticks=4)
+    if days:
+        first, last = date.fromisoformat(min(days)), date.fromisoformat(max(days))
+        if last - first < timedelta(days=1):
+            axis["range"] = [str(first - timedelta(days=1)), str(last + timedelta(days=1))]
+        if last - first < timedelta(days=3):
+            axis["dtick"] = 24 * 3600 * 1000  # one tick a day, never one every few hours
+    return axis
 
 
 def heatmap(table: dict[str, Any]) -> go.Figure:

@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 
+from leaderboard.scoring.significance import format_p
 from leaderboard.services.ranking.ranking_table import RankingTable
 
 
@@ -71,9 +72,15 @@ def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
 def to_csv(table: RankingTable) -> str:
     """The ranking as CSV: header row of column names (metric keys), then one row per line.
 
-    Text cells are neutralised against formula injection (:func:`neutralise_cell`).
+    Text cells are neutralised against formula injection (:func:`neutralise_cell`). The
+    ``tie_p`` columns are printed as on screen (:func:`format_p`, truncated): two decimals
+    would print 0.0496 (significant) as 0.05.
     """
-    return neutralise_frame(ranking_frame(table)).to_csv(index=False, float_format="%.2f")
+    frame = ranking_frame(table)
+    for column in frame.columns:
+        if column.endswith(" tie_p"):
+            frame[column] = [None if pd.isna(p) else format_p(p) for p in frame[column]]
+    return neutralise_frame(frame).to_csv(index=False, float_format="%.2f")
 
 
 def to_json(table: RankingTable) -> str:

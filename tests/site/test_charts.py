@@ -1,0 +1,72 @@
+"""Chart figures as the page receives them (JSON), built from hand-made snapshot data."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+from leaderboard.services.ranking import charts
+
+KEY = "strict_a_f@10"
+
+
+def _system(n: int, day: str, score: float, name: str = "") -> dict:
+    return {"id": n, "system": name or f"System {n}", "team": "Team", "date": day + "T10:00:00",
+            "metrics": {KEY: score}, "intervals": {KEY: [score - 2, score + 2]}}
+
+
+def _layout(fig) -> dict:
+    return json.loads(charts.to_json(fig))["layout"]
+
+
+def test_history_of_one_day_spans_two_days_labelled_by_date():
+    data = {"systems": [_system(1, "2026-11-20", 30.0), _system(2, "2026-11-20", 35.0)],
+            "references": []}
+    axis = _layout(charts.history(data, KEY))["xaxis"]
+    start, end = (date.fromisoformat(v[:10]) for v in axis["range"])
+    assert (start, end) == (date(2026, 11, 19), date(2026, 11, 21))
+    assert axis["tickformat"] == "%Y-%m-%d" and axis["tickangle"] == 0
+    assert axis["type"] == "date" and axis["dtick"] == 86_400_000
+
+
+def test_history_over_weeks_keeps_plotlys_range():
+    data = {"systems": [_system(1, "2026-10-01", 30.0), _system(2, "2026-11-20", 35.0)],
+            "references": []}
+    axis = _layout(charts.history(data, KEY))["xaxis"]
+    assert "range" not in axis and "dtick" not in axis
+    assert axis["tickformat"] == "%Y-%m-%d" and axis["nticks"] == 4
+
+
+def _figure(fig) -> dict:
+    return json.loads(charts.to_json(fig))
+
+
+def test_dot_plot_cuts_long_names_but_keeps_two_rows_and_full_hover():
+    long_a = "A very long system name number one"
+    long_b = "A very long system name number two"
+    data = {"systems": [_system(1, "2026-11-20", 40.0, long_a),
+                        _system(2, "2026-11-20", 30.0, long_b),
+                        _system(3, "2026-11-20", 20.0, "Short")], "references": []}
+    fig = _figure(charts.score_dots(data, KEY))
+    axis = fig["layout"]["yaxis"]
+    # "A very long system name number one (Team)" cut to 21 characters plus the ellipsis
+    assert axis["ticktext"] == ["A very long system na…", "A very long system na…",
+                              "Short (Team)"]
+    assert axis["tickvals"] == [0, 1, 2] and fig["data"][0]["y"] == [0, 1, 2]
+    assert fig["data"][0]["text"] == [f"{long_a} (Team)", f"{long_b} (Team)", "Short (Team)"]
+    assert "%{text}" in fig["data"][0]["hovertemplate"]
+
+
+def _pr_entry(name: str, r: float, p: float) -> dict:
+    f = 2 * p * r / (p + r)
+    return {"system": name, "team": "Team", "name": name, "kind": "human",
+            "metrics": {"strict_a_r@10": r, "strict_a_p@10": p, "strict_a_f@10": f},
+            "intervals": {}}
+
+
+def test_pr_scatter_leaves_unnamed_a_system_on_a_reference_marker():
+    data = {"systems": [_pr_entry("On the marker", 50.0, 51.0), _pr_entry("Clear", 20.0, 20.0)],
+            "references": [_pr_entry("Humans", 51.0, 50.5)]}
+    labels = [t for t in _figure(charts.precision_recall(data))["data"]
+              if t.get("mode") == "text"]
+    assert [t["text"] for t in labels] == [["Clear"]]
