@@ -28,7 +28,31 @@ def _upload_body() -> dict[str, Any]:
             "code_url": {"type": "string", "description": "Code URL (http/https)"},
             "public": {"type": "string", "enum": ["true", "false"],
                        "description": "Show on the public ranking once scored"},
+            "leaderboard": {"type": "string", "description": "Slug of the leaderboard (see "
+                            "GET /leaderboards); default: the default leaderboard"},
         }}}}}
+
+
+def _ranking_query() -> list[dict[str, Any]]:
+    return [{"name": n, "in": "query", "schema": {"type": "string"}}
+            for n in ("view", "pos", "sort", "dir")] + [
+        {"name": "entries", "in": "query", "schema": {"type": "string", "enum": ["best", "all"]},
+         "description": "best (default): each team's best system on the view's headline; "
+                        "all: every public submission"},
+        {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": 100},
+         "description": "Keep rows whose system or team name contains this"}]
+
+
+LEADERBOARD = {"type": "object", "properties": {
+    "slug": {"type": "string"},
+    "benchmark": {"type": "object", "properties": {
+        "name": {"type": "string"}, "version": {"type": "string"}, "split": {"type": "string"}}},
+    "track": {"type": "string", "enum": ["generative", "ranking"]},
+    "phase": {"type": "string", "enum": ["test", "dev"]},
+    "labels": {"type": "string", "enum": ["hidden", "public"]},
+    "default": {"type": "boolean"}, "title": {"type": "string"},
+    "n_targets": {"type": "integer"}, "ranking_url": {"type": "string"},
+    "page_url": {"type": "string"}}}
 
 
 def openapi_spec(base_url: str) -> dict[str, Any]:
@@ -55,9 +79,13 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                              "properties": {"id": {"type": "integer"},
                                             "status": {"type": "string", "enum": STATUSES},
                                             "status_url": {"type": "string"},
+                                            "leaderboard": {"type": "string"},
+                                            "is_public": {"type": "boolean"},
                                             "duplicate": {"type": "boolean"}}},
                 "Submission": {"type": "object", "properties": {
-                    "id": {"type": "integer"}, "status": {"type": "string", "enum": STATUSES},
+                    "id": {"type": "integer"}, "leaderboard": {"type": "string"},
+                    "track": {"type": "string", "enum": ["generative", "ranking"]},
+                    "status": {"type": "string", "enum": STATUSES},
                     "progress": {"type": "string"}, "errors": {"type": "array"},
                     "warnings": {"type": "array"}, "failure_reason": {"type": "string"},
                     "file_sha256": {"type": "string"},
@@ -82,6 +110,7 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                                                     "identical bytes)",
                                      "content": {"application/json": {"schema": ref}}},
                              "400": _error("Missing file or name, bad field"),
+                             "404": _error("Unknown leaderboard slug"),
                              "409": _error("Idempotency-Key reused with a different file"),
                              "413": _error("File too large"),
                              "429": _error("Quota or rate limit; resets_at and Retry-After "
@@ -105,16 +134,23 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                 "responses": {"200": {"description": "Report", "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/Report"}}}},
                     "413": _error("File too large"), **auth_errors}}},
+            "/leaderboards": {"get": {
+                "summary": "Every leaderboard (benchmark split × track × phase; no token)",
+                "security": [],
+                "responses": {"200": {"description": "{leaderboards: [...]}, the default first",
+                                      "content": {"application/json": {"schema": {
+                                          "type": "object", "properties": {"leaderboards": {
+                                              "type": "array", "items": LEADERBOARD}}}}}}}}},
+            "/leaderboards/{slug}/ranking": {"get": {
+                "summary": "One leaderboard's public ranking (no token)", "security": [],
+                "parameters": [{"name": "slug", "in": "path", "required": True,
+                                "schema": {"type": "string"}}, *_ranking_query()],
+                "responses": {"200": {"description": "Ranking rows and reference rows"},
+                              "400": _error("Unknown view/pos/sort/entries value"),
+                              "404": _error("No such leaderboard")}}},
             "/leaderboard": {"get": {
-                "summary": "The public ranking (no token needed)", "security": [],
-                "parameters": [{"name": n, "in": "query", "schema": {"type": "string"}}
-                               for n in ("view", "pos", "sort", "dir")] + [
-                    {"name": "entries", "in": "query",
-                     "schema": {"type": "string", "enum": ["best", "all"]},
-                     "description": "best (default): each team's best system on the view's "
-                                    "headline; all: every public submission"},
-                    {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": 100},
-                     "description": "Keep rows whose system or team name contains this"}],
+                "summary": "The default leaderboard's public ranking (no token needed)",
+                "security": [], "parameters": _ranking_query(),
                 "responses": {"200": {"description": "Ranking rows and reference rows"},
                               "400": _error("Unknown view/pos/sort/entries value")}}},
             "/compare": {"get": {
@@ -137,7 +173,10 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                 "security": [],
                 "parameters": [{"name": "metric", "in": "query", "schema": {"type": "string"}},
                                {"name": "top", "in": "query",
-                                "schema": {"type": "integer", "minimum": 2, "maximum": 30}}],
+                                "schema": {"type": "integer", "minimum": 2, "maximum": 30}},
+                               {"name": "leaderboard", "in": "query",
+                                "schema": {"type": "string"},
+                                "description": "Slug; default: the default leaderboard"}],
                 "responses": {"200": {"description": "systems (best first, with compact "
                                                      "letters), p_beats, p_value, significant"},
                               "400": _error("Unknown metric, top out of range")}}},
