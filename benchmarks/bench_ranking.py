@@ -1,11 +1,12 @@
-"""Ranking page speed with 1,000 public scored submissions.
+"""Ranking page speed with 1,000 public scored submissions, on one leaderboard or several.
 
 Seeds a fresh SQLite database with 1,000 public submissions whose results carry synthetic but
 plausible per-target statistics (762 targets, like swords-v1.1 test; 1,000 shared bootstrap
-resamples), times ``refresh_snapshot`` once, then times ``GET /`` (and a few other public
-pages) with the Flask test client.
+resamples), spread evenly over ``--boards`` leaderboards, times ``refresh_snapshot`` of each,
+then times ``GET /`` (and a few other public pages) with the Flask test client, on the default
+leaderboard and, with several, on another one too.
 
-    .venv/bin/python benchmarks/bench_ranking.py [--systems 1000] [--requests 200]
+    .venv/bin/python benchmarks/bench_ranking.py [--systems 1000] [--boards 1] [--requests 200]
 """
 
 from __future__ import annotations
@@ -60,16 +61,18 @@ def synthetic_rows(rng: np.random.Generator, skill: float) -> np.ndarray:
     return rows
 
 
-def seed(session: Session, n_systems: int) -> int:
-    """1,000 public scored submissions of 50 teams with synthetic results; returns benchmark id."""
+def seed(session: Session, n_systems: int, n_boards: int = 1) -> list[int]:
+    """``n_systems`` public scored submissions of 50 teams with synthetic results, dealt
+    round-robin over ``n_boards`` boards of one split; returns the board ids, default first."""
     rng = np.random.default_rng(42)
     bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
                       hidden=True, n_targets=N_TARGETS, source_bytes=b"-",
                       prepared_bytes=b"-", scorer_version=SCORER_VERSION)
     session.add(bench)
     session.flush()
-    board = Board(slug="swords-v1.1-test-generative", benchmark_id=bench.id, is_default=True)
-    session.add(board)
+    boards = [Board(slug=f"swords-v1.1-test-generative{'' if k == 0 else f'-{k}'}",
+                    benchmark_id=bench.id, is_default=k == 0) for k in range(n_boards)]
+    session.add_all(boards)
     teams = [Team(name=f"Team {i:02d}") for i in range(50)]
     session.add_all(teams)
     session.flush()
@@ -91,7 +94,7 @@ def seed(session: Session, n_systems: int) -> int:
         by_pos = {p: dict(zip(("metrics", "intervals"), block(p), strict=True))
                   for p in POS_ORDER}
         sub = Submission(team_id=teams[i % 50].id, benchmark_id=bench.id,
-                         board_id=board.id,
+                         board_id=boards[i % n_boards].id,
                          system_name=f"System {i:04d}", file_bytes=b"{}", file_sha256="0" * 64,
                          status=SubmissionStatus.SCORED, is_public=True,
                          scorer_version=SCORER_VERSION)
@@ -101,7 +104,7 @@ def seed(session: Session, n_systems: int) -> int:
                            split_checksum=CHECKSUM, metrics=metrics, intervals=intervals,
                            by_pos=by_pos, target_stats=stats.to_bytes()))
     session.commit()
-    return board.id  # type: ignore[return-value]
+    return [board.id for board in boards]  # type: ignore[misc]
 
 
 def _time_parts() -> dict[str, float]:
@@ -147,6 +150,8 @@ def timed(client, url: str, n: int) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", type=int, default=1000)
+    parser.add_argument("--boards", type=int, default=1,
+                        help="Leaderboards to spread the systems over (e.g. 4 x 250)")
     parser.add_argument("--requests", type=int, default=200)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -159,25 +164,36 @@ def main() -> None:
         logging.getLogger("leaderboard.access").disabled = True
         with app.app_context(), Session(engine, expire_on_commit=False) as session:
             start = time.perf_counter()
-            bench_id = seed(session, args.systems)
-            print(f"seeded {args.systems} systems in {time.perf_counter() - start:.1f} s")
+            board_ids = seed(session, args.systems, args.boards)
+            print(f"seeded {args.systems} systems on {args.boards} leaderboard(s) in "
+                  f"{time.perf_counter() - start:.1f} s")
             spent = _time_parts()
-            start = time.perf_counter()
-            snapshot = refresh_snapshot(session=session, board_id=bench_id)
-            session.commit()
-            print(f"refresh_snapshot: {time.perf_counter() - start:.2f} s, of which "
+            sizes, took = [], []
+            for board_id in board_ids:
+                start = time.perf_counter()
+                snapshot = refresh_snapshot(session=session, board_id=board_id)
+                session.commit()
+                took.append(time.perf_counter() - start)
+                sizes.append(len(str(snapshot.data)))
+            print(f"refresh_snapshot: {sum(took):.2f} s for {len(board_ids)} leaderboard(s) "
+                  f"(each {', '.join(f'{t:.2f}' for t in took)} s), of which "
                   f"all-entries blocks {spent['all']:.2f} s, best-per-team blocks "
                   f"{spent['best']:.2f} s, pairwise top-30 {spent['pairwise']:.2f} s")
-            size = len(str(snapshot.data))
-        print(f"snapshot size: {size / 1e6:.1f} MB of JSON")
+        print(f"snapshot size: {sum(sizes) / 1e6:.1f} MB of JSON "
+              f"({', '.join(f'{s / 1e6:.1f}' for s in sizes)})")
         client = app.test_client()
         start = time.perf_counter()
         assert client.get("/?sort=date").status_code == 200
         elapsed = (time.perf_counter() - start) * 1000
         print(f"first page load (reads the snapshot): {elapsed:.0f} ms")
-        for url in ("/", "/?entries=all", "/?view=all", "/?pos=VERB&sort=gap",
-                    "/?q=Team+07", "/leaderboard.csv", "/significance", "/history",
-                    "/api/v1/significance"):
+        urls = ["/", "/?entries=all", "/?view=all", "/?pos=VERB&sort=gap",
+                "/?q=Team+07", "/leaderboard.csv", "/significance", "/history",
+                "/api/v1/significance", "/api/v1/leaderboards"]
+        if args.boards > 1:
+            other = "leaderboard=swords-v1.1-test-generative-1"
+            urls += [f"/?{other}", f"/?{other}&entries=all", f"/significance?{other}",
+                     "/api/v1/leaderboards/swords-v1.1-test-generative-1/ranking"]
+        for url in urls:
             n = args.requests if url == "/" else max(20, args.requests // 10)
             first, p50, p95 = timed(client, url, n)
             print(f"GET {url:<22} first {first:6.1f} ms, then n={n:<4} "
