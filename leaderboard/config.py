@@ -66,6 +66,10 @@ DEFAULTS: dict[str, Any] = {
     "API_RATE_LIMIT": "120 per minute",
     # "Check file" on the upload form, per account and per client IP.
     "DRY_RUN_RATE_LIMIT": "30 per minute",
+    # Dry runs of files over 1 MiB checked at once per web process, and how long another
+    # waits for its turn before a 503 (each may hold a few hundred MB while parsing).
+    "MAX_CONCURRENT_LARGE_CHECKS": 1,
+    "LARGE_CHECK_WAIT_SECONDS": 20,
     "PASSWORD_RESET_MAX_AGE": 3600,
     # Mail: smtp://[user:pass@]host[:port][?starttls=1] or smtps://...; empty: to the log.
     "SMTP_URL": "",

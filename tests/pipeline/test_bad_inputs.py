@@ -165,3 +165,31 @@ def test_body_over_the_request_limit_is_413_json(app, client, benchmark, team_to
                            data={"name": "big", "file": (io.BytesIO(b"x" * 5000), "big.json")})
     assert response.status_code == 413
     assert response.get_json()["error"]["status"] == 413
+
+
+def test_large_dry_runs_take_turns_and_a_waiting_one_is_told_to_retry(client, benchmark,
+                                                                     team_token, settings):
+    """One large check at a time per process: while one runs, another waits its turn, then
+    gets 503 busy with Retry-After; small files never wait."""
+    from leaderboard.services.intake import results
+
+    _team, _user, token = team_token
+    settings.update(MAX_CONCURRENT_LARGE_CHECKS=1, LARGE_CHECK_WAIT_SECONDS=0)
+    large = submission_doc({}) + b" " * results.LARGE_CHECK_BYTES
+    headers = {"Authorization": f"Bearer {token}"}
+
+    def check(raw):
+        return client.post("/api/v1/validate", data={"file": (io.BytesIO(raw), "r.json")},
+                           headers=headers, content_type="multipart/form-data")
+
+    slots = results._large_check_slots(settings)
+    assert slots.acquire(blocking=False)  # another large check is running
+    try:
+        busy = check(large)
+        assert busy.status_code == 503 and busy.headers["Retry-After"] == "5"
+        assert busy.get_json()["error"]["code"] == "busy"
+        assert check(demo_bytes()).status_code == 200  # small files are not held up
+    finally:
+        slots.release()
+    done = check(large)
+    assert done.status_code == 200 and done.get_json()["counts"]["answered"] == 0

@@ -150,7 +150,11 @@ def check_file():
         raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
     except SubmissionError as exc:
         return _render_form(form, exc.status, error=exc)
-    report = validate_upload(board=_board_or_503(form), raw=raw, settings=settings)
+    try:
+        report = validate_upload(session=get_session(), board=_board_or_503(form), raw=raw,
+                                 settings=settings)
+    except SubmissionError as exc:
+        return _render_form(form, exc.status, error=exc)
     return _render_form(form, 200, report=report)
 
 

@@ -68,7 +68,17 @@ def error_response(status: int, code: str, message: str, **extra: Any):
     return jsonify(body), status
 
 
+#: Seconds a client waits before retrying a dry run refused as busy.
+BUSY_RETRY_AFTER = 5
+
+
 def _submission_error(exc: SubmissionError):
+    if exc.status == 503 and exc.code == "busy":
+        response, status = error_response(503, exc.code, exc.message,
+                                          retry_after=BUSY_RETRY_AFTER)
+        response.headers["Retry-After"] = str(BUSY_RETRY_AFTER)
+        g.outage_retry_after = BUSY_RETRY_AFTER  # kept over Flask-Limiter's header
+        return response, status
     if exc.status != 429:
         return error_response(exc.status, exc.code, exc.message)
     if exc.resets_at is None:
@@ -173,7 +183,8 @@ def validate():
     settings = current_app.config["LEADERBOARD"]
     try:
         raw, _filename = _read_file(settings)
-        report = validate_upload(board=_board(), raw=raw, settings=settings)
+        report = validate_upload(session=get_session(), board=_board(), raw=raw,
+                                 settings=settings)
     except SubmissionError as exc:
         return _submission_error(exc)
     return jsonify(report)

@@ -31,19 +31,44 @@ from leaderboard.scoring.ranking_track import validate_ranking_submission
 log = logging.getLogger(__name__)
 
 
-def validate_upload(*, board: Board, raw: bytes, settings: dict[str, Any]) -> dict:
+#: Uploads from this size on are "large" dry runs: parsing one may hold a few hundred MB.
+LARGE_CHECK_BYTES = 1 << 20
+_large_checks: dict[int, threading.BoundedSemaphore] = {}
+_large_checks_lock = threading.Lock()
+
+
+def _large_check_slots(settings: dict[str, Any]) -> threading.BoundedSemaphore:
+    limit = int(settings["MAX_CONCURRENT_LARGE_CHECKS"])
+    with _large_checks_lock:
+        return _large_checks.setdefault(limit, threading.BoundedSemaphore(limit))
+
+
+def validate_upload(*, session: Session, board: Board, raw: bytes,
+                    settings: dict[str, Any]) -> dict:
     """Dry run: the full validation report of ``raw`` for the board (no gold-derived data).
 
     Validation reads only the split's public target ids (and, on the ranking track, its
-    public candidate lists); nothing is stored or counted.
+    public candidate lists); nothing is stored or counted. At most
+    ``MAX_CONCURRENT_LARGE_CHECKS`` large files are checked at once per process (eight at
+    once took a web process to 1.2 GB); another waits ``LARGE_CHECK_WAIT_SECONDS``, then is
+    refused with a 503 ``busy`` to retry.
     """
-    from leaderboard.db import get_session
     from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared
+    from leaderboard.services.intake.submissions import SubmissionError
 
-    benchmark = get_session().get(Benchmark, board.benchmark_id)
+    benchmark = session.get(Benchmark, board.benchmark_id)
     candidates = get_candidates(benchmark) if board.track == Track.RANKING else None
-    return validate_for_track(raw, get_prepared(benchmark), candidates, settings,
-                              min_coverage(benchmark, settings)).to_dict()
+    prepared, coverage = get_prepared(benchmark), min_coverage(benchmark, settings)
+    if len(raw) < LARGE_CHECK_BYTES:
+        return validate_for_track(raw, prepared, candidates, settings, coverage).to_dict()
+    slots = _large_check_slots(settings)
+    if not slots.acquire(timeout=float(settings["LARGE_CHECK_WAIT_SECONDS"])):
+        raise SubmissionError(503, "busy", "other large files are being checked right now; "
+                              "retry in a few seconds (uploads for scoring are not affected)")
+    try:
+        return validate_for_track(raw, prepared, candidates, settings, coverage).to_dict()
+    finally:
+        slots.release()
 
 
 def validate_for_track(raw: bytes, prepared: PreparedSplit,
