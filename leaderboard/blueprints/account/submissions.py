@@ -195,8 +195,10 @@ def create_submission():
 def submissions():
     """The team's submissions, newest first."""
     team = _team()
-    rows = service.list_team_submissions(session=get_session(), team_id=team.id)
-    return render_template("submissions/list.html", submissions=rows)
+    session = get_session()
+    rows = service.list_team_submissions(session=session, team_id=team.id)
+    titles = {board.id: board_title(board, bench) for board, bench in list_boards(session)}
+    return render_template("submissions/list.html", submissions=rows, board_titles=titles)
 
 
 @bp.get("/submissions/<int:submission_id>")

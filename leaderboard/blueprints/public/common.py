@@ -14,6 +14,7 @@ from leaderboard.services.catalog.boards import (
     BoardError,
     board_or_default,
     board_summary,
+    boards_signature,
     list_boards,
 )
 from leaderboard.services.ranking.ranking_table import (
@@ -129,7 +130,7 @@ def ranking_response(board_id: int, kind: str,
         response.headers["Cache-Control"] = "private, no-cache"
         return response
     variant = (parsed[0].key, parsed[1], parsed[2], parsed[3], entries_value, query,
-               request.script_root)
+               request.script_root, boards_signature(get_session()))
     entry = cached_body(ref, kind, variant, build)
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
     response = Response(entry.gzipped if gzipped else entry.body, mimetype=mimetype)

@@ -119,6 +119,12 @@ def list_boards(session: Session) -> list[tuple[Board, Benchmark]]:
                                        r[0].track != Track.GENERATIVE, -r[1].id, r[0].id))
 
 
+def boards_signature(session: Session) -> tuple:
+    """Changes whenever a board is added or the default moves: pages cached per snapshot
+    list every board, so their cache key holds this too."""
+    return tuple(session.exec(select(Board.id, Board.is_default).order_by(Board.id)).all())
+
+
 def describe_benchmark(benchmark: Benchmark) -> str:
     """``swords 1.1 test``."""
     return f"{benchmark.name} {benchmark.version} {benchmark.split}"
