@@ -138,3 +138,26 @@ def test_pages_name_and_keep_the_board(client, session, benchmark, ranking_board
     assert 'href="/matrix"' in default
     export = client.get(f"/leaderboard.json?leaderboard={RANKING}")
     assert export.status_code == 200 and json.loads(export.data) == []
+
+
+def test_systems_of_two_boards_are_not_compared(app, client, session, benchmark,
+                                                ranking_board, team_token):
+    from leaderboard.models import Result
+    from leaderboard.services.catalog.boards import import_board
+
+    _team, _user, token = team_token
+    a = post(client, token, demo_bytes(), public=True).get_json()["id"]
+    b = post(client, token, demo_bytes("demo_weak"), public=True).get_json()["id"]
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    assert jobs.score_submission_job(a) == jobs.score_submission_job(b) == "scored"
+    assert client.get(f"/api/v1/compare?a={a}&b={b}").status_code == 200
+    # Moved onto the ranking board (as if uploaded there), b no longer pairs with a.
+    row = session.get(Submission, b)
+    row.board_id = ranking_board.id
+    session.add(row)
+    session.commit()
+    assert session.query(Result).count() == 2
+    assert import_board(session, benchmark).id != row.board_id
+    refused = client.get(f"/api/v1/compare?a={a}&b={b}")
+    assert refused.status_code == 409
+    assert "different leaderboards" in refused.get_json()["error"]["message"]

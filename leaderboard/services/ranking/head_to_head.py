@@ -94,6 +94,10 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
     b = system_detail(session=session, submission_id=b_id, viewer=viewer)
     if a is None or b is None or a["result_id"] is None or b["result_id"] is None:
         return None
+    if a["board_id"] != b["board_id"]:
+        # Same split and resamples maybe, but a generative list and a scored candidate list
+        # (or a dev and a test upload) answer different questions.
+        raise NotComparable("the two systems are on different leaderboards")
     paired = _paired(session, a["result_id"], b["result_id"], pos)
     ma, mb = _metrics_at(a, pos), _metrics_at(b, pos)
     metrics: dict[str, Any] = {}
