@@ -8,6 +8,7 @@ data only on the owning team's page and API route of a dev submission.
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import pytest
@@ -235,3 +236,34 @@ def test_no_route_gives_per_target_data_for_hidden_labels(app, client, session, 
         f"/api/v1/submissions/{dev_id}/targets?leaderboard={dev_board.slug}"]
     seen = _walk(app, anonymous, None, dev_id, team.id, dev_board.slug, dev_bench)
     assert _per_target(seen, list(TID.values())) == []
+
+
+@ALL_DATABASES
+def test_ranking_track_dev_board_shows_the_ranked_candidates(app, client, session, benchmark,
+                                                            dev_board, team_token,
+                                                            start_worker):
+    from leaderboard.models import Benchmark
+    from leaderboard.services.catalog.boards import create_board
+
+    ranking = create_board(session, session.get(Benchmark, dev_board.benchmark_id),
+                           track="ranking")
+    session.commit()
+    _team, _user, token = team_token
+    start_worker()
+    # Every candidate of car, in reverse gold order; big and summit abstain.
+    raw = json.dumps({"substitutes_lemmatized": False, "substitutes": {TID["car"]: [
+        ["train", 5], ["truck", 4], ["vehicle", 3], ["auto", 2], ["automobile", 1]]}}).encode()
+    sid = upload(client, token, raw, leaderboard=ranking.slug)
+    assert wait_for_status(session, sid, (SubmissionStatus.SCORED,)).status == "scored"
+    body = targets(client, token, sid, "?pos=NOUN&sort=gap&dir=desc").get_json()
+    assert (body["leaderboard"], body["track"]) == (ranking.slug, "ranking")
+    car, summit = body["targets"]
+    assert [(s["substitute"], s["label"], s["votes"]) for s in car["top"]] == [
+        ("train", "not_conceivable", 0), ("truck", "conceivable", 1),
+        ("vehicle", "conceivable", 5), ("auto", "acceptable", 6),
+        ("automobile", "acceptable", 8)]
+    # every acceptable candidate is in the top 10: nothing missed; P = 2/5, R = 1, F = 4/7.
+    # GAP: votes 0, 1, 5, 6, 8 -> (1/2 + 6/3 + 12/4 + 20/5) / (79/3) = 28.5/79 = 0.360759
+    assert (car["missed"], car["f"], car["gap"]) == ([], 57.14, 36.08)
+    assert (summit["answered"], summit["top"], summit["gap"]) == (False, [], 0.0)
+    assert [m["substitute"] for m in summit["missed"]] == ["peak", "top"]
