@@ -10,11 +10,25 @@ def test_openapi_describes_every_endpoint(client):
     assert spec["openapi"] == "3.1.0"
     assert spec["servers"] == [{"url": "http://localhost/api/v1"}]
     assert set(spec["paths"]) == {"/submissions", "/submissions/{id}", "/validate",
-                                  "/leaderboard", "/compare", "/significance"}
+                                  "/leaderboard", "/compare", "/significance",
+                                  "/submissions/{id}/targets"}
     names = [p["name"] for p in spec["paths"]["/leaderboard"]["get"]["parameters"]]
     assert "entries" in names and "q" in names
     post = spec["paths"]["/submissions"]["post"]
     assert set(post["responses"]) == {"202", "400", "401", "409", "413", "429"}
+
+
+def test_openapi_and_api_page_document_the_diagnostics_route(client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    route = spec["paths"]["/submissions/{id}/targets"]["get"]
+    assert [p["name"] for p in route["parameters"]] == ["id", "sort", "dir", "pos", "limit"]
+    assert set(route["responses"]) == {"200", "400", "401", "404", "409", "429"}
+    assert "hidden" in route["responses"]["404"]["description"]
+    fields = spec["components"]["schemas"]["TargetDiagnostics"]["properties"]
+    assert {"top", "missed", "f", "gap", "gap_rat"} <= set(fields)
+    page = client.get("/api/v1/docs").get_data(as_text=True)
+    assert "Dev phase: per-target diagnostics" in page
+    assert "/api/v1/submissions/17/targets?sort=gap&amp;dir=asc&amp;pos=NOUN" in page
 
 
 def test_api_page_has_copy_paste_curl_examples(client):
