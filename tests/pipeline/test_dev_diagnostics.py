@@ -72,8 +72,10 @@ def order(body):
 @ALL_DATABASES
 def test_dev_diagnostics_match_hand_worked_values(app, client, session, scored, dev_board):
     token, dev_id, _test_id = scored
-    result = client.get(f"/api/v1/submissions/{dev_id}",
-                        headers={"Authorization": f"Bearer {token}"}).get_json()["result"]
+    status = client.get(f"/api/v1/submissions/{dev_id}",
+                        headers={"Authorization": f"Bearer {token}"}).get_json()
+    assert status["targets_url"] == f"http://localhost/api/v1/submissions/{dev_id}/targets"
+    result = status["result"]
     # pooled over the three targets (tests/dev_split.py): F = 1/4, mean GAP 0.263389
     assert (result["metrics"]["strict_a_f@10"], result["metrics"]["gap"]) == (25.0, 26.34)
 
@@ -156,6 +158,8 @@ def test_dev_diagnostics_match_hand_worked_values(app, client, session, scored, 
 @ALL_DATABASES
 def test_hidden_labels_and_other_teams_get_404(app, client, session, scored):
     token, dev_id, test_id = scored
+    assert "targets_url" not in client.get(f"/api/v1/submissions/{test_id}", headers={
+        "Authorization": f"Bearer {token}"}).get_json()
     response = targets(client, token, test_id)
     assert response.status_code == 404
     assert response.get_json() == {"error": {

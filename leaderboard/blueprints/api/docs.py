@@ -125,6 +125,8 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                     "progress": {"type": "string"}, "errors": {"type": "array"},
                     "warnings": {"type": "array"}, "failure_reason": {"type": "string"},
                     "file_sha256": {"type": "string"},
+                    "targets_url": {"type": "string", "description": "Only when scored on a "
+                                    "dev-phase leaderboard: its per-target diagnostics"},
                     "result": {"type": ["object", "null"], "description":
                                "metrics, intervals, by_pos, counts and the signature "
                                "(scorer_version, split_checksum, seed, bootstrap)"}}},

@@ -193,8 +193,13 @@ def get_submission(submission_id: int):
         return _submission_error(exc)
     result = (service.current_result(session, submission.id)
               if submission.status == SubmissionStatus.SCORED else None)
-    return jsonify(service.submission_dict(submission, result,
-                                           board=session.get(Board, submission.board_id)))
+    board = session.get(Board, submission.board_id)
+    body = service.submission_dict(submission, result, board=board)
+    if result is not None and diagnostics.diagnostics_allowed(
+            board, session.get(Benchmark, submission.benchmark_id)):
+        body["targets_url"] = url_for("api.submission_targets", submission_id=submission.id,
+                                      _external=True)
+    return jsonify(body)
 
 
 @bp.get("/submissions")
