@@ -20,13 +20,27 @@ def test_openapi_describes_every_endpoint(app, client):
                                                   if m not in ("HEAD", "OPTIONS"))
     described = {path: set(ops) for path, ops in spec["paths"].items()}
     assert described == {re.sub(r"\{submission_id\}", "{id}", p): m for p, m in routes.items()}
-    assert {"/leaderboards", "/leaderboards/{slug}/ranking"} <= set(described)
+    assert {"/leaderboards", "/leaderboards/{slug}/ranking", "/submissions/{id}/targets"} <= set(
+        described)
     names = [p["name"] for p in spec["paths"]["/leaderboard"]["get"]["parameters"]]
     assert "entries" in names and "q" in names
     post = spec["paths"]["/submissions"]["post"]
     assert set(post["responses"]) == {"202", "400", "401", "404", "409", "413", "429"}
     fields = post["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]
     assert "leaderboard" in fields
+
+
+def test_openapi_and_api_page_document_the_diagnostics_route(client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    route = spec["paths"]["/submissions/{id}/targets"]["get"]
+    assert [p["name"] for p in route["parameters"]] == ["id", "sort", "dir", "pos", "limit"]
+    assert set(route["responses"]) == {"200", "400", "401", "404", "409", "429"}
+    assert "hidden" in route["responses"]["404"]["description"]
+    fields = spec["components"]["schemas"]["TargetDiagnostics"]["properties"]
+    assert {"top", "missed", "f", "gap", "gap_rat"} <= set(fields)
+    page = client.get("/api/v1/docs").get_data(as_text=True)
+    assert "Dev phase: per-target diagnostics" in page
+    assert "/api/v1/submissions/17/targets?sort=gap&amp;dir=asc&amp;pos=NOUN" in page
 
 
 def test_api_page_has_copy_paste_curl_examples(client):

@@ -3,6 +3,8 @@ submission page with its live status, and the publish toggle."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flask import (
     abort,
     current_app,
@@ -211,7 +213,33 @@ def submission(submission_id: int):
     return render_template("submissions/detail.html", submission=row, result=result,
                            pending=row.status in SubmissionStatus.PENDING,
                            visibility_form=VisibilityForm(),
-                           metric_groups=grouped_metrics(result.metrics if result else {}))
+                           metric_groups=grouped_metrics(result.metrics if result else {}),
+                           diagnostics=_diagnostics(row) if result else None)
+
+
+DIAGNOSTICS_PAGE_ROWS = 50
+
+
+def _diagnostics(row):
+    """Per-target diagnostics for a dev-phase board (public labels), else None."""
+    from leaderboard.services.intake import diagnostics
+
+    session = get_session()
+    board = session.get(Board, row.board_id)
+    if not diagnostics.diagnostics_allowed(board, session.get(Benchmark, row.benchmark_id)):
+        return None
+    try:
+        query = diagnostics.parse_query(request.args)
+    except ValueError as exc:
+        abort(400, description=str(exc))
+    if "limit" not in request.args:
+        query = replace(query, limit=DIAGNOSTICS_PAGE_ROWS)
+    try:
+        return diagnostics.submission_diagnostics(
+            session, row, current_app.config["LEADERBOARD"], query)
+    except diagnostics.DiagnosticsUnavailable as exc:
+        flash(f"Per-target diagnostics are unavailable: {exc.message}.", "error")
+        return None
 
 
 def grouped_metrics(metrics: dict) -> list[tuple[str, list[tuple[str, str]]]]:

@@ -10,6 +10,7 @@ from leaderboard.blueprints.api import bp
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 STATUSES = ["queued", "running", "scored", "invalid", "failed"]
+LABELS = ["acceptable", "conceivable", "not_conceivable", "not_in_gold"]
 
 
 def _error(description: str) -> dict[str, Any]:
@@ -55,6 +56,69 @@ LEADERBOARD = {"type": "object", "properties": {
     "page_url": {"type": "string"}}}
 
 
+def _targets_schemas() -> dict[str, Any]:
+    num = {"type": ["number", "null"]}
+    listed = {"type": "object", "properties": {
+        "rank": {"type": "integer"}, "substitute": {"type": "string", "description":
+                                                    "the lemma as scored"},
+        "submitted": {"type": "string", "description": "the submitted string it came from"},
+        "label": {"type": "string", "enum": LABELS}, "score": {**num, "description":
+                                                               "gold score (null: not in gold)"},
+        "votes": {"type": ["integer", "null"]}}}
+    missed = {"type": "object", "properties": {
+        "substitute": {"type": "string"}, "score": {"type": "number"},
+        "votes": {"type": "integer"}, "rank": {"type": ["integer", "null"], "description":
+                                               "rank further down the list, null if absent"}}}
+    target = {"type": "object", "properties": {
+        "target_id": {"type": "string"}, "lemma": {"type": "string"}, "pos": {"type": "string"},
+        "answered": {"type": "boolean"}, "list_length": {"type": "integer"},
+        "top": {"type": "array", "items": listed, "description": "the system's top 10"},
+        "missed": {"type": "array", "items": missed,
+                   "description": "acceptable gold substitutes outside the top 10"},
+        "n_acceptable": {"type": "integer"}, "n_conceivable": {"type": "integer"},
+        "hits": {"type": "integer"}, "n_top": {"type": "integer"},
+        "gold_a_k": {"type": "integer"}, "precision": {"type": "number"},
+        "recall": {"type": "number"}, "f": {"type": "number", "description":
+                                            "strict acceptable F at 10 on this target, percent"},
+        "f_defined": {"type": "boolean"}, "gap": num, "gap_rat": num}}
+    return {"TargetDiagnostics": target, "Targets": {"type": "object", "properties": {
+        "submission_id": {"type": "integer"}, "leaderboard": {"type": "string"},
+        "track": {"type": "string"}, "scorer_version": {"type": "string"},
+        "sort": {"type": "string"}, "dir": {"type": "string"}, "pos": {"type": ["string", "null"]},
+        "limit": {"type": ["integer", "null"]}, "targets_scored": {"type": "integer"},
+        "targets_matching": {"type": "integer"},
+        "pos_values": {"type": "array", "items": {"type": "string"}},
+        "targets": {"type": "array",
+                    "items": {"$ref": "#/components/schemas/TargetDiagnostics"}}}}}
+
+
+def _targets_path(auth_errors: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "summary": "Per-target diagnostics of one of the team's dev-phase submissions",
+        "description": "Only for leaderboards whose labels are public (dev phase): per "
+                       "target, the system's top 10 with gold scores and labels, the "
+                       "acceptable substitutes missed, F^10 and GAP on that target. Worst "
+                       "targets first unless dir=desc; undefined values last.",
+        "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+            {"name": "sort", "in": "query",
+             "schema": {"type": "string", "enum": ["f", "gap", "gap_rat"], "default": "f"}},
+            {"name": "dir", "in": "query", "schema": {"type": "string", "enum": ["asc", "desc"],
+                                                      "default": "asc"},
+             "description": "asc: worst first; desc: best first"},
+            {"name": "pos", "in": "query", "schema": {
+                "type": "string", "enum": ["ALL", "NOUN", "VERB", "ADJ", "ADV"]}},
+            {"name": "limit", "in": "query", "schema": {"type": "string"},
+             "description": "a positive whole number, or all (default)"}],
+        "responses": {
+            "200": {"description": "Diagnostics", "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/Targets"}}}},
+            "400": _error("Unknown sort, dir, pos or limit"),
+            "404": _error("No such submission of the team, or its leaderboard's labels are "
+                          "hidden (test phase)"),
+            "409": _error("Not scored yet"), **auth_errors}}
+
+
 def openapi_spec(base_url: str) -> dict[str, Any]:
     """The OpenAPI 3.1 description of /api/v1."""
     auth_errors = {"401": _error("Missing, invalid or revoked token"),
@@ -89,9 +153,12 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                     "progress": {"type": "string"}, "errors": {"type": "array"},
                     "warnings": {"type": "array"}, "failure_reason": {"type": "string"},
                     "file_sha256": {"type": "string"},
+                    "targets_url": {"type": "string", "description": "Only when scored on a "
+                                    "dev-phase leaderboard: its per-target diagnostics"},
                     "result": {"type": ["object", "null"], "description":
                                "metrics, intervals, by_pos, counts and the signature "
                                "(scorer_version, split_checksum, seed, bootstrap)"}}},
+                **_targets_schemas(),
                 "Report": {"type": "object", "properties": {
                     "ok": {"type": "boolean"}, "errors": {"type": "array"},
                     "errors_not_shown": {"type": "integer"}, "warnings": {"type": "array"},
@@ -128,6 +195,7 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                     "application/json": {"schema": {"$ref": "#/components/schemas/Submission"}}}},
                     "403": _error("Another team's submission"), "404": _error("No such id"),
                     **auth_errors}}},
+            "/submissions/{id}/targets": {"get": _targets_path(auth_errors)},
             "/validate": {"post": {
                 "summary": "Dry run: the full validation report; nothing stored, no quota",
                 "requestBody": _upload_body(),

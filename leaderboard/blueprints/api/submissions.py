@@ -18,6 +18,7 @@ from leaderboard.extensions import limiter
 from leaderboard.models import Benchmark, Board, SubmissionStatus, utcnow
 from leaderboard.services.access.verification import require_verified
 from leaderboard.services.catalog.boards import BoardError, board_or_default
+from leaderboard.services.intake import diagnostics
 from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake.results import validate_upload
 from leaderboard.services.intake.submissions import SubmissionError
@@ -203,8 +204,13 @@ def get_submission(submission_id: int):
         return _submission_error(exc)
     result = (service.current_result(session, submission.id)
               if submission.status == SubmissionStatus.SCORED else None)
-    return jsonify(service.submission_dict(submission, result,
-                                           board=session.get(Board, submission.board_id)))
+    board = session.get(Board, submission.board_id)
+    body = service.submission_dict(submission, result, board=board)
+    if result is not None and diagnostics.diagnostics_allowed(
+            board, session.get(Benchmark, submission.benchmark_id)):
+        body["targets_url"] = url_for("api.submission_targets", submission_id=submission.id,
+                                      _external=True)
+    return jsonify(body)
 
 
 @bp.get("/submissions")
@@ -227,3 +233,30 @@ def list_submissions():
         item["status_url"] = url_for("api.get_submission", submission_id=row.id, _external=True)
         items.append(item)
     return jsonify({"submissions": items})
+
+
+@bp.get("/submissions/<int:submission_id>/targets")
+@rate_limited
+@token_required
+def submission_targets(submission_id: int):
+    """Per-target diagnostics of one of the team's dev-phase submissions (public labels).
+
+    404 for another team's submission and for any board whose labels are hidden.
+    """
+    session = get_session()
+    try:
+        query = diagnostics.parse_query(request.args)
+    except ValueError as exc:
+        return error_response(400, "bad_query", str(exc))
+    try:
+        submission = service.team_submission(session=session, team_id=g.api_team.id,
+                                             submission_id=submission_id)
+    except SubmissionError:
+        # Unlike the status route, never confirm that another team's id exists here.
+        return error_response(404, "not_found", f"no submission {submission_id}")
+    try:
+        found = diagnostics.submission_diagnostics(
+            session, submission, current_app.config["LEADERBOARD"], query)
+    except diagnostics.DiagnosticsUnavailable as exc:
+        return error_response(exc.status, exc.code, exc.message)
+    return jsonify(diagnostics.diagnostics_dict(found))

@@ -1,0 +1,54 @@
+"""The diagnostics service: its gate, its query parsing and its per-submission cache."""
+
+from __future__ import annotations
+
+import pytest
+from werkzeug.datastructures import MultiDict
+
+from leaderboard.models import Benchmark
+from leaderboard.services.catalog.benchmarks import import_benchmark
+from leaderboard.services.catalog.boards import import_board
+from leaderboard.services.intake import diagnostics
+from leaderboard.services.intake.results import score_submission_now
+from leaderboard.services.intake.submissions import create_submission
+from tests.dev_split import dev_split_bytes, dev_submission_bytes
+
+
+def test_query_defaults_and_refusals():
+    assert diagnostics.parse_query(MultiDict()) == diagnostics.TargetQuery("f", "asc", None, None)
+    assert diagnostics.parse_query(MultiDict({"sort": "gap_rat", "dir": "desc", "pos": "noun",
+                                              "limit": "5"})) == diagnostics.TargetQuery(
+        "gap_rat", "desc", "NOUN", 5)
+    assert diagnostics.parse_query(MultiDict({"pos": "ALL", "limit": "all"})).pos is None
+    for args, message in (({"dir": "up"}, "dir must be asc"), ({"pos": "X"}, "pos must be"),
+                          ({"limit": "0"}, "limit must be"), ({"limit": "-3"}, "limit must")):
+        with pytest.raises(ValueError, match=message):
+            diagnostics.parse_query(MultiDict(args))
+
+
+def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session, team_token):
+    team, _user, _token = team_token
+    settings = app.config["LEADERBOARD"]
+    bench = import_benchmark(session=session, raw=dev_split_bytes(), name="tiny", version="1",
+                             split="dev", hidden=False, bootstrap=0)
+    board = import_board(session, bench)
+    row = create_submission(session=session, team=team, board=board,
+                            raw=dev_submission_bytes(), system_name="s",
+                            settings=settings).submission
+    with pytest.raises(diagnostics.DiagnosticsUnavailable) as queued:
+        diagnostics.target_rows(session, row, settings)
+    assert (queued.value.status, queued.value.code) == (409, "not_scored")
+    assert score_submission_now(engine_or_session=app.extensions["db_engine"],
+                                submission_id=row.id, settings=settings) == "scored"
+    session.refresh(row)
+    _board, first = diagnostics.target_rows(session, row, settings)
+    _board, again = diagnostics.target_rows(session, row, settings)
+    assert again is first and len(first) == 3  # the second call is the cached list
+    # Belt and braces: a dev board whose split was somehow marked hidden shows nothing.
+    hidden = session.get(Benchmark, bench.id)
+    hidden.hidden = True
+    session.add(hidden)
+    session.commit()
+    with pytest.raises(diagnostics.DiagnosticsUnavailable) as refused:
+        diagnostics.target_rows(session, row, settings)
+    assert (refused.value.status, refused.value.code) == (404, "not_found")
