@@ -74,7 +74,7 @@ def upload_and_work(app, client, token, raw: bytes, slug: str, name: str) -> dic
 @ALL_DATABASES
 def test_gold_ordered_ranking_file_gets_gap_100_and_the_board_shows_gap_not_f10(
         app, client, team_token, ranking_board):
-    _team, _user, token = team_token
+    team, _user, token = team_token
     body = upload_and_work(app, client, token, doc(gold_scores()), ranking_board.slug, "oracle")
     assert body["status"] == "scored", body["errors"]
     assert body["track"] == "ranking"
@@ -119,6 +119,8 @@ def test_gold_ordered_ranking_file_gets_gap_100_and_the_board_shows_gap_not_f10(
         assert client.get(f"{path}?leaderboard={ranking_board.slug}").status_code == 200, path
     sig = client.get(f"/api/v1/significance?leaderboard={ranking_board.slug}").get_json()
     assert sig["metric"] == "gap" and [s["system"] for s in sig["systems"]] == ["oracle"]
+    team_page = client.get(f"/teams/{team.id}").get_data(as_text=True)
+    assert 'ranking track · GAP</span> <span class="v">100.0</span>' in team_page
 
 
 @ALL_DATABASES

@@ -76,4 +76,9 @@ def team(team_id: int):
         abort(404, description="No such team.")
     subs = team_systems(session=session, team_id=team_id, viewer=current_user)
     results = current_results(session, [s.id for s in subs])
-    return render_template("public/team.html", team=team_row, submissions=subs, results=results)
+    # Ranking-track systems show GAP instead of the F^10 columns (meaningless there).
+    ranking_ids = {s.id for s in subs
+                   if (board := session.get(Board, s.board_id)) is not None
+                   and board.track == Track.RANKING}
+    return render_template("public/team.html", team=team_row, submissions=subs, results=results,
+                           ranking_ids=ranking_ids)
