@@ -11,6 +11,11 @@ from leaderboard.blueprints.api import bp
 ERROR = {"$ref": "#/components/schemas/Error"}
 STATUSES = ["queued", "running", "scored", "invalid", "failed"]
 
+#: The ``view`` query parameter of the rankings, per track.
+VIEW_HELP = ("Generative leaderboards: strict-a (default), strict-c, lenient-a, lenient-c, all. "
+             "Ranking-track leaderboards: ranking only (GAP, GAP ratio, P@1; headline GAP). A "
+             "view of the other track answers 400.")
+
 
 def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": ERROR}}}
@@ -107,7 +112,8 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                     "413": _error("File too large"), **auth_errors}}},
             "/leaderboard": {"get": {
                 "summary": "The public ranking (no token needed)", "security": [],
-                "parameters": [{"name": n, "in": "query", "schema": {"type": "string"}}
+                "parameters": [{"name": n, "in": "query", "schema": {"type": "string"},
+                                **({"description": VIEW_HELP} if n == "view" else {})}
                                for n in ("view", "pos", "sort", "dir")] + [
                     {"name": "entries", "in": "query",
                      "schema": {"type": "string", "enum": ["best", "all"]},
