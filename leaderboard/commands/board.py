@@ -7,6 +7,7 @@ from flask.cli import with_appcontext
 
 from leaderboard.db import get_engine, session_scope
 from leaderboard.models import Phase, Track
+from leaderboard.scoring import WordNetMissing
 from leaderboard.services.catalog.benchmarks import find_benchmark
 from leaderboard.services.catalog.boards import (
     BoardError,
@@ -16,6 +17,7 @@ from leaderboard.services.catalog.boards import (
     list_boards,
     set_default,
 )
+from leaderboard.services.catalog.references import ReferenceInvalid, ensure_random_reference
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 
@@ -40,7 +42,8 @@ def board_group() -> None:
 @with_appcontext
 def create_command(name: str, version: str, split: str, track: str, phase: str | None,
                    slug: str | None, make_default: bool) -> None:
-    """Make a leaderboard for an imported split (no-op when it exists)."""
+    """Make a leaderboard for an imported split (no-op when it exists). A ranking board
+    gets the split's Random reference row, scored here (once per split)."""
     with session_scope(get_engine()) as session:
         benchmark = find_benchmark(session, name, version, split)
         if benchmark is None:
@@ -50,12 +53,17 @@ def create_command(name: str, version: str, split: str, track: str, phase: str |
         try:
             board = create_board(session, benchmark, track=track, phase=phase, slug=slug,
                                  make_default=make_default)
-        except BoardError as exc:
+            random_row = (ensure_random_reference(session, benchmark)
+                          if board.track == Track.RANKING else None)
+        except (BoardError, ReferenceInvalid, WordNetMissing) as exc:
             raise click.ClickException(str(exc)) from exc
         refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
         session.commit()
         click.echo(f"{board.slug}: {board_title(board, benchmark)}"
                    + (" (default)" if board.is_default else ""))
+        if random_row is not None:
+            click.echo(f"  reference {random_row.name}: GAP {random_row.metrics['gap']:.2f}, "
+                       f"GAP ratio {random_row.metrics['gap_rat']:.2f}")
 
 
 @board_group.command("list")

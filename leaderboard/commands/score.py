@@ -14,24 +14,41 @@ from leaderboard.scoring import (
     score_submission,
     validate_submission,
 )
+from leaderboard.scoring.gold import load_split
+from leaderboard.scoring.ranking_track import (
+    SHOWN_METRICS,
+    candidates_by_target,
+    validate_ranking_submission,
+)
 
 EXIT_INVALID = 2
+TRACKS = ("generative", "ranking")
+
+
+def _only(doc: dict, keys: tuple[str, ...]) -> dict:
+    """The JSON document with the metrics ``keys`` only (overall and per POS)."""
+    def pick(block: dict) -> dict:
+        return {k: block[k] for k in keys if k in block}
+
+    return {**doc, "metrics": pick(doc["metrics"]), "intervals": pick(doc["intervals"]),
+            "by_pos": {pos: {"metrics": pick(b["metrics"]), "intervals": pick(b["intervals"])}
+                       for pos, b in doc["by_pos"].items()}}
 
 
 def _fmt_interval(interval: list[float] | None) -> str:
     return f"[{interval[0]:6.2f}, {interval[1]:6.2f}]" if interval else ""
 
 
-def _print_table(result) -> None:
+def _print_table(result, keys: tuple[str, ...] = METRIC_KEYS) -> None:
     click.echo(f"{'metric':<16} {'value':>7}  95% interval")
-    for key in METRIC_KEYS:
+    for key in keys:
         click.echo(f"{key:<16} {result.metrics[key]:7.2f}  "
                    f"{_fmt_interval(result.intervals.get(key))}")
     if result.by_pos:
         click.echo("\nPer part of speech (value [95% interval]):")
         names = list(result.by_pos)
         click.echo(f"{'metric':<16} " + " ".join(f"{n:<24}" for n in names))
-        for key in METRIC_KEYS:
+        for key in keys:
             cells = []
             for name in names:
                 block = result.by_pos[name]
@@ -75,9 +92,19 @@ def _report_invalid(path: Path, report, as_json: bool) -> None:
               help="Print one JSON object per submission (JSON lines) instead.")
 @click.option("--no-cache", is_flag=True,
               help="Prepare the split again and do not write the prepared-split cache.")
+@click.option("--track", type=click.Choice(TRACKS), default="generative", show_default=True,
+              help="generative: the system ranks its own substitutes (every metric). "
+              "ranking: it scores every candidate of each target it answers, nothing else "
+              "(checked); prints GAP, GAP ratio and P@1.")
 def score_command(split_path: Path, submission_path: Path, more_submissions: tuple[Path, ...],
-                  bootstrap: int, seed: int, as_json: bool, no_cache: bool) -> None:
+                  bootstrap: int, seed: int, as_json: bool, no_cache: bool,
+                  track: str) -> None:
     """Score submissions against SPLIT: every metric with its interval, then per POS.
+
+    With ``--track ranking`` (the paper's ranking setting, Table 6) a file must give a score
+    to every candidate of each target it answers (the candidates of
+    ``leaderboard benchmark export-inputs``) and nothing else; only the ranking metrics are
+    printed: GAP (the headline), GAP ratio and P@1.
 
     Several files score in one process: ``--submission a.json b.json c.json``. The prepared
     split is cached on disk by the split file's checksum and the scorer version
@@ -93,23 +120,34 @@ def score_command(split_path: Path, submission_path: Path, more_submissions: tup
     except WordNetMissing as exc:
         raise click.ClickException(str(exc)) from exc
     paths = (submission_path, *more_submissions)
+    keys: tuple[str, ...] = METRIC_KEYS
+    candidates = None
+    if track == "ranking":
+        keys = SHOWN_METRICS
+        candidates = candidates_by_target(load_split(split_path))
     invalid = False
     for n, path in enumerate(paths):
-        report = validate_submission(path.read_bytes(), prepared)
+        if candidates is not None:
+            report = validate_ranking_submission(path.read_bytes(), prepared, candidates)
+        else:
+            report = validate_submission(path.read_bytes(), prepared)
         if not report.ok:
             invalid = True
             _report_invalid(path, report, as_json)
             continue
         result = score_submission(prepared, report)
         if as_json:
-            click.echo(json.dumps({"submission": str(path), "metrics": result.metrics,
-                                   "intervals": result.intervals, "by_pos": result.by_pos,
-                                   "warnings": result.warnings}))
+            doc = {"submission": str(path), "metrics": result.metrics,
+                   "intervals": result.intervals, "by_pos": result.by_pos,
+                   "warnings": result.warnings}
+            if candidates is not None:
+                doc = {"track": track, **_only(doc, keys)}
+            click.echo(json.dumps(doc))
             continue
         if len(paths) > 1:
             click.echo(f"{'' if n == 0 else chr(10)}== {path} ==")
         for warning in result.warnings:
             click.echo(f"warning: {warning}", err=True)
-        _print_table(result)
+        _print_table(result, keys)
     if invalid:
         sys.exit(EXIT_INVALID)

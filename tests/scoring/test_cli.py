@@ -186,3 +186,86 @@ def test_score_command_imports_nothing_from_the_web_stack(wordnet, cache_dir):
     assert out.returncode == 0, out.stderr
     assert '"metrics"' in out.stdout
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.fixture
+def random_ranking_file(tmp_path) -> Path:
+    """The Random reference file of the demo split (every candidate, seed 0)."""
+    from leaderboard.scoring.ranking_track import random_ranking_submission
+
+    path = tmp_path / "random.json"
+    split = json.loads((DEMO / "demo_split.json").read_text())
+    path.write_text(json.dumps(random_ranking_submission(split, seed=0)))
+    return path
+
+
+def test_ranking_track_prints_gap_gap_ratio_and_p1_only(wordnet, random_ranking_file):
+    res = _run("--track", "ranking", "--split", str(DEMO / "demo_split.json"),
+               "--submission", str(random_ranking_file), "--bootstrap", "50")
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    # GAP 69.13 and GAP ratio 70.74: worked out by hand in tests/pipeline/test_ranking_track.py;
+    # P@1: the random first candidate has a positive label on 11 of the 13 targets.
+    assert [line.split()[:2] for line in lines[1:4]] == [
+        ["gap", "69.13"], ["gap_rat", "70.74"], ["strict_c_p@1", "84.62"]]
+    assert "f@10" not in res.stdout and "best_p" not in res.stdout
+    assert "Per part of speech" in res.stdout
+    assert "13 of 13 targets answered" in res.stdout
+
+
+def test_ranking_track_json_has_the_ranking_metrics_per_pos(wordnet, random_ranking_file):
+    res = _run("--track", "ranking", "--split", str(DEMO / "demo_split.json"),
+               "--submission", str(random_ranking_file), "--bootstrap", "50", "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["track"] == "ranking"
+    assert list(doc["metrics"]) == ["gap", "gap_rat", "strict_c_p@1"]
+    assert round(doc["metrics"]["gap"], 2) == 69.13
+    assert list(doc["intervals"]) == ["gap", "gap_rat", "strict_c_p@1"]
+    assert doc["intervals"]["gap"][0] < doc["metrics"]["gap"] < doc["intervals"]["gap"][1]
+    assert set(doc["by_pos"]) == {"NOUN", "VERB", "ADJ", "ADV"}
+    assert list(doc["by_pos"]["ADV"]["metrics"]) == ["gap", "gap_rat", "strict_c_p@1"]
+
+
+def test_ranking_track_names_missing_and_foreign_candidates(wordnet, random_ranking_file,
+                                                            tmp_path):
+    doc = json.loads(random_ranking_file.read_text())
+    first = next(iter(doc["substitutes"]))
+    dropped = doc["substitutes"][first].pop()[0]
+    doc["substitutes"][first].append(["speedily", 0.5])
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(doc))
+    res = _run("--track", "ranking", "--split", str(DEMO / "demo_split.json"),
+               "--submission", str(path), "--bootstrap", "0")
+    assert res.exit_code == 2
+    assert f"[missing_candidates] {first}: no score for 1 of 8 candidates: {dropped!r}" in (
+        res.stderr)
+    assert f"[unknown_candidates] {first}: not candidates of this target (1): 'speedily'" in (
+        res.stderr)
+    # The generative track (the default) takes the same file.
+    res = _run("--split", str(DEMO / "demo_split.json"), "--submission", str(path),
+               "--bootstrap", "0")
+    assert res.exit_code == 0 and "lenient_a_f@10" in res.stdout
+
+
+def test_ranking_score_imports_nothing_from_the_web_stack(wordnet, cache_dir,
+                                                          random_ranking_file):
+    code = (
+        "import sys\n"
+        "from leaderboard.cli import main\n"
+        "try:\n"
+        f"    main(['score', '--track', 'ranking', '--split', "
+        f"{str(DEMO / 'demo_split.json')!r},\n"
+        f"          '--submission', {str(random_ranking_file)!r}, '--json'])\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "web = {'flask', 'werkzeug', 'sqlalchemy', 'sqlmodel', 'rq', 'redis', 'alembic',\n"
+        "       'pandas', 'plotly', 'jinja2', 'nltk'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in web))\n"
+    )
+    env = {**os.environ, "LEADERBOARD_CACHE_DIR": str(cache_dir)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert '"track": "ranking"' in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "[]"

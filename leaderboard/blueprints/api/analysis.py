@@ -10,7 +10,7 @@ from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA
 from leaderboard.services.catalog.boards import BoardError, board_or_default
 from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
-from leaderboard.services.ranking.metric_info import DEFAULT_SORT
+from leaderboard.services.ranking.metric_info import default_sort
 from leaderboard.services.ranking.pairwise import pairwise_table, parse_top
 from leaderboard.services.ranking.ranking_table import BadQuery
 from leaderboard.services.ranking.snapshot_reader import cached_value, latest_snapshot, load_data
@@ -44,7 +44,8 @@ def compare():
 @bp.get("/significance")
 @rate_limited
 def significance():
-    """``?metric=KEY&top=N[&leaderboard=SLUG]`` (N from 2 to 30): the top N public systems
+    """``?metric=KEY&top=N[&leaderboard=SLUG]`` (N from 2 to 30; the metric defaults to the
+    leaderboard's headline, GAP on a ranking board): the top N public systems
     on the metric with their compact letters, and ``p_beats[i][j]`` = P(system i beats
     system j), ``p_value`` and ``significant`` matrices."""
     session = get_session()
@@ -54,7 +55,7 @@ def significance():
         return error_response(404, "unknown_leaderboard", str(exc))
     if board is None:
         return error_response(404, "no_benchmark", "no benchmark split is loaded yet")
-    metric = request.args.get("metric", DEFAULT_SORT)
+    metric = request.args.get("metric", default_sort(board.track))
     try:
         top = parse_top(request.args.get("top"))
         ref = latest_snapshot(session, board.id)  # type: ignore[arg-type]

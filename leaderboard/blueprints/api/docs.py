@@ -12,6 +12,11 @@ ERROR = {"$ref": "#/components/schemas/Error"}
 STATUSES = ["queued", "running", "scored", "invalid", "failed"]
 LABELS = ["acceptable", "conceivable", "not_conceivable", "not_in_gold"]
 
+#: The ``view`` query parameter of the rankings, per track.
+VIEW_HELP = ("Generative leaderboards: strict-a (default), strict-c, lenient-a, lenient-c, all. "
+             "Ranking-track leaderboards: ranking only (GAP, GAP ratio, P@1; headline GAP). A "
+             "view of the other track answers 400.")
+
 
 def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": ERROR}}}
@@ -35,7 +40,8 @@ def _upload_body() -> dict[str, Any]:
 
 
 def _ranking_query() -> list[dict[str, Any]]:
-    return [{"name": n, "in": "query", "schema": {"type": "string"}}
+    return [{"name": n, "in": "query", "schema": {"type": "string"},
+             **({"description": VIEW_HELP} if n == "view" else {})}
             for n in ("view", "pos", "sort", "dir")] + [
         {"name": "entries", "in": "query", "schema": {"type": "string", "enum": ["best", "all"]},
          "description": "best (default): each team's best system on the view's headline; "

@@ -12,13 +12,13 @@ from leaderboard.scoring.significance import ALPHA, format_p
 from leaderboard.services.ranking import charts
 from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
 from leaderboard.services.ranking.metric_info import (
-    DEFAULT_SORT,
-    DEFAULT_VIEW,
-    DISPLAYED,
     LABELS,
     POS_VALUES,
-    VIEWS,
+    default_sort,
+    default_view,
     describe,
+    displayed,
+    views_for,
 )
 from leaderboard.services.ranking.pairwise import MAX_TOP, pairwise_table
 from leaderboard.services.ranking.ranking_table import BadQuery
@@ -72,7 +72,8 @@ def significance():
     """Pairwise view: P(row beats column) among the top 30 on ?metric=, significant cells
     marked, and a compact letter display."""
     data = snapshot_or_empty()
-    metric = request.args.get("metric", DEFAULT_SORT)
+    track = _track()
+    metric = request.args.get("metric", default_sort(track))
     try:
         table = _per_snapshot("pairwise", (metric, MAX_TOP),
                               lambda: pairwise_table(data, metric))
@@ -83,7 +84,7 @@ def significance():
         figure = _per_snapshot("significance", (metric,),
                                lambda: charts.to_json(charts.heatmap(table)))
     return render_template("public/significance.html", table=table, figure=figure,
-                           metrics=DISPLAYED, labels=LABELS, format_p=format_p,
+                           metrics=displayed(track), labels=LABELS, format_p=format_p,
                            benchmark=data.get("benchmark"))
 
 
@@ -91,13 +92,20 @@ def significance():
 def history():
     """Progress over time on the view's headline metric (?view=)."""
     data = snapshot_or_empty()
-    view = VIEWS.get(request.args.get("view", DEFAULT_VIEW))
-    if view is None or view.key == "all":
-        abort(400, description="view must be one of strict-a, strict-c, lenient-a, lenient-c")
+    track = _track()
+    views = {k: v for k, v in views_for(track).items() if k != "all"}
+    view = views.get(request.args.get("view") or default_view(track))
+    if view is None:
+        abort(400, description=f"view must be one of {', '.join(views)}")
     figure = _per_snapshot("history", (view.key,),
                            lambda: charts.to_json(charts.history(data, view.headline)))
-    return render_template("public/history.html", figure=figure, view=view, views=VIEWS,
+    return render_template("public/history.html", figure=figure, view=view, views=views,
                            n_systems=len(data.get("systems", [])), labels=LABELS)
+
+
+def _track() -> str | None:
+    board = current_board()
+    return board.track if board is not None else None
 
 
 def _per_snapshot(kind: str, variant: tuple, build):

@@ -116,7 +116,8 @@ def ranking_response(board_id: int, kind: str,
     args = request.args
     view, pos, sort = args.get("view"), args.get("pos"), args.get("sort")
     direction, entries, q = args.get("dir"), args.get("entries"), args.get("q")
-    parsed = parse_query(view, pos, sort, direction)
+    board = get_session().get(Board, board_id)
+    parsed = parse_query(view, pos, sort, direction, board.track if board else None)
     entries_value, query = parse_entries(entries), parse_q(q)
     ref = latest_snapshot(get_session(), board_id)
 

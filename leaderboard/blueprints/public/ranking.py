@@ -13,21 +13,28 @@ from leaderboard.blueprints.public.common import (
 )
 from leaderboard.services.ranking import charts, exports
 from leaderboard.services.ranking.metric_info import (
-    DEFAULT_SORT,
-    DEFAULT_VIEW,
     LABELS,
     POS_VALUES,
-    VIEWS,
+    default_sort,
+    default_view,
     describe,
+    displayed,
     short_label,
+    views_for,
 )
 from leaderboard.services.ranking.ranking_table import BadQuery, build_matrix
 
 
+def _track() -> str | None:
+    board = current_board()
+    return board.track if board is not None else None
+
+
 def _context() -> dict:
-    return {"views": VIEWS, "pos_values": POS_VALUES, "labels": LABELS,
-            "short_label": short_label, "describe": describe,
-            "default_view": DEFAULT_VIEW, "default_sort": DEFAULT_SORT}
+    track = _track()
+    return {"views": views_for(track), "pos_values": POS_VALUES, "labels": LABELS,
+            "short_label": short_label, "describe": describe, "track": track or "generative",
+            "default_view": default_view(track), "default_sort": default_sort(track)}
 
 
 @bp.get("/")
@@ -49,30 +56,48 @@ def ranking():
 
 @bp.get("/matrix")
 def matrix():
-    """Systems × POS for one metric (?metric=, default strict F^10)."""
+    """Systems × POS for one metric (?metric=, default the board's headline: strict F^10,
+    GAP on a ranking board)."""
     data = snapshot_or_empty()
-    metric = request.args.get("metric", DEFAULT_SORT)
+    metric = request.args.get("metric", default_sort(_track()))
     try:
         grid = build_matrix(data, metric)
     except BadQuery as exc:
         abort(400, description=str(exc))
-    metrics = [k for k in VIEWS["all"].columns]
+    metrics = list(displayed(_track()))
     return render_template("public/matrix.html", grid=grid, metrics=metrics,
                            benchmark=data.get("benchmark"), **_context())
 
 
 @bp.get("/charts")
 def charts_page():
-    """Precision-recall scatter and score distribution of all public systems."""
+    """Precision-recall scatter (generative boards only: with every candidate given,
+    precision and recall at 10 mean nothing) and the dot plot of the view's headline."""
     data = snapshot_or_empty()
-    view = VIEWS.get(request.args.get("view", DEFAULT_VIEW))
-    if view is None or view.key == "all":
-        abort(400, description="view must be one of strict-a, strict-c, lenient-a, lenient-c")
-    mode, ref = view.key.split("-")
-    figures = [charts.to_json(charts.precision_recall(data, mode, ref)),
-               charts.to_json(charts.score_dots(data, view.headline))]
+    view = _chart_view()
+    figures = []
+    if view.key != "ranking":
+        mode, ref = view.key.split("-")
+        figures.append((charts.to_json(charts.precision_recall(data, mode, ref)),
+                        "Precision-recall scatter of all public systems with iso-F curves; "
+                        "the top systems are named"))
+    figures.append((charts.to_json(charts.score_dots(data, view.headline)),
+                    "Dot plot of the top systems on the headline metric with 95% intervals"))
     return render_template("public/charts.html", figures=figures, view=view,
                            benchmark=data.get("benchmark"), **_context())
+
+
+def chart_views() -> dict:
+    """The board's views a chart can show (not the grouped "all metrics" one)."""
+    return {k: v for k, v in views_for(_track()).items() if k != "all"}
+
+
+def _chart_view():
+    views = chart_views()
+    view = views.get(request.args.get("view") or default_view(_track()))
+    if view is None:
+        abort(400, description=f"view must be one of {', '.join(views)}")
+    return view
 
 
 def _export(kind: str) -> Response:
@@ -89,7 +114,7 @@ def _export(kind: str) -> Response:
         response = ranking_response(board.id, f"export.{kind}", render, mimetype)
     except BadQuery as exc:
         abort(400, description=str(exc))
-    view = request.args.get("view") or DEFAULT_VIEW
+    view = request.args.get("view") or default_view(board.track)
     pos = (request.args.get("pos") or "all").lower()
     response.headers["Content-Disposition"] = (
         f'attachment; filename="swords-leaderboard-{view}-{pos}.{kind}"')

@@ -8,9 +8,15 @@ from flask_login import current_user
 from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.analysis import redirect_to_compare
 from leaderboard.db import get_session
-from leaderboard.models import Board, Team
+from leaderboard.models import Board, Team, Track
 from leaderboard.services.ranking import charts
-from leaderboard.services.ranking.metric_info import LABELS, POS_VALUES, VIEWS, describe
+from leaderboard.services.ranking.metric_info import (
+    LABELS,
+    POS_VALUES,
+    VIEWS,
+    describe,
+    displayed,
+)
 from leaderboard.services.ranking.systems import (
     current_results,
     system_detail,
@@ -20,6 +26,8 @@ from leaderboard.services.ranking.systems import (
 #: Metrics of the system page's per-POS chart (headline figures only, to stay readable).
 CHART_KEYS = ["strict_a_f@10", "strict_c_f@10", "lenient_a_f@10", "lenient_c_f@10",
               "strict_c_p@1", "gap"]
+#: The headline cards on top of the page.
+CARD_KEYS = ["strict_a_f@10", "strict_c_f@10", "lenient_a_f@10", "lenient_c_f@10"]
 
 
 @bp.get("/systems/<int:submission_id>")
@@ -37,10 +45,15 @@ def system(submission_id: int):
         return redirect_to_compare(submission_id, compare_id)
     g.board = session.get(Board, detail["board_id"])  # the header names the system's board
     choices = [s for s in compare_choices(detail["board_id"]) if s["id"] != submission_id]
-    figure = charts.to_json(charts.pos_bars(detail, CHART_KEYS)) if detail["metrics"] else None
-    keys = [k for k in VIEWS["all"].columns] + [k for k in detail["metrics"]
-                                                if k not in VIEWS["all"].columns]
-    return render_template("public/system.html", s=detail,
+    if g.board is not None and g.board.track == Track.RANKING:
+        # Every candidate was given: the F^10 families mean nothing on the ranking track.
+        chart_keys = cards = keys = list(displayed(Track.RANKING))
+    else:
+        chart_keys, cards = CHART_KEYS, CARD_KEYS
+        keys = [k for k in VIEWS["all"].columns] + [k for k in detail["metrics"]
+                                                    if k not in VIEWS["all"].columns]
+    figure = charts.to_json(charts.pos_bars(detail, chart_keys)) if detail["metrics"] else None
+    return render_template("public/system.html", s=detail, cards=cards,
                            choices=choices, figure=figure, keys=keys, labels=LABELS,
                            describe=describe, pos_values=POS_VALUES)
 
@@ -63,4 +76,9 @@ def team(team_id: int):
         abort(404, description="No such team.")
     subs = team_systems(session=session, team_id=team_id, viewer=current_user)
     results = current_results(session, [s.id for s in subs])
-    return render_template("public/team.html", team=team_row, submissions=subs, results=results)
+    # Ranking-track systems show GAP instead of the F^10 columns (meaningless there).
+    ranking_ids = {s.id for s in subs
+                   if (board := session.get(Board, s.board_id)) is not None
+                   and board.track == Track.RANKING}
+    return render_template("public/team.html", team=team_row, submissions=subs, results=results,
+                           ranking_ids=ranking_ids)

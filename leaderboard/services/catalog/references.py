@@ -1,27 +1,49 @@
-"""Reference rows (Humans, oracles): scored by the same engine, synchronously, never ranked.
+"""Reference rows (Humans, oracles, Random): scored by the same engine, synchronously, never
+ranked.
 
 A reference row belongs to the split it was scored on. Humans is several rows of one name
 (one result file per metric family, on the 89-target subset); the ranking merges rows of one
-name across the splits of a benchmark version.
+name across the splits of a benchmark version. Random (ranking track only) is made here, one
+per split, from a seeded generator: :func:`ensure_random_reference`.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import json
 from pathlib import Path
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Benchmark, ReferenceSystem, utcnow
+from leaderboard.models import Benchmark, ReferenceSystem, Track, utcnow
 from leaderboard.scoring import (
     METRIC_KEYS,
     SCORER_VERSION,
     score_submission,
     validate_submission,
 )
-from leaderboard.services.catalog.benchmarks import find_benchmark, get_prepared, import_benchmark
+from leaderboard.scoring.ranking_track import (
+    random_ranking_submission,
+    validate_ranking_submission,
+)
+from leaderboard.services.catalog.benchmarks import (
+    find_benchmark,
+    get_candidates,
+    get_prepared,
+    import_benchmark,
+    parse_split,
+)
 
+#: Kinds a host adds from a file (``reference add --kind``).
 KINDS = ("human", "oracle")
+#: Kinds the site makes itself.
+MADE_KINDS = ("random",)
+RANDOM_NAME = "Random"
+RANDOM_SEED = 0
+RANDOM_NOTE = ("Every candidate scored with a uniform random number (Python random.Random, "
+               "seed 0), then scored here like a submission; the paper's Random on v1.0 test: "
+               "GAP 32.7.")
 METRIC_GROUPS: dict[str, list[str]] = {
     "a": [k for k in METRIC_KEYS if "_a_" in k],
     "c": [k for k in METRIC_KEYS if "_c_" in k],  # includes strict_c_p@1
@@ -55,14 +77,20 @@ def resolve_metric_keys(spec: str) -> list[str] | None:
 
 def add_reference(*, session: Session, benchmark: Benchmark, name: str, kind: str, raw: bytes,
                   metric_keys: list[str] | None = None, note: str = "",
-                  max_bytes: int = 50_000_000) -> ReferenceSystem:
+                  max_bytes: int = 50_000_000, track: str | None = None) -> ReferenceSystem:
     """Score ``raw`` on ``benchmark`` and store it (replacing the row of the same name and
-    metric keys on that split). Flushes; the caller commits and refreshes snapshots."""
-    if kind not in KINDS:
+    metric keys on that split). ``track`` names the only track whose boards show it (None:
+    every track); a ranking-track row must score every candidate, as a submission there.
+    Flushes; the caller commits and refreshes snapshots."""
+    if kind not in KINDS + MADE_KINDS:
         raise ReferenceInvalid(f"kind must be one of {', '.join(KINDS)}")
     prepared = get_prepared(benchmark)
     # Published reference outputs contain empty substitutes: score them as upstream did.
-    report = validate_submission(raw, prepared, max_bytes=max_bytes, allow_empty=True)
+    if track == Track.RANKING:
+        report = validate_ranking_submission(raw, prepared, get_candidates(benchmark),
+                                             max_bytes=max_bytes, allow_empty=True)
+    else:
+        report = validate_submission(raw, prepared, max_bytes=max_bytes, allow_empty=True)
     if not report.ok:
         shown = "; ".join(f"[{p.code}] {p.message}" for p in report.errors[:5])
         raise ReferenceInvalid(f"not a valid result file for {benchmark.name} "
@@ -73,7 +101,7 @@ def add_reference(*, session: Session, benchmark: Benchmark, name: str, kind: st
         if r.metric_keys == metric_keys), None)
     row = row or ReferenceSystem(benchmark_id=benchmark.id, name=name, kind=kind,
                                  file_bytes=b"", file_sha256="")
-    row.kind, row.note, row.metric_keys = kind, note, metric_keys
+    row.kind, row.note, row.metric_keys, row.track = kind, note, metric_keys, track
     row.file_bytes, row.file_sha256 = raw, hashlib.sha256(raw).hexdigest()
     row.scorer_version = SCORER_VERSION
     row.metrics, row.intervals, row.by_pos = result.metrics, result.intervals, result.by_pos
@@ -91,8 +119,30 @@ def rescore_references(session: Session, *, force: bool = False) -> list[Referen
             benchmark = session.get(Benchmark, row.benchmark_id)
             done.append(add_reference(session=session, benchmark=benchmark, name=row.name,
                                       kind=row.kind, raw=row.file_bytes,
-                                      metric_keys=row.metric_keys, note=row.note))
+                                      metric_keys=row.metric_keys, note=row.note,
+                                      track=row.track))
     return done
+
+
+def random_reference_bytes(benchmark: Benchmark, seed: int = RANDOM_SEED) -> bytes:
+    """The Random row's file for a split: every candidate with a seeded uniform score
+    (:func:`~leaderboard.scoring.ranking_track.random_ranking_submission`), gzipped."""
+    doc = random_ranking_submission(parse_split(benchmark.source_bytes), seed=seed)
+    return gzip.compress(json.dumps(doc).encode(), 6, mtime=0)
+
+
+def ensure_random_reference(session: Session, benchmark: Benchmark) -> ReferenceSystem:
+    """The split's Random reference row for ranking boards, scored by the site itself; made
+    once (again only when the scorer version changed, as ``rescore`` would). Flushes; the
+    caller commits and refreshes the board's snapshot."""
+    row = session.exec(select(ReferenceSystem).where(
+        ReferenceSystem.benchmark_id == benchmark.id, ReferenceSystem.kind == "random",
+        ReferenceSystem.name == RANDOM_NAME)).first()
+    if row is not None and row.scorer_version == SCORER_VERSION:
+        return row
+    return add_reference(session=session, benchmark=benchmark, name=RANDOM_NAME,
+                         kind="random", raw=random_reference_bytes(benchmark),
+                         note=RANDOM_NOTE, track=Track.RANKING)
 
 
 HUMANS_NOTE = ("Computed as in the SWORDS paper on the 89 test targets annotated twice "

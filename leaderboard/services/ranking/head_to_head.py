@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Result
+from leaderboard.models import Board, Result
 from leaderboard.scoring import TargetStats
 from leaderboard.scoring.bootstrap import shared_counts
 from leaderboard.scoring.significance import (
@@ -23,7 +23,13 @@ from leaderboard.scoring.significance import (
     p_value,
     significant,
 )
-from leaderboard.services.ranking.metric_info import DISPLAYED, LABELS, POS_VALUES
+from leaderboard.services.ranking.metric_info import (
+    DISPLAYED,
+    LABELS,
+    POS_VALUES,
+    default_sort,
+    displayed,
+)
 from leaderboard.services.ranking.systems import system_detail
 
 _CACHE: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
@@ -100,9 +106,12 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
         raise NotComparable("the two systems are on different leaderboards")
     paired = _paired(session, a["result_id"], b["result_id"], pos)
     ma, mb = _metrics_at(a, pos), _metrics_at(b, pos)
+    # The metrics of A's board's track: a ranking board compares GAP, GAP ratio and P@1 only.
+    board = session.get(Board, a["board_id"]) if a.get("board_id") is not None else None
+    track = board.track if board is not None else None
     metrics: dict[str, Any] = {}
     won = {"a": [0, 0], "b": [0, 0], "even": 0}
-    for k in DISPLAYED:
+    for k in displayed(track):
         if k not in ma or k not in mb:
             continue
         x, y = float(ma[k]), float(mb[k])
@@ -116,6 +125,7 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
             won[side][0] += 1
             won[side][1] += int(entry["significant"])
     return {"a": _summary(a), "b": _summary(b), "pos": pos or "ALL",
+            "track": track or "generative", "headline": default_sort(track),
             "summary": {"metrics": len(metrics), "a_won": won["a"][0],
                         "a_won_significantly": won["a"][1], "b_won": won["b"][0],
                         "b_won_significantly": won["b"][1], "even": won["even"]},

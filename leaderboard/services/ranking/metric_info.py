@@ -86,6 +86,47 @@ VIEWS: dict[str, View] = {
 }
 DEFAULT_VIEW = "strict-a"
 
-#: Metrics that get tie marks (every displayed metric) and rank intervals (headlines).
+#: The ranking track (paper, Table 6): every candidate is given, so the F^10 views mean
+#: nothing there; GAP is the headline, with GAP ratio and P@1 beside it.
+RANKING_VIEWS: dict[str, View] = {
+    "ranking": View("ranking", "Ranking setting (GAP)", "gap", ("gap", "gap_rat", "strict_c_p@1")),
+}
+#: Views of each track, and the one a board of that track shows by default.
+TRACK_VIEWS: dict[str, dict[str, View]] = {"generative": VIEWS, "ranking": RANKING_VIEWS}
+TRACK_DEFAULT_VIEW: dict[str, str] = {"generative": DEFAULT_VIEW, "ranking": "ranking"}
+DEFAULT_TRACK = "generative"
+
+#: Metrics that get tie marks (every displayed metric) and rank intervals (headlines), on a
+#: generative board; :func:`displayed` and :func:`headlines` give them per track.
 DISPLAYED: tuple[str, ...] = tuple(dict.fromkeys(k for v in VIEWS.values() for k in v.columns))
 HEADLINES: tuple[str, ...] = tuple(dict.fromkeys(v.headline for v in VIEWS.values()))
+
+
+def views_for(track: str | None) -> dict[str, View]:
+    """The views a board of ``track`` shows (None: a generative board)."""
+    return TRACK_VIEWS.get(track or DEFAULT_TRACK, VIEWS)
+
+
+def default_view(track: str | None) -> str:
+    """The view a board of ``track`` shows when the query names none."""
+    return TRACK_DEFAULT_VIEW.get(track or DEFAULT_TRACK, DEFAULT_VIEW)
+
+
+def default_sort(track: str | None) -> str:
+    """The default view's headline: the metric ranks, matrices and charts use by default."""
+    return views_for(track)[default_view(track)].headline
+
+
+def displayed(track: str | None) -> tuple[str, ...]:
+    """Every metric some view of ``track`` shows, in display order."""
+    return tuple(dict.fromkeys(k for v in views_for(track).values() for k in v.columns))
+
+
+def headlines(track: str | None) -> tuple[str, ...]:
+    """The metrics a board of ``track`` ranks on (one best-per-team block each)."""
+    return tuple(dict.fromkeys(v.headline for v in views_for(track).values()))
+
+
+def track_of(data: dict) -> str:
+    """The track of a snapshot's board (snapshots from before tracks: generative)."""
+    return (data.get("board") or {}).get("track") or DEFAULT_TRACK

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from leaderboard.scoring.significance import compact_letters, significant
-from leaderboard.services.ranking.metric_info import DISPLAYED, LABELS
+from leaderboard.services.ranking.metric_info import LABELS, displayed, track_of
 from leaderboard.services.ranking.ranking_table import BadQuery
 
 MAX_TOP = 30
@@ -34,10 +34,11 @@ def pairwise_table(data: dict[str, Any], metric: str, top: int = MAX_TOP) -> dic
     """Systems best first with score and letters, and the P / p / verdict matrices.
 
     ``p_beats[i][j]`` is P(system i beats system j); ``p_value`` its two-sided p;
-    ``significant`` whether p < 0.05. Raises :class:`BadQuery` on an unknown metric.
+    ``significant`` whether p < 0.05. Raises :class:`BadQuery` on a metric the board's track
+    does not show.
     """
-    if metric not in DISPLAYED:
-        raise BadQuery(f"unknown metric {metric!r}")
+    if metric not in displayed(track_of(data)):
+        raise BadQuery(f"unknown metric {metric!r} on a {track_of(data)}-track leaderboard")
     entry = data.get("pairwise", {}).get(metric, {"ids": [], "p_beats": []})
     by_id = {s["id"]: s for s in data.get("systems", [])}
     ids = [i for i in entry["ids"][:top] if i in by_id]

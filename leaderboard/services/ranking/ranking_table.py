@@ -10,11 +10,13 @@ from typing import Any
 
 from leaderboard.scoring.significance import significant
 from leaderboard.services.ranking.metric_info import (
-    DEFAULT_SORT,
-    DEFAULT_VIEW,
     POS_VALUES,
-    VIEWS,
+    TRACK_VIEWS,
     View,
+    default_view,
+    displayed,
+    track_of,
+    views_for,
 )
 
 ENTRIES = ("best", "all")
@@ -46,6 +48,7 @@ class RankingTable:
     entries: str = DEFAULT_ENTRIES
     query: str = ""
     total: int = 0
+    track: str = "generative"
 
     @property
     def human_defined(self) -> bool:
@@ -61,7 +64,7 @@ class RankingTable:
         """JSON-ready form (API and JSON export)."""
         return {
             "benchmark": self.benchmark, "generated_at": self.generated_at,
-            "view": self.view.key, "pos": self.pos or "ALL", "sort": self.sort,
+            "track": self.track, "view": self.view.key, "pos": self.pos or "ALL", "sort": self.sort,
             "dir": self.direction, "entries": self.entries, "q": self.query,
             "headline": self.view.headline, "metrics": list(self.columns),
             "rows": [_row_json(r, "system") for r in self.rows],
@@ -102,16 +105,23 @@ def matches(row: dict[str, Any], query: str) -> bool:
 
 
 def parse_query(view: str | None, pos: str | None, sort: str | None,
-                direction: str | None) -> tuple[View, str | None, str, str]:
-    """Validate query-string values, filling defaults; raises :class:`BadQuery`."""
-    view_obj = VIEWS.get(view or DEFAULT_VIEW)
+                direction: str | None,
+                track: str | None = None) -> tuple[View, str | None, str, str]:
+    """Validate query-string values for a board of ``track`` (None: generative), filling
+    defaults; raises :class:`BadQuery`, also for a view of the other track."""
+    views = views_for(track)
+    view_obj = views.get(view or default_view(track))
     if view_obj is None:
-        raise BadQuery(f"unknown view {view!r}; use one of {', '.join(VIEWS)}")
+        other = next((t for t, vs in TRACK_VIEWS.items() if view in vs), None)
+        if other is not None:
+            raise BadQuery(f"view {view!r} belongs to the {other} track; this is a "
+                           f"{track or 'generative'}-track leaderboard: use "
+                           f"{', '.join(views)}")
+        raise BadQuery(f"unknown view {view!r}; use one of {', '.join(views)}")
     pos_value = None if pos in (None, "", "ALL", "all") else pos
     if pos_value is not None and pos_value not in POS_VALUES:
         raise BadQuery(f"unknown pos {pos!r}; use ALL, {', '.join(POS_VALUES)}")
-    sort_key = sort or (view_obj.headline if view_obj.headline in view_obj.columns
-                        else DEFAULT_SORT)
+    sort_key = sort or view_obj.headline
     if sort_key not in TEXT_SORTS and sort_key not in view_obj.columns:
         raise BadQuery(f"cannot sort by {sort!r} in view {view_obj.key!r}")
     dir_value = direction or DEFAULT_DIRECTION.get(sort_key, "desc")
@@ -154,7 +164,8 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
     """The ranking for one view/POS/sort/entries/filter from snapshot data; raises
     :class:`BadQuery`. Ranks, intervals and ties are those of the entries shown (all, or each
     team's best on the headline); the ``q`` filter only hides rows."""
-    view_obj, pos, sort, direction = parse_query(view, pos, sort, direction)
+    track = track_of(data)
+    view_obj, pos, sort, direction = parse_query(view, pos, sort, direction, track)
     entries_value, query = parse_entries(entries), parse_q(q)
     indices, stats = _shown_stats(data, view_obj, entries_value, pos)
     ties = stats.get("ties", {})
@@ -202,7 +213,7 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                      "cells": [_cell(k, metrics, intervals) for k in view_obj.columns]})
     return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),
                         data.get("generated_at"), snapshot_id, humans, entries_value, query,
-                        total)
+                        total, track)
 
 
 def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str) -> None:
@@ -228,9 +239,10 @@ def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str
 
 
 def build_matrix(data: dict[str, Any], metric: str) -> dict[str, Any]:
-    """Systems × POS for one metric (value and interval per cell), best overall first."""
-    if not any(metric in v.columns for v in VIEWS.values()):
-        raise BadQuery(f"unknown metric {metric!r}")
+    """Systems × POS for one metric of the board's track (value and interval per cell),
+    best overall first."""
+    if metric not in displayed(track_of(data)):
+        raise BadQuery(f"unknown metric {metric!r} on a {track_of(data)}-track leaderboard")
     columns = (None, *POS_VALUES)
 
     def cells(entry: dict[str, Any]) -> list[dict[str, Any]]:

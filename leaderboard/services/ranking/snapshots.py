@@ -38,13 +38,21 @@ from leaderboard.scoring.significance import conservative_ranks, p_beats_rows
 from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
 from leaderboard.services.catalog.boards import board_title
 from leaderboard.services.ranking import ranking_stats as rs
-from leaderboard.services.ranking.metric_info import DISPLAYED, HEADLINES, POS_VALUES, VIEWS
+from leaderboard.services.ranking.metric_info import (
+    DISPLAYED,
+    HEADLINES,
+    POS_VALUES,
+    displayed,
+    headlines,
+    views_for,
+)
 
 log = logging.getLogger(__name__)
 #: A ranking needs none of the stored files (split, upload, reference file: megabytes each);
 #: they are left unread, else every refresh would read all of them into the worker.
 _BENCHMARK_FILES = (defer(Benchmark.source_bytes), defer(Benchmark.prepared_bytes))
-SNAPSHOT_FORMAT = 2
+#: 3: best-per-team blocks and ties of the board's track (GAP on a ranking board).
+SNAPSHOT_FORMAT = 3
 PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
 #: Systems per matrix product: 16 x 31 columns keep BLAS fast and the transient small
@@ -81,6 +89,8 @@ def reference_rows(session: Session, board: Board,
     Humans comes as several rows of one name, each providing the keys in ``metric_keys``.
     A board shows the rows made for its track; a ranking board also shows Humans (their GAP
     is an upper reference there too), never the oracle lists, whose GAP is a generative one.
+    A Random row is scored on each split of its own (dev and test alike), so a board shows
+    only its split's: merged by name, the other split's numbers would overwrite them.
     """
     if board.track == Track.RANKING:
         shown = or_(col(ReferenceSystem.track) == Track.RANKING,
@@ -90,7 +100,8 @@ def reference_rows(session: Session, board: Board,
     stmt = (select(ReferenceSystem, Benchmark)
             .join(Benchmark, col(Benchmark.id) == col(ReferenceSystem.benchmark_id))
             .where(Benchmark.name == benchmark.name, Benchmark.version == benchmark.version,
-                   shown)
+                   shown, or_(ReferenceSystem.kind != "random",
+                              ReferenceSystem.benchmark_id == benchmark.id))
             .order_by(col(ReferenceSystem.id))
             .options(defer(ReferenceSystem.file_bytes), *_BENCHMARK_FILES))
     merged: dict[str, dict[str, Any]] = {}
@@ -166,9 +177,10 @@ def _pos_block(points: dict[str, np.ndarray], resampled: dict[str, np.ndarray] |
     return block
 
 
-def _columns_of(headline: str) -> tuple[str, ...]:
-    """Metric columns of every view ranked on ``headline`` (the ones that need tie marks)."""
-    return tuple(dict.fromkeys(k for v in VIEWS.values() if v.headline == headline
+def _columns_of(headline: str, track: str) -> tuple[str, ...]:
+    """Metric columns of every view of ``track`` ranked on ``headline`` (the ones that need
+    tie marks)."""
+    return tuple(dict.fromkeys(k for v in views_for(track).values() if v.headline == headline
                                for k in v.columns))
 
 
@@ -184,14 +196,15 @@ def best_per_team(systems: list[dict[str, Any]], points: np.ndarray, tiebreak: l
 
 
 def _pairwise(systems: list[dict[str, Any]], points: dict[str, np.ndarray],
-              resampled: dict[str, np.ndarray] | None, members: list[int]) -> dict[str, Any]:
+              resampled: dict[str, np.ndarray] | None, members: list[int],
+              keys: tuple[str, ...] = DISPLAYED) -> dict[str, Any]:
     """P(row beats column) among the top :data:`PAIRWISE_TOP` systems of every displayed
-    metric (all targets), for the pairwise view."""
+    metric ``keys`` (all targets), for the pairwise view."""
     out: dict[str, Any] = {}
     if resampled is None or not members:
         return out
     member_row = {g: n for n, g in enumerate(members)}
-    for key in DISPLAYED:
+    for key in keys:
         ranked = sorted(members, key=lambda g: (-points[key][g], systems[g]["date"],
                                                 systems[g]["id"]))
         top = [g for g in ranked if np.isfinite(points[key][g])][:PAIRWISE_TOP]
@@ -259,6 +272,7 @@ def compute_snapshot_data(session: Session, board: Board,
     stats = _load_stats([r for _, r, _ in rows])
     m = len(systems)
     tiebreak = [(s["date"], s["id"]) for s in systems]
+    shown_keys, ranked_on = displayed(board.track), headlines(board.track)
     per_pos: dict[str, Any] = {}
     best: dict[str, Any] = {}
     pairwise: dict[str, Any] = {}
@@ -273,15 +287,16 @@ def compute_snapshot_data(session: Session, board: Board,
         if pos is None:
             overall = points
         members, resampled = _resample_group(stats, pos) if m else ([], None)
-        per_pos[name] = _pos_block(points, resampled, members, list(range(m)), tiebreak)
-        for headline in HEADLINES:
+        per_pos[name] = _pos_block(points, resampled, members, list(range(m)), tiebreak,
+                                   tie_keys=shown_keys, rank_keys=ranked_on)
+        for headline in ranked_on:
             subset = best_per_team(systems, overall[headline], tiebreak)
             entry = best.setdefault(headline, {"members": subset, "stats": {}})
             entry["stats"][name] = _pos_block(points, resampled, members, subset, tiebreak,
-                                              tie_keys=_columns_of(headline),
+                                              tie_keys=_columns_of(headline, board.track),
                                               rank_keys=(headline,))
         if pos is None:
-            pairwise = _pairwise(systems, points, resampled, members)
+            pairwise = _pairwise(systems, points, resampled, members, shown_keys)
     return {
         "format": SNAPSHOT_FORMAT,
         "generated_at": utcnow().isoformat(),

@@ -1,0 +1,155 @@
+"""A ranking-track leaderboard in chromium at 1366 px and 390 px: GAP-headed table without
+F^10 columns, its charts, history, matrix, significance, compare and system pages; never
+wider than the window, no console errors, screenshots in test-artifacts/ (looked at by eye)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+
+from leaderboard.models import Team
+from leaderboard.scoring.ranking_track import random_ranking_submission
+from leaderboard.services.catalog.benchmarks import get_candidates
+from leaderboard.services.catalog.boards import create_board
+from leaderboard.services.catalog.references import ensure_random_reference
+from leaderboard.services.intake.results import score_submission_now
+from leaderboard.services.intake.submissions import create_submission
+from leaderboard.services.ranking.snapshots import refresh_snapshot
+from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
+from tests.site.seed import demo_split
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+WIDTHS = (1366, 390)
+
+pytestmark = pytest.mark.browser
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+
+def ranking_files() -> dict[str, dict]:
+    """System name -> a ranking-track file of the demo split (every candidate scored)."""
+    split = demo_split()
+    gold: dict[str, dict[str, float]] = {}
+    for sid, sub in split["substitutes"].items():
+        labels = [x for x in split["substitute_labels"][sid] if x != "UNSURE"]
+        gold.setdefault(sub["target_id"], {})[sub["substitute"]] = (
+            sum(x in ("TRUE", "TRUE_IMPLICIT") for x in labels) / len(labels))
+
+    def doc(score) -> dict:
+        return {"substitutes_lemmatized": split["substitutes_lemmatized"],
+                "substitutes": {t: [[c, score(t, c)] for c in cands]
+                                for t, cands in gold.items()}}
+
+    return {"Gold-informed scorer": doc(lambda t, c: gold[t][c]),
+            "Embedding similarity": doc(lambda t, c: gold[t][c] + 0.3 * (len(c) % 3)),
+            "Seed-1 random": random_ranking_submission(split, seed=1),
+            "Inverse scorer": doc(lambda t, c: -gold[t][c])}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    require_browser()
+    app, seeded = seeded_app(tmp_path_factory.mktemp("ranking-track"),
+                             SECRET_KEY="ranking-secret")
+    settings, engine = app.config["LEADERBOARD"], app.extensions["db_engine"]
+    ids = {}
+    with app.app_context(), Session(engine, expire_on_commit=False) as session:
+        from leaderboard.models import Benchmark
+
+        bench = session.get(Benchmark, seeded.benchmark_id)
+        board = create_board(session, bench, track="ranking")
+        assert set(get_candidates(bench)) == set(demo_split()["targets"])
+        ensure_random_reference(session, bench)
+        session.commit()
+        teams = list(seeded.teams.values())
+        for n, (name, doc) in enumerate(ranking_files().items()):
+            team = session.get(Team, teams[n % len(teams)])
+            accepted = create_submission(session=session, team=team, board=board,
+                                         raw=json.dumps(doc).encode(), system_name=name,
+                                         settings=settings, is_public=True)
+            session.commit()
+            ids[name] = accepted.submission.id
+        for sid in ids.values():
+            assert score_submission_now(engine_or_session=engine, submission_id=sid,
+                                        settings=settings) == "scored"
+        refresh_snapshot(session=session, board_id=board.id)
+        session.commit()
+        slug = board.slug
+    with serving(app) as url:
+        yield url, slug, ids
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+def _pages(slug: str, ids: dict[str, int]) -> dict[str, str]:
+    a, b = ids["Gold-informed scorer"], ids["Embedding similarity"]
+    board = f"leaderboard={slug}"
+    return {"ranking-track": f"/?{board}", "ranking-track-all": f"/?{board}&entries=all",
+            "ranking-track-adv": f"/?{board}&pos=ADV",
+            "ranking-track-charts": f"/charts?{board}",
+            "ranking-track-history": f"/history?{board}",
+            "ranking-track-matrix": f"/matrix?{board}",
+            "ranking-track-significance": f"/significance?{board}",
+            "ranking-track-compare": f"/compare?{board}&a={a}&b={b}",
+            "ranking-track-system": f"/systems/{a}"}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_ranking_track_pages_fit_without_console_errors(site, browser, width):
+    base, slug, ids = site
+    ARTIFACTS.mkdir(exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    current = {"path": ""}
+    page.on("console", lambda m: errors.append(f"{current['path']}: {m.text}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"{current['path']}: {e}"))
+    too_wide = {}
+    for name, path in _pages(slug, ids).items():
+        current["path"] = path
+        response = page.goto(base + path)
+        assert response is not None and response.status == 200, (path, response)
+        if page.locator(".chart[data-figure]").count():
+            expect(page.locator(".chart .main-svg").first).to_be_attached(timeout=15000)
+        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if widths[0] > widths[1]:
+            too_wide[path] = widths
+        page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
+    context.close()
+    assert too_wide == {}
+    assert errors == []
+
+
+def test_ranking_track_table_is_ranked_on_gap_without_f10(site, browser):
+    base, slug, _ids = site
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.goto(f"{base}/?leaderboard={slug}&entries=all")
+    headers = page.locator("#ranking thead th[data-key]").evaluate_all(
+        "els => els.map(e => e.dataset.key)")
+    assert headers == ["rank", "system", "gap", "gap_rat", "strict_c_p@1", "conservative",
+                       "team", "date"]
+    assert page.locator("#ranking th.headline").inner_text().startswith("GAP")
+    systems = page.locator("#systems th.col-system a").all_inner_texts()
+    assert systems[0] == "Gold-informed scorer" and systems[-1] == "Inverse scorer"
+    refs = page.locator("tbody.references th.col-system").all_inner_texts()
+    assert any(r.startswith("Random") for r in refs)
+    caption = page.locator("#ranking-caption").inner_text()
+    assert "ranked by GAP" in caption
+    page.goto(f"{base}/charts?leaderboard={slug}")
+    assert page.locator(".chart[data-figure]").count() == 1  # the GAP dot plot only
+    assert "drawn only on generative leaderboards" in page.locator("#no-pr-chart").inner_text()
+    context.close()
