@@ -161,3 +161,27 @@ def test_systems_of_two_boards_are_not_compared(app, client, session, benchmark,
     refused = client.get(f"/api/v1/compare?a={a}&b={b}")
     assert refused.status_code == 409
     assert "different leaderboards" in refused.get_json()["error"]["message"]
+
+
+def test_a_ranking_track_result_shows_only_the_tracks_metrics(app, client, session, benchmark,
+                                                              ranking_board, team_token):
+    from leaderboard.scoring.ranking_track import candidates_by_target
+
+    _team, _user, token = team_token
+    split = json.loads(DEMO_SPLIT.read_bytes())
+    doc = {"substitutes_lemmatized": False,
+           "substitutes": {tid: [[c, float(-i)] for i, c in enumerate(cands)]
+                           for tid, cands in candidates_by_target(split).items()}}
+    sid = post(client, token, json.dumps(doc).encode(), leaderboard=RANKING).get_json()["id"]
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    assert jobs.score_submission_job(sid) == "scored"
+    body = client.get(f"/api/v1/submissions/{sid}",
+                      headers={"Authorization": f"Bearer {token}"}).get_json()
+    assert (body["leaderboard"], body["track"]) == (RANKING, "ranking")
+    assert set(body["result"]["metrics"]) == {"gap", "gap_rat", "strict_c_p@1"}
+    assert set(body["result"]["intervals"]) == {"gap", "gap_rat", "strict_c_p@1"}
+    assert all(set(block["metrics"]) == {"gap", "gap_rat", "strict_c_p@1"}
+               for block in body["result"]["by_pos"].values())
+    listed = client.get("/api/v1/submissions",
+                        headers={"Authorization": f"Bearer {token}"}).get_json()
+    assert set(listed["submissions"][0]["metrics"]) == {"gap", "gap_rat", "strict_c_p@1"}

@@ -208,12 +208,14 @@ def submissions():
 def submission(submission_id: int):
     """One submission: live status, every problem, or the full results and signature."""
     row = _own(submission_id)
+    board = get_session().get(Board, row.board_id)
     result = (service.current_result(get_session(), row.id)
               if row.status == SubmissionStatus.SCORED else None)
+    shown = service.track_metrics(board.track, result.metrics) if result else {}
     return render_template("submissions/detail.html", submission=row, result=result,
-                           pending=row.status in SubmissionStatus.PENDING,
+                           board=board, pending=row.status in SubmissionStatus.PENDING,
                            visibility_form=VisibilityForm(),
-                           metric_groups=grouped_metrics(result.metrics if result else {}),
+                           metric_groups=grouped_metrics(shown),
                            diagnostics=_diagnostics(row) if result else None)
 
 

@@ -15,8 +15,9 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, utcnow
+from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, Track, utcnow
 from leaderboard.services.intake.quotas import quota_status
+from leaderboard.services.ranking.metric_info import displayed
 from leaderboard.textcheck import TextRefused, check_text
 
 _READ_CHUNK = 1 << 16
@@ -242,6 +243,21 @@ def rounded(value: Any, decimals: int = SHOWN_DECIMALS) -> Any:
     return value
 
 
+def track_metrics(track: str, values: dict[str, Any]) -> dict[str, Any]:
+    """The metrics a board of ``track`` shows (a ranking-track file scores every candidate:
+    its F^10 and SemEval numbers mean nothing and are left out)."""
+    keys = displayed(track) if track == Track.RANKING else tuple(values)
+    return {k: values[k] for k in keys if k in values}
+
+
+def _track_result(track: str, result: Result) -> tuple[dict, dict, dict]:
+    by_pos = {pos: {part: track_metrics(track, block.get(part, {}))
+                    for part in ("metrics", "intervals")}
+              for pos, block in (result.by_pos or {}).items()}
+    return (track_metrics(track, result.metrics), track_metrics(track, result.intervals or {}),
+            by_pos)
+
+
 def submission_dict(submission: Submission, result: Result | None, *, board: Board,
                     brief: bool = False) -> dict[str, Any]:
     """JSON form for the submission's own team (never anything derived from gold per target
@@ -255,7 +271,7 @@ def submission_dict(submission: Submission, result: Result | None, *, board: Boa
     }
     if brief:
         if result is not None:
-            data["metrics"] = rounded(result.metrics)
+            data["metrics"] = rounded(track_metrics(board.track, result.metrics))
         return data
     data.update({
         "description": submission.description, "paper_url": submission.paper_url,
@@ -267,9 +283,10 @@ def submission_dict(submission: Submission, result: Result | None, *, board: Boa
         "result": None,
     })
     if result is not None:
+        metrics, intervals, by_pos = _track_result(board.track, result)
         data["result"] = {
-            "metrics": rounded(result.metrics), "intervals": rounded(result.intervals),
-            "by_pos": rounded(result.by_pos), "counts": result.counts,
+            "metrics": rounded(metrics), "intervals": rounded(intervals),
+            "by_pos": rounded(by_pos), "counts": result.counts,
             "signature": {"scorer_version": result.scorer_version,
                           "split_checksum": result.split_checksum,
                           "seed": result.bootstrap_seed, "bootstrap": result.bootstrap_samples},
