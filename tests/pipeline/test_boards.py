@@ -116,7 +116,8 @@ def test_board_cli_creates_lists_and_sets_default(runner, session, benchmark):
     made = runner.invoke(args=["board", "create", "--benchmark", "swords-demo", "--version", "1",
                                "--split", "test", "--track", "ranking"])
     assert made.exit_code == 0, made.output
-    assert made.output.strip() == f"{RANKING}: swords-demo 1 test · ranking"
+    assert made.output.splitlines() == [f"{RANKING}: swords-demo 1 test · ranking",
+                                        "  reference Random: GAP 69.13, GAP ratio 70.74"]
     again = runner.invoke(args=["board", "create", "--benchmark", "swords-demo", "--version",
                                 "1", "--split", "test", "--track", "ranking"])
     assert again.exit_code == 0 and again.output == made.output  # idempotent
