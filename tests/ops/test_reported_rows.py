@@ -220,6 +220,10 @@ def test_pages_api_and_exports_show_reported_rows_unranked(runner, client, board
     wada_row = next(r for r in exported if r["system"] == WADA)
     assert wada_row["row_type"] == "reported" and wada_row["rank"] is None
     assert wada_row["note"].startswith("reported, not re-scored; computed on swords v1.1 test;")
+    # A board with no public system yet: its significance page is empty, not an error.
+    page = client.get(f"/significance?leaderboard={RANK_SLUG}")
+    assert page.status_code == 200
+    assert f'id="board-shown" data-slug="{RANK_SLUG}"' in page.get_data(as_text=True)
     # A part-of-speech view has no reported numbers to show.
     assert _reported_trs(client.get("/?pos=NOUN").get_data(as_text=True)) == []
 

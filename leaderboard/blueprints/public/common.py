@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Response, abort, g, request, session
 from flask_login import current_user
+from sqlmodel import col, select
 
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board
@@ -68,6 +69,33 @@ def board_nav() -> dict[str, Any]:
     return {"shown_board": shown, "boards": boards}
 
 
+#: Pages whose board switcher links to the same page of the other board (the rest link to
+#: its ranking).
+SWITCH_SAME_PAGE = frozenset({"public.ranking", "public.matrix", "public.charts_page",
+                              "public.compare", "public.significance", "public.history"})
+
+
+def board_bar() -> dict[str, Any] | None:
+    """What the bar under the header shows: the shown board, every board, and the endpoint the
+    switcher links to; None on pages that show no board (about, team, account pages)."""
+    endpoint = request.endpoint or ""
+    if endpoint not in BOARD_ENDPOINTS and endpoint != "public.system":
+        return None
+    nav = board_nav()
+    if nav["shown_board"] is None:
+        return None
+    return {**nav, "endpoint": endpoint if endpoint in SWITCH_SAME_PAGE else "public.ranking"}
+
+
+def boards_signature() -> tuple:
+    """Every board's id, slug and default flag: part of a cached page's key, so a page showing
+    the board bar changes when a board is made or the default moves (neither makes a new
+    snapshot of the board already shown)."""
+    rows = get_session().exec(select(Board.id, Board.slug, Board.is_default)
+                              .order_by(col(Board.id))).all()
+    return tuple(tuple(r) for r in rows)
+
+
 def shown_benchmark() -> Benchmark | None:
     """The split of the shown board."""
     board = current_board()
@@ -105,12 +133,13 @@ def personal_page() -> bool:
 
 def ranking_response(board_id: int, kind: str,
                      render: Callable[[RankingTable], bytes | str], mimetype: str,
-                     *, shared: bool = True) -> Response:
+                     *, shared: bool = True, extra: tuple = ()) -> Response:
     """The ranking in some form (page, export, API JSON) for the request's query, rendered
     once per snapshot and query and then served from memory as bytes, with an ETag and
     Last-Modified so clients revalidate with a 304. Raises :class:`BadQuery`.
 
     ``shared=False`` (a personal page) renders without the body cache and without validators.
+    ``extra`` is more of the cache key: what else the body shows (the board bar's boards).
     """
     args = request.args
     view, pos, sort = args.get("view"), args.get("pos"), args.get("sort")
@@ -129,7 +158,7 @@ def ranking_response(board_id: int, kind: str,
         response.headers["Cache-Control"] = "private, no-cache"
         return response
     variant = (parsed[0].key, parsed[1], parsed[2], parsed[3], entries_value, query,
-               request.script_root)
+               request.script_root, *extra)
     entry = cached_body(ref, kind, variant, build)
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
     response = Response(entry.gzipped if gzipped else entry.body, mimetype=mimetype)
