@@ -224,6 +224,9 @@ def test_pages_api_and_exports_show_reported_rows_unranked(runner, client, board
     page = client.get(f"/significance?leaderboard={RANK_SLUG}")
     assert page.status_code == 200
     assert f'id="board-shown" data-slug="{RANK_SLUG}"' in page.get_data(as_text=True)
+    # An unknown leaderboard is a plain 404 page (its bar cannot name a board).
+    missing = client.get("/?leaderboard=nope")
+    assert missing.status_code == 404 and "board-bar" not in missing.get_data(as_text=True)
     # A part-of-speech view has no reported numbers to show.
     assert _reported_trs(client.get("/?pos=NOUN").get_data(as_text=True)) == []
 

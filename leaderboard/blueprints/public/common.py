@@ -8,6 +8,7 @@ from typing import Any
 from flask import Response, abort, g, request, session
 from flask_login import current_user
 from sqlmodel import col, select
+from werkzeug.exceptions import HTTPException
 
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board
@@ -81,7 +82,10 @@ def board_bar() -> dict[str, Any] | None:
     endpoint = request.endpoint or ""
     if endpoint not in BOARD_ENDPOINTS and endpoint != "public.system":
         return None
-    nav = board_nav()
+    try:
+        nav = board_nav()
+    except HTTPException:  # the 404 page of an unknown ?leaderboard= shows no bar
+        return None
     if nav["shown_board"] is None:
         return None
     return {**nav, "endpoint": endpoint if endpoint in SWITCH_SAME_PAGE else "public.ranking"}
