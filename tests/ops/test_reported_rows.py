@@ -239,3 +239,27 @@ def _cells(tr: str) -> dict[str, str]:
     """The non-blank metric cells of a reported row, by metric key."""
     return {k: v for k, v in re.findall(
         r'<td class="num" data-key="([^"]+)">(?:<span class="v">([^<]*)</span>)?</td>', tr) if v}
+
+
+@ALL_DATABASES
+def test_home_page_lists_every_board_and_follows_a_new_one(runner, client, boards):
+    first = client.get("/")
+    slugs = re.findall(r'<li><a href="[^"]*" data-slug="([^"]+)"', first.get_data(as_text=True))
+    assert slugs == [GEN_SLUG, RANK_SLUG, DEV_SLUG]
+    html = first.get_data(as_text=True)
+    assert f'<li><a href="/" data-slug="{GEN_SLUG}" aria-current="true">' in html
+    assert f'<li><a href="/?leaderboard={RANK_SLUG}" data-slug="{RANK_SLUG}">' in html
+    assert "labels hidden · 0 systems · default" in html and "labels public · 0 systems" in html
+    # A new board makes no snapshot of the default one: the cached home page must still
+    # list it (its key holds every board and their latest snapshots).
+    result = runner.invoke(args=["board", "create", "--benchmark", "swords", "--version", "1.1",
+                                 "--split", "dev", "--track", "ranking"])
+    assert result.exit_code == 0, result.output
+    second = client.get("/", headers={"If-None-Match": first.headers["ETag"]})
+    assert second.status_code == 200
+    slugs = re.findall(r'<li><a href="[^"]*" data-slug="([^"]+)"', second.get_data(as_text=True))
+    assert slugs == [GEN_SLUG, RANK_SLUG, DEV_SLUG, "swords-v1.1-dev-ranking"]
+    # The bar on a dev board says its labels are public.
+    dev = client.get(f"/matrix?leaderboard={DEV_SLUG}").get_data(as_text=True)
+    assert f'id="board-shown" data-slug="{DEV_SLUG}"' in dev
+    assert '<span class="board-tag">dev phase</span>' in dev and "labels public" in dev

@@ -7,11 +7,12 @@ from typing import Any
 
 from flask import Response, abort, g, request, session
 from flask_login import current_user
+from sqlalchemy import func
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
 from leaderboard.db import get_session
-from leaderboard.models import Benchmark, Board
+from leaderboard.models import Benchmark, Board, LeaderboardSnapshot
 from leaderboard.services.catalog.boards import (
     BoardError,
     board_or_default,
@@ -31,6 +32,7 @@ from leaderboard.services.ranking.snapshot_reader import (
     ranking_rows,
     snapshot_data,
 )
+from leaderboard.services.ranking.snapshots import public_counts
 
 #: Query parameter naming the leaderboard a page shows (absent: the default one).
 BOARD_ARG = "leaderboard"
@@ -65,7 +67,7 @@ def keep_board_in_links(endpoint: str, values: dict[str, Any]) -> None:
 def board_nav() -> dict[str, Any]:
     """For the page header: the shown board's summary and every board's, the shown first."""
     board = current_board()
-    boards = [board_summary(b, bench) for b, bench in list_boards(get_session())]
+    boards = [{**board_summary(b, bench), "id": b.id} for b, bench in list_boards(get_session())]
     shown = next((b for b in boards if board is not None and b["slug"] == board.slug), None)
     return {"shown_board": shown, "boards": boards}
 
@@ -88,16 +90,24 @@ def board_bar() -> dict[str, Any] | None:
         return None
     if nav["shown_board"] is None:
         return None
-    return {**nav, "endpoint": endpoint if endpoint in SWITCH_SAME_PAGE else "public.ranking"}
+    # Counts only on the ranking, whose page is cached (boards_signature keeps them current).
+    counts = public_counts(get_session()) if endpoint == "public.ranking" else None
+    return {**nav, "endpoint": endpoint if endpoint in SWITCH_SAME_PAGE else "public.ranking",
+            "counts": counts}
 
 
 def boards_signature() -> tuple:
-    """Every board's id, slug and default flag: part of a cached page's key, so a page showing
-    the board bar changes when a board is made or the default moves (neither makes a new
-    snapshot of the board already shown)."""
-    rows = get_session().exec(select(Board.id, Board.slug, Board.is_default)
-                              .order_by(col(Board.id))).all()
-    return tuple(tuple(r) for r in rows)
+    """Every board's id, slug, default flag and latest snapshot: part of a cached page's key,
+    so a page showing the board bar changes when a board is made, the default moves or another
+    board's ranking (its count of systems) changes; none of that makes a new snapshot of the
+    board already shown."""
+    session = get_session()
+    boards = session.exec(select(Board.id, Board.slug, Board.is_default)
+                          .order_by(col(Board.id))).all()
+    latest = session.exec(select(LeaderboardSnapshot.board_id,
+                                 func.max(col(LeaderboardSnapshot.id)))
+                          .group_by(col(LeaderboardSnapshot.board_id))).all()
+    return (tuple(tuple(r) for r in boards), tuple(sorted((int(b), int(i)) for b, i in latest)))
 
 
 def shown_benchmark() -> Benchmark | None:
