@@ -249,7 +249,11 @@ def test_home_page_lists_every_board_and_follows_a_new_one(runner, client, board
     html = first.get_data(as_text=True)
     assert f'<li><a href="/" data-slug="{GEN_SLUG}" aria-current="true">' in html
     assert f'<li><a href="/?leaderboard={RANK_SLUG}" data-slug="{RANK_SLUG}">' in html
-    assert "labels hidden · 0 systems · default" in html and "labels public · 0 systems" in html
+    assert "labels hidden · 0 submissions · default" in html
+    assert "labels public · 0 submissions" in html
+    # One benchmark: the bar names it once, the chips give split and track.
+    assert '<span class="chip-title">dev · generative</span>' in html
+    assert '<strong class="board-name">swords v1.1 test</strong>' in html
     # A new board makes no snapshot of the default one: the cached home page must still
     # list it (its key holds every board and their latest snapshots).
     result = runner.invoke(args=["board", "create", "--benchmark", "swords", "--version", "1.1",

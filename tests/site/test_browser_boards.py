@@ -69,11 +69,11 @@ def test_board_list_switches_and_every_board_page_names_its_board(site, browser,
     assert [c.strip() for c in page.locator(".board-chips .chip-title").all_inner_texts()] == [
         "test · generative", "test · ranking"]
     expect(page.locator("#board-shown")).to_contain_text("generative track")
-    # The home page counts each board's ranked systems (5 public entries of 3 teams; none yet
-    # on the ranking board).
+    # The home page counts each board's public submissions (5, of 3 teams; none yet on the
+    # ranking board).
     assert [m.strip() for m in page.locator(".board-chips .chip-meta").all_inner_texts()] == [
-        "swords-demo v1 · test phase · labels hidden · 5 systems · default",
-        "swords-demo v1 · test phase · labels hidden · 0 systems"]
+        "test phase · labels hidden · 5 submissions · default",
+        "test phase · labels hidden · 0 submissions"]
     expect(page.locator('.board-chips a[aria-current="true"]')).to_have_attribute(
         "data-slug", "swords-demo-v1-test-generative")
     # With ranked systems the reported rows are folded under their group row.

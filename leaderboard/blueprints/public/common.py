@@ -92,8 +92,10 @@ def board_bar() -> dict[str, Any] | None:
         return None
     # Counts only on the ranking, whose page is cached (boards_signature keeps them current).
     counts = public_counts(get_session()) if endpoint == "public.ranking" else None
+    # Chips name the benchmark only when the boards are of more than one (else the bar does).
+    mixed = len({(b["benchmark"]["name"], b["benchmark"]["version"]) for b in nav["boards"]}) > 1
     return {**nav, "endpoint": endpoint if endpoint in SWITCH_SAME_PAGE else "public.ranking",
-            "counts": counts}
+            "counts": counts, "mixed": mixed}
 
 
 def boards_signature() -> tuple:
