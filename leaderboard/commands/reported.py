@@ -12,6 +12,7 @@ from leaderboard.db import get_engine, session_scope
 from leaderboard.scoring.reported import ReportedInvalid
 from leaderboard.services.catalog import reported
 from leaderboard.services.catalog.boards import BoardError, board_by_slug, board_or_default
+from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 
 def _fail(origin: str, problems: list[str]) -> click.ClickException:
@@ -47,9 +48,11 @@ def add_command(path: Path, slug: str | None) -> None:
         if board is None:
             raise click.ClickException("no leaderboard yet: import a split first")
         try:
-            _echo(reported.add_file(session, board, path))
+            added = reported.add_file(session, board, path)
         except (ReportedInvalid, reported.ReportedError) as exc:
             raise _fail(exc.origin, exc.problems) from exc
+        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
+        _echo(added)
 
 
 @reported_group.command("add-shipped")
@@ -59,6 +62,8 @@ def add_shipped_command() -> None:
     leaderboard whose benchmark name, split and track are theirs."""
     with session_scope(get_engine()) as session:
         added = reported.add_shipped(session)
+        for board_id in dict.fromkeys(item.board.id for item in added):
+            refresh_snapshot(session=session, board_id=board_id)  # type: ignore[arg-type]
         for item in added:
             _echo(item)
         if not added:
@@ -101,5 +106,6 @@ def remove_command(slug: str, origin: str) -> None:
         removed = reported.remove_origin(session, board, origin)
         if not removed:
             raise click.ClickException(f"{slug} has no reported rows from {origin!r}")
+        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
         click.echo(f"{slug}: removed {removed} reported row{'' if removed == 1 else 's'} "
                    f"from {origin}")

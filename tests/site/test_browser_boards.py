@@ -43,6 +43,7 @@ def site(tmp_path_factory):
         for board, name in ((generative, "swords-naacl2021-generative.json"),
                             (ranking, "swords-naacl2021-ranking.json")):
             add_rows(session, board, load_reported(REPORTED_DIR / name), name)
+            refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
         session.commit()
     with serving(app) as url:
         yield url

@@ -2,7 +2,9 @@
 :mod:`leaderboard.scoring.reported`, shown pinned with their citation and never re-scored.
 
 Rows are grouped by ``origin`` (the file's name): adding a file to a board again replaces that
-file's rows there, so correcting a number is an edit and a second ``add``.
+file's rows there, so correcting a number is an edit and a second ``add``. The caller refreshes
+the board's snapshot (``snapshots.refresh_snapshot``), as for reference rows: the catalog does
+not import the ranking package, which imports it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from sqlmodel import Session, col, select
 
 from leaderboard.models import Benchmark, Board, ReportedRow
 from leaderboard.scoring import reported as parsing
-from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 #: Column widths of :class:`~leaderboard.models.ReportedRow`, checked before anything is stored.
 _LIMITS = {"name": 200, "citation": 500, "url": 500, "source": 200, "note": 1000,
@@ -60,13 +61,13 @@ def check_rows(board: Board, rows: list[parsing.ReportedRow], origin: str) -> li
 
 def add_rows(session: Session, board: Board, rows: list[parsing.ReportedRow],
              origin: str) -> Added:
-    """Put ``rows`` on ``board`` in place of the rows ``origin`` put there before, and refresh
-    the board's snapshot; raises :class:`ReportedError` (nothing stored) when a row does not
-    fit. Flushes; the caller commits."""
+    """Put ``rows`` on ``board`` in place of the rows ``origin`` put there before; raises
+    :class:`ReportedError` (nothing stored) when a row does not fit. Flushes; the caller
+    refreshes the board's snapshot and commits."""
     problems = check_rows(board, rows, origin)
     if problems:
         raise ReportedError(origin, problems)
-    replaced = remove_origin(session, board, origin, refresh=False)
+    replaced = remove_origin(session, board, origin)
     for row in rows:
         session.add(ReportedRow(
             board_id=board.id, name=row.name, metrics=dict(row.metrics), citation=row.citation,
@@ -74,7 +75,6 @@ def add_rows(session: Session, board: Board, rows: list[parsing.ReportedRow],
             benchmark_version=row.benchmark_version, benchmark_split=row.benchmark_split,
             note=row.note))
     session.flush()
-    refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
     return Added(board, origin, [r.name for r in rows], replaced)
 
 
@@ -85,7 +85,7 @@ def add_file(session: Session, board: Board, path: str | Path) -> Added:
     return add_rows(session, board, parsing.load_reported(path), path.name)
 
 
-def remove_origin(session: Session, board: Board, origin: str, *, refresh: bool = True) -> int:
+def remove_origin(session: Session, board: Board, origin: str) -> int:
     """Delete the rows ``origin`` put on ``board``; returns how many. Flushes."""
     found = session.exec(select(ReportedRow).where(ReportedRow.board_id == board.id,
                                                    ReportedRow.origin == origin)).all()
@@ -94,8 +94,6 @@ def remove_origin(session: Session, board: Board, origin: str, *, refresh: bool 
             session.delete(row)
         # Before any insert: the new rows may carry the same (board, origin, name).
         session.flush()
-        if refresh:
-            refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
     return len(found)
 
 
@@ -126,7 +124,7 @@ def matching_boards(session: Session, row: parsing.ReportedRow) -> list[Board]:
 
 def add_shipped(session: Session) -> list[Added]:
     """Add every shipped file's rows to each board they match (:func:`matching_boards`),
-    replacing what that file put there before. Flushes; the caller commits."""
+    replacing what that file put there before. Flushes; the caller refreshes and commits."""
     added = []
     for path in parsing.shipped_files():
         rows = parsing.load_reported(path)
