@@ -87,6 +87,8 @@ def test_board_list_switches_and_every_board_page_names_its_board(site, browser,
     bert_k = reported.filter(has=page.get_by_text("BERT-K", exact=True))
     expect(bert_k.locator('td[data-key="strict_a_f@10"]')).to_have_text("15.7")
     page.screenshot(path=str(ARTIFACTS / f"boards-home-reported-{width}.png"), full_page=True)
+    page.locator("tbody.reported").screenshot(
+        path=str(ARTIFACTS / f"boards-reported-rows-{width}.png"))
     page.locator("label[for=show-reported]").click()
     expect(reported.first).to_be_hidden()
     # The list is one compact bar: at most 90 px at 1366, 125 px (one scrollable row of
