@@ -14,6 +14,7 @@ def all_commands() -> list[click.Command]:
         db,
         queue,
         reference,
+        reported,
         rescore,
         score,
         serve,
@@ -28,7 +29,7 @@ def all_commands() -> list[click.Command]:
         score.score_command, wordnet.wordnet_group, db.db_group, team.team_group,
         token.token_group, admin.admin_group, submit.submit_command, worker.worker_command,
         queue.queue_group, serve.serve_command, benchmark.benchmark_group, board.board_group,
-        reference.reference_group, rescore.rescore_command,
+        reference.reference_group, reported.reported_group, rescore.rescore_command,
     ]
 
 

@@ -109,6 +109,7 @@ def _setup_swords(step: Callable[..., None], test_path: Path) -> None:
     shared = test_path.resolve().parent.parent / "reference-systems"
     if shared.is_dir():
         step("reference", "import-shared", str(shared.parent))
+    step("reported", "add-shipped")
 
 
 def _record_url(supervisor: Supervisor, instance_path: str, url: str) -> None:

@@ -225,7 +225,11 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
             "/leaderboard": {"get": {
                 "summary": "The default leaderboard's public ranking (no token needed)",
                 "security": [], "parameters": _ranking_query(),
-                "responses": {"200": {"description": "Ranking rows and reference rows"},
+                "responses": {"200": {"description": (
+                    "rows (ranked systems), references, and reported: rows copied from a "
+                    "publication (row_type reported; name, citation, url, source, benchmark "
+                    "{name, version, split} they were computed on; no rank, no intervals, "
+                    "value null where not printed)")},
                               "400": _error("Unknown view/pos/sort/entries value")}}},
             "/compare": {"get": {
                 "summary": "Head to head of two public systems on every metric (no token)",

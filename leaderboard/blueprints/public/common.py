@@ -7,14 +7,16 @@ from typing import Any
 
 from flask import Response, abort, g, request, session
 from flask_login import current_user
+from sqlalchemy import func
+from sqlmodel import col, select
+from werkzeug.exceptions import HTTPException
 
 from leaderboard.db import get_session
-from leaderboard.models import Benchmark, Board
+from leaderboard.models import Benchmark, Board, LeaderboardSnapshot
 from leaderboard.services.catalog.boards import (
     BoardError,
     board_or_default,
     board_summary,
-    boards_signature,
     list_boards,
 )
 from leaderboard.services.ranking.ranking_table import (
@@ -30,6 +32,7 @@ from leaderboard.services.ranking.snapshot_reader import (
     ranking_rows,
     snapshot_data,
 )
+from leaderboard.services.ranking.snapshots import public_counts
 
 #: Query parameter naming the leaderboard a page shows (absent: the default one).
 BOARD_ARG = "leaderboard"
@@ -64,9 +67,49 @@ def keep_board_in_links(endpoint: str, values: dict[str, Any]) -> None:
 def board_nav() -> dict[str, Any]:
     """For the page header: the shown board's summary and every board's, the shown first."""
     board = current_board()
-    boards = [board_summary(b, bench) for b, bench in list_boards(get_session())]
+    boards = [{**board_summary(b, bench), "id": b.id} for b, bench in list_boards(get_session())]
     shown = next((b for b in boards if board is not None and b["slug"] == board.slug), None)
     return {"shown_board": shown, "boards": boards}
+
+
+#: Pages whose board switcher links to the same page of the other board (the rest link to
+#: its ranking).
+SWITCH_SAME_PAGE = frozenset({"public.ranking", "public.matrix", "public.charts_page",
+                              "public.compare", "public.significance", "public.history"})
+
+
+def board_bar() -> dict[str, Any] | None:
+    """What the bar under the header shows: the shown board, every board, and the endpoint the
+    switcher links to; None on pages that show no board (about, team, account pages)."""
+    endpoint = request.endpoint or ""
+    if endpoint not in BOARD_ENDPOINTS and endpoint != "public.system":
+        return None
+    try:
+        nav = board_nav()
+    except HTTPException:  # the 404 page of an unknown ?leaderboard= shows no bar
+        return None
+    if nav["shown_board"] is None:
+        return None
+    # Counts only on the ranking, whose page is cached (boards_signature keeps them current).
+    counts = public_counts(get_session()) if endpoint == "public.ranking" else None
+    # Chips name the benchmark only when the boards are of more than one (else the bar does).
+    mixed = len({(b["benchmark"]["name"], b["benchmark"]["version"]) for b in nav["boards"]}) > 1
+    return {**nav, "endpoint": endpoint if endpoint in SWITCH_SAME_PAGE else "public.ranking",
+            "counts": counts, "mixed": mixed}
+
+
+def boards_signature() -> tuple:
+    """Every board's id, slug, default flag and latest snapshot: part of a cached page's key,
+    so a page showing the board bar changes when a board is made, the default moves or another
+    board's ranking (its count of systems) changes; none of that makes a new snapshot of the
+    board already shown."""
+    session = get_session()
+    boards = session.exec(select(Board.id, Board.slug, Board.is_default)
+                          .order_by(col(Board.id))).all()
+    latest = session.exec(select(LeaderboardSnapshot.board_id,
+                                 func.max(col(LeaderboardSnapshot.id)))
+                          .group_by(col(LeaderboardSnapshot.board_id))).all()
+    return (tuple(tuple(r) for r in boards), tuple(sorted((int(b), int(i)) for b, i in latest)))
 
 
 def shown_benchmark() -> Benchmark | None:
@@ -106,12 +149,13 @@ def personal_page() -> bool:
 
 def ranking_response(board_id: int, kind: str,
                      render: Callable[[RankingTable], bytes | str], mimetype: str,
-                     *, shared: bool = True) -> Response:
+                     *, shared: bool = True, extra: tuple = ()) -> Response:
     """The ranking in some form (page, export, API JSON) for the request's query, rendered
     once per snapshot and query and then served from memory as bytes, with an ETag and
     Last-Modified so clients revalidate with a 304. Raises :class:`BadQuery`.
 
     ``shared=False`` (a personal page) renders without the body cache and without validators.
+    ``extra`` is more of the cache key: what else the body shows (the board bar's boards).
     """
     args = request.args
     view, pos, sort = args.get("view"), args.get("pos"), args.get("sort")
@@ -131,7 +175,7 @@ def ranking_response(board_id: int, kind: str,
         response.headers["Cache-Control"] = "private, no-cache"
         return response
     variant = (parsed[0].key, parsed[1], parsed[2], parsed[3], entries_value, query,
-               request.script_root, boards_signature(get_session()))
+               request.script_root, *extra)
     entry = cached_body(ref, kind, variant, build)
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
     response = Response(entry.gzipped if gzipped else entry.body, mimetype=mimetype)

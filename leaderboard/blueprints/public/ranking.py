@@ -6,6 +6,7 @@ from flask import Response, abort, render_template, request
 
 from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.common import (
+    boards_signature,
     current_board,
     personal_page,
     ranking_response,
@@ -49,7 +50,7 @@ def ranking():
         return ranking_response(
             board.id, "ranking.html",
             lambda table: render_template("public/ranking.html", table=table, **_context()),
-            "text/html", shared=not personal_page())
+            "text/html", shared=not personal_page(), extra=boards_signature())
     except BadQuery as exc:
         abort(400, description=str(exc))
 

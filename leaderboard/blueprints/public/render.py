@@ -7,6 +7,7 @@ repeated page loads only join strings. Text from users is escaped here.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -100,3 +101,47 @@ def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return html
+
+
+def short_citation(citation: str) -> str:
+    """``Lee et al. 2021`` from ``Mina Lee, Chris Donahue, ... 2021. Title...``; the whole
+    text when it does not start with an author list."""
+    authors = citation.split(". ")[0]
+    year = re.search(r"\b(?:19|20)\d\d\b", citation)
+    first = re.split(r",| and ", authors)[0].split()
+    if not first or year is None or len(authors) == len(citation):
+        return citation
+    several = "," in authors or " and " in authors
+    return f"{first[-1]}{' et al.' if several else ''} {year.group(0)}"
+
+
+def _printed(value: float) -> str:
+    # As the publication printed it: one decimal, or two when it gave two (33.61).
+    return f"{value:.1f}" if round(value, 1) == value else f"{value:.2f}"
+
+
+def reported_rows_html(table: RankingTable) -> Markup:
+    """The reported rows' ``<tr>`` elements: name, citation link, the printed numbers (blank
+    where not printed), "reported, not re-scored" and what they were computed on."""
+    parts = []
+    for r in table.reported:
+        name = escape(r["name"])
+        note = f' title="{escape(r["note"])}"' if r["note"] else ""
+        title = escape(f"{r['citation']} ({r['source']})")
+        cite = _link(r["url"], f'<span title="{title}">{escape(short_citation(r["citation"]))}'
+                     "</span>") or f'<span title="{title}">{escape(r["citation"])}</span>'
+        parts.append(
+            '<tr class="ref ref-reported"><td class="col-rank sticky">–</td>'
+            f'<th scope="row" class="col-system sticky2"><span{note}>{name}</span>'
+            f'<span class="cite">{cite}</span></th>')
+        for cell in r["cells"]:
+            value = cell["value"]
+            printed = "" if value is None else f'<span class="v">{_printed(value)}</span>'
+            parts.append(f'<td class="num" data-key="{cell["key"]}">{printed}</td>')
+            if cell["key"] == table.view.headline and table.human_defined:
+                parts.append('<td class="num muted"></td>')
+        parts.append('<td class="num col-cons">–</td>'
+                     '<td class="muted reported-status">reported, not re-scored</td>'
+                     f'<td class="muted reported-on">{escape(r["computed_on"])}</td>'
+                     f'<td>{_link(r["url"], "paper")}</td><td></td></tr>')
+    return Markup("".join(parts))

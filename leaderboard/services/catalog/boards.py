@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Benchmark, Board, Phase, Track
@@ -113,16 +114,13 @@ def boards_of(session: Session, benchmark_id: int) -> list[Board]:
 def list_boards(session: Session) -> list[tuple[Board, Benchmark]]:
     """Every board with its split: the default first, then test before dev, generative before
     ranking, newest split first."""
+    # Without the stored files (megabytes each): every board page lists the boards.
     rows = session.exec(select(Board, Benchmark)
-                        .join(Benchmark, col(Benchmark.id) == col(Board.benchmark_id))).all()
+                        .join(Benchmark, col(Benchmark.id) == col(Board.benchmark_id))
+                        .options(defer(Benchmark.source_bytes),
+                                 defer(Benchmark.prepared_bytes))).all()
     return sorted(rows, key=lambda r: (not r[0].is_default, r[0].phase != Phase.TEST,
                                        r[0].track != Track.GENERATIVE, -r[1].id, r[0].id))
-
-
-def boards_signature(session: Session) -> tuple:
-    """Changes whenever a board is added or the default moves: pages cached per snapshot
-    list every board, so their cache key holds this too."""
-    return tuple(session.exec(select(Board.id, Board.is_default).order_by(Board.id)).all())
 
 
 def describe_benchmark(benchmark: Benchmark) -> str:

@@ -11,10 +11,12 @@ from leaderboard.services.ranking.ranking_table import RankingTable
 
 
 def ranking_frame(table: RankingTable) -> pd.DataFrame:
-    """One row per system, then the reference rows; each metric with its 95% interval."""
+    """One row per system, then the reference rows, then the reported ones (a publication's
+    numbers, no intervals); each metric with its 95% interval."""
     records = []
-    for row, kind in [(r, "system") for r in table.rows] + [(r, r["kind"])
-                                                           for r in table.references]:
+    for row, kind in ([(r, "system") for r in table.rows]
+                      + [(r, r["kind"]) for r in table.references]
+                      + [(r, "reported") for r in table.reported]):
         record = {
             "row_type": kind,
             "rank": row.get("rank"), "rank_lo": row.get("rank_lo"),
@@ -22,8 +24,7 @@ def ranking_frame(table: RankingTable) -> pd.DataFrame:
             "tied_with_next_better": row.get("tied_with_next_better"),
             "system": row.get("system", row.get("name")), "team": row.get("team", ""),
             "submission_id": row.get("id"), "date": row.get("date", ""),
-            "note": ("computed on the " + str(row.get("n_targets")) + "-target "
-                     + str(row.get("split")) + " split") if row.get("subset") else "",
+            "note": _note(row, kind),
         }
         for cell in row["cells"]:
             key = cell["key"]
@@ -43,6 +44,15 @@ def ranking_frame(table: RankingTable) -> pd.DataFrame:
     for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id"):
         frame[column] = frame[column].astype("Int64")
     return frame
+
+
+def _note(row: dict, kind: str) -> str:
+    if kind == "reported":
+        return (f"{row['status']}; computed on {row['computed_on']}; {row['source']}; "
+                f"{row['citation']} {row['url']}")
+    if row.get("subset"):
+        return f"computed on the {row.get('n_targets')}-target {row.get('split')} split"
+    return ""
 
 
 # OWASP CSV injection: a cell starting with one of these is a formula to a spreadsheet.

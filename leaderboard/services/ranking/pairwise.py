@@ -43,8 +43,9 @@ def pairwise_table(data: dict[str, Any], metric: str, top: int = MAX_TOP) -> dic
     by_id = {s["id"]: s for s in data.get("systems", [])}
     ids = [i for i in entry["ids"][:top] if i in by_id]
     keep = [entry["ids"].index(i) for i in ids]
-    beats = np.array(entry["p_beats"], dtype=float).reshape(len(entry["ids"]), -1)
-    beats = beats[np.ix_(keep, keep)] if keep else np.zeros((0, 0))
+    # A board without public systems has no matrix (reshape(0, -1) of nothing fails).
+    beats = (np.array(entry["p_beats"], dtype=float).reshape(len(entry["ids"]), -1)[
+        np.ix_(keep, keep)] if keep else np.zeros((0, 0)))
     p = np.minimum(1.0, 2.0 * np.minimum(beats, 1.0 - beats))
     sig = np.vectorize(significant, otypes=[bool])(p) if p.size else np.zeros((0, 0), bool)
     np.fill_diagonal(sig, False)

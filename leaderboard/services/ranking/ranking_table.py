@@ -49,6 +49,8 @@ class RankingTable:
     query: str = ""
     total: int = 0
     track: str = "generative"
+    #: A publication's numbers: pinned after the references, no intervals, never ranked.
+    reported: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def human_defined(self) -> bool:
@@ -69,6 +71,7 @@ class RankingTable:
             "headline": self.view.headline, "metrics": list(self.columns),
             "rows": [_row_json(r, "system") for r in self.rows],
             "references": [_row_json(r, r["kind"]) for r in self.references],
+            "reported": [_row_json(r, "reported") for r in self.reported],
         }
 
 
@@ -213,7 +216,27 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                      "cells": [_cell(k, metrics, intervals) for k in view_obj.columns]})
     return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),
                         data.get("generated_at"), snapshot_id, humans, entries_value, query,
-                        total, track)
+                        total, track, reported_rows(data, view_obj, pos))
+
+
+def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dict[str, Any]]:
+    """The snapshot's reported rows with a cell per column of ``view`` (None where the
+    publication printed no number). Publications give no per-POS numbers, so a POS view
+    shows none."""
+    if pos is not None:
+        return []
+    out = []
+    for row in data.get("reported", []):
+        metrics = row.get("metrics", {})
+        bench = row.get("benchmark", {})
+        out.append({"name": row["name"], "citation": row.get("citation", ""),
+                    "url": row.get("url", ""), "source": row.get("source", ""),
+                    "note": row.get("note", ""), "benchmark": bench,
+                    "computed_on": f"{bench.get('name', '')} v{bench.get('version', '')} "
+                                   f"{bench.get('split', '')}",
+                    "status": "reported, not re-scored",
+                    "cells": [_cell(k, metrics, {}) for k in view.columns]})
+    return out
 
 
 def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str) -> None:

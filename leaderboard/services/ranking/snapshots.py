@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from sqlalchemy import and_, or_
+from sqlalchemy import and_, func, or_
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
@@ -72,14 +72,26 @@ def public_submissions(session: Session,
         select(Submission, Result, Team)
         .join(Result, col(Result.submission_id) == col(Submission.id))
         .join(Team, col(Team.id) == col(Submission.team_id))
-        .where(Submission.board_id == board_id,
-               Submission.status != SubmissionStatus.INVALID,
-               col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
-               col(Result.is_current).is_(True), col(Team.disabled).is_(False))
+        .where(Submission.board_id == board_id, *_SHOWN)
         .order_by(col(Submission.created_at), col(Submission.id))
         .options(defer(Submission.file_bytes))
     )
     return list(session.exec(stmt).all())
+
+
+#: What puts a submission on its board's ranking (see :func:`public_submissions`).
+_SHOWN = (Submission.status != SubmissionStatus.INVALID,
+          col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
+          col(Result.is_current).is_(True), col(Team.disabled).is_(False))
+
+
+def public_counts(session: Session) -> dict[int, int]:
+    """Board id -> how many submissions its ranking shows (boards with none are absent)."""
+    stmt = (select(Submission.board_id, func.count(col(Submission.id)))
+            .join(Result, col(Result.submission_id) == col(Submission.id))
+            .join(Team, col(Team.id) == col(Submission.team_id))
+            .where(*_SHOWN).group_by(col(Submission.board_id)))
+    return {int(board_id): int(n) for board_id, n in session.exec(stmt).all()}
 
 
 def reference_rows(session: Session, board: Board,
