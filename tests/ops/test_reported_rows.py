@@ -168,7 +168,7 @@ def test_add_shipped_puts_each_file_on_the_boards_of_its_split_and_track(runner,
 def test_pages_api_and_exports_show_reported_rows_unranked(runner, client, boards):
     assert runner.invoke(args=["reported", "add-shipped"]).exit_code == 0
 
-    html = client.get(f"/?leaderboard={RANK_SLUG}&view=all").get_data(as_text=True)
+    html = client.get(f"/?leaderboard={RANK_SLUG}").get_data(as_text=True)
     rows = _reported_trs(html)
     assert len(rows) == 8
     wada = next(r for r in rows if WADA in r)
@@ -195,7 +195,7 @@ def test_pages_api_and_exports_show_reported_rows_unranked(runner, client, board
     assert "reported, not re-scored" in bert_k and "swords v1.0 test" in bert_k
     assert "Reported in publications" in html
 
-    body = client.get(f"/api/v1/leaderboards/{RANK_SLUG}/ranking?view=all").get_json()
+    body = client.get(f"/api/v1/leaderboards/{RANK_SLUG}/ranking").get_json()
     by_name = {r["name"]: r for r in body["reported"]}
     assert len(by_name) == 8 and body["rows"] == []
     row = by_name[WADA]

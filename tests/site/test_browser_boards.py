@@ -117,6 +117,7 @@ def test_board_list_switches_and_every_board_page_names_its_board(site, browser,
 
     too_wide = {}
     for name, path in BOARD_PAGES.items():
+        path = path.replace("?view=lenient-a", "")  # a ranking board has the GAP view only
         sep = "&" if "?" in path else "?"
         response = page.goto(f"{site}{path}{sep}leaderboard={RANKING_SLUG}")
         assert response is not None and response.status == 200, path
