@@ -73,24 +73,55 @@ class LiveSite:
     url: str
     seeded: Seeded
     browser: Any  # playwright.sync_api.Browser (playwright is a test-only dependency)
+    extra: Any = None  # what ``prepare`` returned
 
 
 @contextmanager
-def live_site(tmp: Path, prepare: Callable[[Flask], None] | None = None,
+def live_site(tmp: Path, prepare: Callable[[Flask, Seeded], Any] | None = None,
               **overrides) -> Iterator[LiveSite]:
-    """A :func:`seeded_app` (``overrides`` to its settings; ``prepare`` adds rows before it
-    is served) on a free loopback port, and Debian's chromium; both stopped afterwards.
-    Skips when Playwright or chromium is missing."""
+    """A :func:`seeded_app` (``overrides`` to its settings; ``prepare(app, seeded)`` adds
+    rows before it is served, and what it returns is ``LiveSite.extra``) on a free loopback
+    port, and Debian's chromium; both stopped afterwards. Skips when Playwright or chromium
+    is missing."""
     require_browser()
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
     app, seeded = seeded_app(tmp, **overrides)
-    if prepare is not None:
-        prepare(app)
+    extra = prepare(app, seeded) if prepare is not None else None
     with serving(app) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         try:
-            yield LiveSite(url, seeded, browser)
+            yield LiveSite(url, seeded, browser, extra)
         finally:
             browser.close()
+
+
+def walk_pages(browser: Any, base: str, pages: dict[str, str], width: int,
+               height: int = 900) -> None:
+    """Visit every page (name -> path) at ``width``: each answers 200, draws its charts, is
+    never wider than the window and logs no console error; a full-page screenshot of each
+    goes to test-artifacts/NAME-WIDTH.png."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    errors: list[str] = []
+    current = {"path": ""}
+    page.on("console", lambda m: errors.append(f"{current['path']}: {m.text}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"{current['path']}: {e}"))
+    too_wide = {}
+    for name, path in pages.items():
+        current["path"] = path
+        response = page.goto(base + path)
+        assert response is not None and response.status == 200, (path, response)
+        if page.locator(".chart[data-figure]").count():
+            expect(page.locator(".chart .main-svg").first).to_be_attached(timeout=15000)
+        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if widths[0] > widths[1]:
+            too_wide[path] = widths
+        page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
+    context.close()
+    assert too_wide == {}
+    assert errors == []

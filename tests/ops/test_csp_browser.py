@@ -21,7 +21,7 @@ document.addEventListener('securitypolicyviolation', e => window.__csp.push(
 pytestmark = pytest.mark.browser
 
 
-def _add_host(app) -> None:
+def _add_host(app, _seeded) -> None:
     with app.app_context(), Session(app.extensions["db_engine"]) as session:
         make_team(session, name="Hosts", email="host@example.org", is_admin=True)
 

@@ -5,8 +5,6 @@ in test-artifacts/boards-*.png."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlmodel import Session
 
@@ -15,26 +13,19 @@ from leaderboard.scoring.reported import REPORTED_DIR, load_reported
 from leaderboard.services.catalog.boards import create_board, import_board
 from leaderboard.services.catalog.reported import add_rows
 from leaderboard.services.ranking.snapshots import refresh_snapshot
-from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
+from tests.live_site import ARTIFACTS, live_site
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 RANKING_SLUG = "swords-demo-v1-test-ranking"
 BOARD_PAGES = {"ranking": "/", "matrix": "/matrix", "charts": "/charts?view=lenient-a",
                "compare": "/compare", "significance": "/significance",
                "history": "/history?view=lenient-a"}
 
 pytestmark = pytest.mark.browser
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
+expect = pytest.importorskip("playwright.sync_api").expect
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    require_browser()
-    app, seeded = seeded_app(tmp_path_factory.mktemp("boards"), SECRET_KEY="boards-secret")
+def _prepare(app, seeded) -> None:
+    """A ranking board beside the demo's generative one, both with the paper's rows."""
     with Session(app.extensions["db_engine"], expire_on_commit=False) as session:
         bench = session.get(Benchmark, seeded.benchmark_id)
         ranking = create_board(session, bench, track="ranking")
@@ -45,22 +36,19 @@ def site(tmp_path_factory):
             add_rows(session, board, load_reported(REPORTED_DIR / name), name)
             refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
         session.commit()
-    with serving(app) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")
-def browser(site):
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+def live(tmp_path_factory):
+    with live_site(tmp_path_factory.mktemp("boards"), prepare=_prepare,
+                   SECRET_KEY="boards-secret") as live:
+        yield live
 
 
 @pytest.mark.parametrize("width", (1366, 390))
-def test_board_list_switches_and_every_board_page_names_its_board(site, browser, width):
-    ARTIFACTS.mkdir(exist_ok=True)
-    context = browser.new_context(viewport={"width": width, "height": 844})
+def test_board_list_switches_and_every_board_page_names_its_board(live, width):
+    site = live.url
+    context = live.browser.new_context(viewport={"width": width, "height": 844})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

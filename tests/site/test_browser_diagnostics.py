@@ -20,20 +20,15 @@ from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
 from tests.dev_split import TID, dev_split_bytes, dev_submission_bytes
 from tests.factories import DEFAULT_PASSWORD, make_team
-from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
+from tests.live_site import ARTIFACTS, live_site
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 REAL_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "swords" / \
     "swords-v1.1_dev.json.gz"
 WIDTHS = (1366, 390)
 ORDER = {v: k for k, v in TID.items()}
 
 pytestmark = pytest.mark.browser
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
+expect = pytest.importorskip("playwright.sync_api").expect
 
 
 def _real_dev_submission(raw_split: bytes) -> bytes:
@@ -65,10 +60,8 @@ def _scored(app, session, team, name: str, split_raw: bytes, sub_raw: bytes,
     return sid
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    require_browser()
-    app, _seeded = seeded_app(tmp_path_factory.mktemp("diag"), SECRET_KEY="diag-secret")
+def _prepare(app, _seeded) -> dict[str, int]:
+    """A dev team's scored dev submissions (the tiny split, and the real one if present)."""
     with Session(app.extensions["db_engine"], expire_on_commit=False) as session:
         team, _user = make_team(session, "Dev Lab", email="dev@example.org")
         ids = {"tiny": _scored(app, session, team, "tiny", dev_split_bytes(),
@@ -77,16 +70,14 @@ def site(tmp_path_factory):
             raw = REAL_DEV.read_bytes()
             ids["real"] = _scored(app, session, team, "swords", raw, _real_dev_submission(raw),
                                   "dev")
-    with serving(app) as url:
-        yield url, ids
+    return ids
 
 
 @pytest.fixture(scope="module")
-def browser(site):
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+def live(tmp_path_factory):
+    with live_site(tmp_path_factory.mktemp("diag"), prepare=_prepare,
+                   SECRET_KEY="diag-secret") as live:
+        yield live
 
 
 def _logged_in(browser, base: str, width: int):
@@ -121,8 +112,8 @@ def _fits(page) -> None:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_diagnostics_table_sorts_filters_and_fits(site, browser, width):
-    base, ids = site
+def test_diagnostics_table_sorts_filters_and_fits(live, width):
+    browser, base, ids = live.browser, live.url, live.extra
     ARTIFACTS.mkdir(exist_ok=True)
     context, page = _logged_in(browser, base, width)
     page.goto(f"{base}/account/submissions/{ids['tiny']}")
@@ -149,8 +140,8 @@ def test_diagnostics_table_sorts_filters_and_fits(site, browser, width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_real_dev_diagnostics_page_fits_the_window(site, browser, width):
-    base, ids = site
+def test_real_dev_diagnostics_page_fits_the_window(live, width):
+    browser, base, ids = live.browser, live.url, live.extra
     if "real" not in ids:
         pytest.skip(f"{REAL_DEV} not found")
     context, page = _logged_in(browser, base, width)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.live_site import ARTIFACTS, live_site
+from tests.live_site import ARTIFACTS, live_site, walk_pages
 
 WIDTHS = (1366, 390)
 
@@ -36,28 +36,7 @@ def _pages(seeded) -> dict[str, str]:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_public_pages_fit_the_window_without_console_errors(live, width):
-    base, seeded = live.url, live.seeded
-    context = live.browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    current = {"path": ""}
-    page.on("console", lambda m: errors.append(f"{current['path']}: {m.text}")
-            if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(f"{current['path']}: {e}"))
-    too_wide = {}
-    for name, path in _pages(seeded).items():
-        current["path"] = path
-        response = page.goto(base + path)
-        assert response is not None and response.status == 200, (path, response)
-        if page.locator(".chart[data-figure]").count():
-            expect(page.locator(".chart .main-svg").first).to_be_attached(timeout=15000)
-        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        if widths[0] > widths[1]:
-            too_wide[path] = widths
-        page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
-    context.close()
-    assert too_wide == {}
-    assert errors == []
+    walk_pages(live.browser, live.url, _pages(live.seeded), width)
 
 
 def test_phone_shows_rank_system_and_headline_first(live):

@@ -5,7 +5,6 @@ wider than the window, no console errors, screenshots in test-artifacts/ (looked
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from sqlmodel import Session
@@ -18,18 +17,12 @@ from leaderboard.services.catalog.references import ensure_random_reference
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
 from leaderboard.services.ranking.snapshots import refresh_snapshot
-from tests.live_site import CHROMIUM, LAUNCH_ARGS, require_browser, seeded_app, serving
+from tests.live_site import live_site, walk_pages
 from tests.site.seed import demo_split
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 WIDTHS = (1366, 390)
 
 pytestmark = pytest.mark.browser
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
 
 
 def ranking_files() -> dict[str, dict]:
@@ -52,11 +45,8 @@ def ranking_files() -> dict[str, dict]:
             "Inverse scorer": doc(lambda t, c: -gold[t][c])}
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    require_browser()
-    app, seeded = seeded_app(tmp_path_factory.mktemp("ranking-track"),
-                             SECRET_KEY="ranking-secret")
+def _prepare(app, seeded) -> tuple[str, dict[str, int]]:
+    """A ranking board of the demo split with four public scored systems: (slug, ids)."""
     settings, engine = app.config["LEADERBOARD"], app.extensions["db_engine"]
     ids = {}
     with app.app_context(), Session(engine, expire_on_commit=False) as session:
@@ -80,17 +70,14 @@ def site(tmp_path_factory):
                                         settings=settings) == "scored"
         refresh_snapshot(session=session, board_id=board.id)
         session.commit()
-        slug = board.slug
-    with serving(app) as url:
-        yield url, slug, ids
+        return board.slug, ids
 
 
 @pytest.fixture(scope="module")
-def browser(site):
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+def site(tmp_path_factory):
+    with live_site(tmp_path_factory.mktemp("ranking-track"), prepare=_prepare,
+                   SECRET_KEY="ranking-secret") as live:
+        yield live
 
 
 def _pages(slug: str, ids: dict[str, int]) -> dict[str, str]:
@@ -107,35 +94,13 @@ def _pages(slug: str, ids: dict[str, int]) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_ranking_track_pages_fit_without_console_errors(site, browser, width):
-    base, slug, ids = site
-    ARTIFACTS.mkdir(exist_ok=True)
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    current = {"path": ""}
-    page.on("console", lambda m: errors.append(f"{current['path']}: {m.text}")
-            if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(f"{current['path']}: {e}"))
-    too_wide = {}
-    for name, path in _pages(slug, ids).items():
-        current["path"] = path
-        response = page.goto(base + path)
-        assert response is not None and response.status == 200, (path, response)
-        if page.locator(".chart[data-figure]").count():
-            expect(page.locator(".chart .main-svg").first).to_be_attached(timeout=15000)
-        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        if widths[0] > widths[1]:
-            too_wide[path] = widths
-        page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
-    context.close()
-    assert too_wide == {}
-    assert errors == []
+def test_ranking_track_pages_fit_without_console_errors(site, width):
+    walk_pages(site.browser, site.url, _pages(*site.extra), width)
 
 
-def test_ranking_track_table_is_ranked_on_gap_without_f10(site, browser):
-    base, slug, _ids = site
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
+def test_ranking_track_table_is_ranked_on_gap_without_f10(site):
+    base, (slug, _ids) = site.url, site.extra
+    context = site.browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
     page.goto(f"{base}/?leaderboard={slug}&entries=all")
     headers = page.locator("#ranking thead th[data-key]").evaluate_all(
