@@ -167,13 +167,14 @@ def test_prepared_split_is_cached_by_checksum(wordnet, split_file, cache_dir, mo
     assert source == "prepared (cache disabled)"
 
 
-def test_score_command_imports_nothing_from_the_web_stack(wordnet, cache_dir):
+def _score_in_fresh_process(args: list[str], cache_dir) -> str:
+    """Run ``leaderboard score ARGS`` in a new interpreter; its output, whose last line lists
+    the web-stack modules it imported."""
     code = (
         "import sys\n"
         "from leaderboard.cli import main\n"
         "try:\n"
-        f"    main(['score', '--split', {str(DEMO / 'demo_split.json')!r}, '--submission',\n"
-        f"          {str(DEMO / 'submissions' / 'demo_weak.json')!r}, '--json'])\n"
+        f"    main({args!r})\n"
         "except SystemExit as exc:\n"
         "    assert not exc.code, exc.code\n"
         "web = {'flask', 'werkzeug', 'sqlalchemy', 'sqlmodel', 'rq', 'redis', 'alembic',\n"
@@ -184,8 +185,15 @@ def test_score_command_imports_nothing_from_the_web_stack(wordnet, cache_dir):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert '"metrics"' in out.stdout
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    return out.stdout
+
+
+def test_score_command_imports_nothing_from_the_web_stack(wordnet, cache_dir):
+    out = _score_in_fresh_process(
+        ["score", "--split", str(DEMO / "demo_split.json"), "--submission",
+         str(DEMO / "submissions" / "demo_weak.json"), "--json"], cache_dir)
+    assert '"metrics"' in out
+    assert out.strip().splitlines()[-1] == "[]"
 
 
 @pytest.fixture
@@ -250,22 +258,8 @@ def test_ranking_track_names_missing_and_foreign_candidates(wordnet, random_rank
 
 def test_ranking_score_imports_nothing_from_the_web_stack(wordnet, cache_dir,
                                                           random_ranking_file):
-    code = (
-        "import sys\n"
-        "from leaderboard.cli import main\n"
-        "try:\n"
-        f"    main(['score', '--track', 'ranking', '--split', "
-        f"{str(DEMO / 'demo_split.json')!r},\n"
-        f"          '--submission', {str(random_ranking_file)!r}, '--json'])\n"
-        "except SystemExit as exc:\n"
-        "    assert not exc.code, exc.code\n"
-        "web = {'flask', 'werkzeug', 'sqlalchemy', 'sqlmodel', 'rq', 'redis', 'alembic',\n"
-        "       'pandas', 'plotly', 'jinja2', 'nltk'}\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in web))\n"
-    )
-    env = {**os.environ, "LEADERBOARD_CACHE_DIR": str(cache_dir)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert '"track": "ranking"' in out.stdout
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    out = _score_in_fresh_process(
+        ["score", "--track", "ranking", "--split", str(DEMO / "demo_split.json"),
+         "--submission", str(random_ranking_file), "--json"], cache_dir)
+    assert '"track": "ranking"' in out
+    assert out.strip().splitlines()[-1] == "[]"

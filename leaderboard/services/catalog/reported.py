@@ -23,13 +23,8 @@ _LIMITS = {"name": 200, "citation": 500, "url": 500, "source": 200, "note": 1000
 _MAX_ORIGIN = 300
 
 
-class ReportedError(ValueError):
+class ReportedError(parsing.ReportedInvalid):
     """Rows that cannot go on this board; ``problems`` lists every reason."""
-
-    def __init__(self, origin: str, problems: list[str]):
-        self.origin = origin
-        self.problems = problems
-        super().__init__(f"{origin}: " + "; ".join(problems))
 
 
 @dataclass(frozen=True)
