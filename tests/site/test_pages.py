@@ -188,6 +188,11 @@ def test_about_page(site):
                  "Lee, Mina and Donahue, Chris", "2021.naacl-main.345", "Scorer versions",
                  "<strong>1.1.0</strong>", "63.58 → 63.57"):
         assert text in html
+    # Tracks and phases, with the quotas of each phase from the settings.
+    assert "<strong>Ranking track</strong> (the paper&#39;s Table 6)" in html or \
+        "<strong>Ranking track</strong> (the paper's Table 6)" in html
+    assert "On a dev-phase leaderboard: 50 a day and 2000 in total." in html
+    assert "<code>leaderboard=SLUG</code>" in html
 
 
 def test_empty_site_before_any_benchmark(client):
