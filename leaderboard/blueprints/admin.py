@@ -16,7 +16,7 @@ from leaderboard.db import get_session
 from leaderboard.extensions import csrf
 from leaderboard.models import SubmissionStatus
 from leaderboard.queue import get_redis
-from leaderboard.services.catalog import benchmarks
+from leaderboard.services.catalog.boards import list_boards
 from leaderboard.services.intake import admin as service
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -65,19 +65,19 @@ def queue_page() -> str:
 
 @bp.get("/submissions")
 def submissions_page() -> str:
-    """Every submission, newest first, filtered by status, team or benchmark."""
+    """Every submission, newest first, filtered by status, team or leaderboard."""
     session = get_session()
     status = request.args.get("status") or None
     if status not in (None, *SubmissionStatus.ALL):
         status = None
-    team_id, benchmark_id = _int_arg("team"), _int_arg("benchmark")
+    team_id, board_id = _int_arg("team"), _int_arg("leaderboard")
     rows = service.list_submissions(session, status=status, team_id=team_id,
-                                    benchmark_id=benchmark_id)
+                                    board_id=board_id)
     return render_template(
         "admin/submissions.html", rows=rows, form=ReasonForm(), statuses=SubmissionStatus.ALL,
         teams=[r["team"] for r in service.team_rows(session)],
-        benchmarks=benchmarks.list_benchmarks(session),
-        selected={"status": status, "team": team_id, "benchmark": benchmark_id},
+        boards=[board for board, _bench in list_boards(session)],
+        selected={"status": status, "team": team_id, "leaderboard": board_id},
         limit=service.MAX_ROWS)
 
 

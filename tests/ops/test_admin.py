@@ -55,7 +55,9 @@ def test_submission_filters(admin_client, demo, session):
     page = admin_client.get(f"/admin/submissions?team={team.id}").get_data(as_text=True)
     assert "1 submission(s)." in page and "Frequency baseline (demo)" in page
     assert "0 submission(s)." in admin_client.get(
-        "/admin/submissions?benchmark=999").get_data(as_text=True)
+        "/admin/submissions?leaderboard=999").get_data(as_text=True)
+    assert "3 submission(s)." in admin_client.get(
+        f"/admin/submissions?leaderboard={demo[0].board_id}").get_data(as_text=True)
 
 
 @ALL_DATABASES

@@ -14,7 +14,7 @@ from rq.registry import FailedJobRegistry, StartedJobRegistry
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from leaderboard.models import AuditLog, Benchmark, Submission, SubmissionStatus, Team, utcnow
+from leaderboard.models import AuditLog, Board, Submission, SubmissionStatus, Team, utcnow
 from leaderboard.services.ranking import snapshots
 
 MAX_ROWS = 500
@@ -25,18 +25,18 @@ class AdminError(ValueError):
 
 
 def list_submissions(session: Session, *, status: str | None = None, team_id: int | None = None,
-                     benchmark_id: int | None = None,
-                     limit: int = MAX_ROWS) -> list[tuple[Submission, Team, Benchmark]]:
+                     board_id: int | None = None,
+                     limit: int = MAX_ROWS) -> list[tuple[Submission, Team, Board]]:
     """Newest submissions first, optionally filtered; never the file bytes' content."""
-    query = (select(Submission, Team, Benchmark)
+    query = (select(Submission, Team, Board)
              .join(Team, col(Team.id) == col(Submission.team_id))
-             .join(Benchmark, col(Benchmark.id) == col(Submission.benchmark_id)))
+             .join(Board, col(Board.id) == col(Submission.board_id)))
     if status:
         query = query.where(Submission.status == status)
     if team_id:
         query = query.where(Submission.team_id == team_id)
-    if benchmark_id:
-        query = query.where(Submission.benchmark_id == benchmark_id)
+    if board_id:
+        query = query.where(Submission.board_id == board_id)
     return list(session.exec(query.order_by(col(Submission.id).desc()).limit(limit)).all())
 
 
