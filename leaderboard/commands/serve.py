@@ -78,6 +78,9 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
         _setup_swords(step, Path(benchmark_path))
     else:
         step("benchmark", "load-demo")
+        # The demo shows the ranking track too (its seeded Random row, no systems yet).
+        step("board", "create", "--benchmark", "swords-demo", "--version", "1", "--split",
+             "test", "--track", "ranking")
 
     supervisor.start("web", [str(Path(sys.executable).with_name("gunicorn")), "-c",
                              "gunicorn.conf.py", "--bind", f"{host}:{port}", "wsgi:app"],
