@@ -105,12 +105,6 @@ def import_board(session: Session, benchmark: Benchmark) -> Board | None:
         .order_by(Board.id)).first()
 
 
-def boards_of(session: Session, benchmark_id: int) -> list[Board]:
-    """Every board of a split."""
-    return list(session.exec(select(Board).where(Board.benchmark_id == benchmark_id)
-                             .order_by(Board.id)).all())
-
-
 def list_boards(session: Session) -> list[tuple[Board, Benchmark]]:
     """Every board with its split: the default first, then test before dev, generative before
     ranking, newest split first."""

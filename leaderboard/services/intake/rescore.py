@@ -53,12 +53,12 @@ def rescore_all(*, session: Session, connection: Redis, queue_name: str, job_tim
     session.commit()
     rescored = references.rescore_references(session, force=force)
     report.references = [r.id for r in rescored]
-    refreshed: set[int | None] = set()
-    for split_id in sorted({r.benchmark_id for r in rescored}):
-        benchmark = session.get(Benchmark, split_id)
-        if benchmark is not None and benchmark.id not in refreshed:
-            refreshed |= {b.benchmark_id for b in snapshots.refresh_boards_of(session, benchmark)}
-            refreshed.add(benchmark.id)
+    # A reference row shows on every board of its benchmark name and version: one refresh
+    # per such family, however many of its splits had rows re-scored.
+    splits = [session.get(Benchmark, split_id) for split_id in {r.benchmark_id for r in rescored}]
+    families = {(b.name, b.version): b for b in splits if b is not None}
+    for benchmark in families.values():
+        snapshots.refresh_boards_of(session, benchmark)
     session.commit()
     rows = stale_submissions(session, force=force)
     now = utcnow()
