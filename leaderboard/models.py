@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import JSON, Column, LargeBinary, UniqueConstraint
+from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
 
@@ -97,6 +98,12 @@ class Benchmark(SQLModel, table=True):
     prepared_bytes: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     scorer_version: str = Field(max_length=40)
     created_at: datetime = Field(default_factory=utcnow)
+
+    @staticmethod
+    def without_files() -> tuple:
+        """Loader options leaving the two files (megabytes each) unread until an attribute
+        read inside the session needs them: most uses want the id, checksum or name only."""
+        return (defer(Benchmark.source_bytes), defer(Benchmark.prepared_bytes))
 
 
 class Track:

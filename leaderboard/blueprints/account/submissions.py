@@ -27,6 +27,7 @@ from leaderboard.db import get_session
 from leaderboard.extensions import limiter
 from leaderboard.models import Benchmark, Board, SubmissionStatus, Team
 from leaderboard.services.access.verification import require_verified
+from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import (
     BoardError,
     board_or_default,
@@ -98,7 +99,7 @@ def _render_form(form: SubmitForm, status: int = 200, report: dict | None = None
     board = _chosen_board(form)
     quota = (quota_status(session=session, team=_team(), board=board, settings=settings)
              if board is not None else None)
-    benchmark = session.get(Benchmark, board.benchmark_id) if board is not None else None
+    benchmark = get_split(session, board.benchmark_id) if board is not None else None
     return render_template("submissions/submit.html", form=form, quota=quota, report=report,
                            error=error, board=board, benchmark=benchmark, boards=boards,
                            settings=settings), status
@@ -173,7 +174,7 @@ def create_submission():
     session = get_session()
     try:
         board = _board_or_503(form)
-        require_verified(session, _team(), session.get(Benchmark, board.benchmark_id))
+        require_verified(session, _team(), get_split(session, board.benchmark_id))
         raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
         accepted = service.create_submission(
             session=session, team=_team(), board=board, raw=raw,
@@ -228,7 +229,7 @@ def _diagnostics(row):
 
     session = get_session()
     board = session.get(Board, row.board_id)
-    if not diagnostics.diagnostics_allowed(board, session.get(Benchmark, row.benchmark_id)):
+    if not diagnostics.diagnostics_allowed(board, get_split(session, row.benchmark_id)):
         return None
     try:
         query = diagnostics.parse_query(request.args)

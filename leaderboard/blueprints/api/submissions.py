@@ -15,8 +15,9 @@ from werkzeug.exceptions import TooManyRequests
 from leaderboard.blueprints.api import bp, token_required
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
-from leaderboard.models import Benchmark, Board, SubmissionStatus, utcnow
+from leaderboard.models import Board, SubmissionStatus, utcnow
 from leaderboard.services.access.verification import require_verified
+from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import BoardError, board_or_default
 from leaderboard.services.intake import diagnostics
 from leaderboard.services.intake import submissions as service
@@ -148,7 +149,7 @@ def create_submission():
     session = get_session()
     try:
         board = _board()
-        require_verified(session, g.api_team, session.get(Benchmark, board.benchmark_id))
+        require_verified(session, g.api_team, get_split(session, board.benchmark_id))
         raw, filename = _read_file(settings)
         accepted = service.create_submission(
             session=session, team=g.api_team, board=board, raw=raw,
@@ -207,7 +208,7 @@ def get_submission(submission_id: int):
     board = session.get(Board, submission.board_id)
     body = service.submission_dict(submission, result, board=board)
     if result is not None and diagnostics.diagnostics_allowed(
-            board, session.get(Benchmark, submission.benchmark_id)):
+            board, get_split(session, submission.benchmark_id)):
         body["targets_url"] = url_for("api.submission_targets", submission_id=submission.id,
                                       _external=True)
     return jsonify(body)

@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board, LeaderboardSnapshot
+from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import (
     BoardError,
     board_or_default,
@@ -115,7 +116,7 @@ def boards_signature() -> tuple:
 def shown_benchmark() -> Benchmark | None:
     """The split of the shown board."""
     board = current_board()
-    return get_session().get(Benchmark, board.benchmark_id) if board is not None else None
+    return get_split(get_session(), board.benchmark_id) if board is not None else None
 
 
 def table_from_query() -> RankingTable | None:

@@ -12,7 +12,6 @@ import re
 import threading
 from typing import Any
 
-from sqlalchemy.orm import defer
 from sqlmodel import Session, select
 
 from leaderboard.models import Benchmark
@@ -28,13 +27,11 @@ ID_PATTERNS = {kind: re.compile(rf"^{kind}:[0-9a-f]{{40}}$") for kind in ("c", "
 MAX_PROBLEMS = 20
 
 
-def without_files() -> tuple:
-    """Loader options leaving a Benchmark's two files (megabytes each) unread until used.
-
-    Jobs need a row's id, checksum and scorer version; reading the files with every job was
-    most of a worker's growth inside a job. An attribute read inside the session loads it.
-    """
-    return (defer(Benchmark.source_bytes), defer(Benchmark.prepared_bytes))
+def get_split(session: Session, benchmark_id: int) -> Benchmark | None:
+    """The split row without its two files (read only if used, e.g. on a prepared-gold cache
+    miss): reading them with every job was most of a worker's growth inside a job, and with
+    every page or dry run a few megabytes of needless I/O."""
+    return session.get(Benchmark, benchmark_id, options=Benchmark.without_files())
 
 
 class BenchmarkInvalid(ValueError):
@@ -162,7 +159,7 @@ def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, s
 def default_benchmark(session: Session) -> Benchmark | None:
     """The split of the default board (what the site shows first)."""
     board = default_board(session)
-    return session.get(Benchmark, board.benchmark_id) if board is not None else None
+    return get_split(session, board.benchmark_id) if board is not None else None
 
 
 def find_benchmark(session: Session, name: str, version: str | None = None,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Benchmark, Board, Phase, Track
@@ -111,8 +110,7 @@ def list_boards(session: Session) -> list[tuple[Board, Benchmark]]:
     # Without the stored files (megabytes each): every board page lists the boards.
     rows = session.exec(select(Board, Benchmark)
                         .join(Benchmark, col(Benchmark.id) == col(Board.benchmark_id))
-                        .options(defer(Benchmark.source_bytes),
-                                 defer(Benchmark.prepared_bytes))).all()
+                        .options(*Benchmark.without_files())).all()
     return sorted(rows, key=lambda r: (not r[0].is_default, r[0].phase != Phase.TEST,
                                        r[0].track != Track.GENERATIVE, -r[1].id, r[0].id))
 

@@ -110,11 +110,11 @@ def _remember(key: tuple, rows: list[TargetDiagnostics]) -> None:
 def target_rows(session: Session, submission: Submission,
                 settings: dict[str, Any]) -> tuple[Board, list[TargetDiagnostics]]:
     """The submission's diagnostics in split order, or :class:`DiagnosticsUnavailable`."""
-    from leaderboard.services.catalog.benchmarks import get_prepared
+    from leaderboard.services.catalog.benchmarks import get_prepared, get_split
     from leaderboard.services.intake.results import validate_for_track
 
     board = session.get(Board, submission.board_id)
-    benchmark = session.get(Benchmark, submission.benchmark_id)
+    benchmark = get_split(session, submission.benchmark_id)
     if not diagnostics_allowed(board, benchmark):
         raise DiagnosticsUnavailable(
             404, "not_found", "per-target diagnostics exist only for submissions to a "

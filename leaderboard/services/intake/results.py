@@ -27,6 +27,7 @@ from leaderboard.scoring import (
     validate_submission,
 )
 from leaderboard.scoring.ranking_track import validate_ranking_submission
+from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared, get_split
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +54,9 @@ def validate_upload(*, session: Session, board: Board, raw: bytes,
     once took a web process to 1.2 GB); another waits ``LARGE_CHECK_WAIT_SECONDS``, then is
     refused with a 503 ``busy`` to retry.
     """
-    from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared
     from leaderboard.services.intake.submissions import SubmissionError
 
-    benchmark = session.get(Benchmark, board.benchmark_id)
+    benchmark = get_split(session, board.benchmark_id)
     candidates = get_candidates(benchmark) if board.track == Track.RANKING else None
     prepared, coverage = get_prepared(benchmark), min_coverage(benchmark, settings)
     if len(raw) < LARGE_CHECK_BYTES:
@@ -191,16 +191,10 @@ def score_submission_now(*, engine_or_session: Engine | Session, submission_id: 
 
 def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
          request_refresh: RefreshRequest | None) -> str:
-    from leaderboard.services.catalog.benchmarks import (
-        get_candidates,
-        get_prepared,
-        without_files,
-    )
-
     with Session(engine) as session:
         submission = session.get(Submission, submission_id)
         board = session.get(Board, submission.board_id)
-        benchmark = session.get(Benchmark, submission.benchmark_id, options=without_files())
+        benchmark = get_split(session, submission.benchmark_id)
         prepared = get_prepared(benchmark)  # reads prepared_bytes only on a cache miss
         candidates = get_candidates(benchmark) if board.track == Track.RANKING else None
         raw = submission.file_bytes

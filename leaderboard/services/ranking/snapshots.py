@@ -48,9 +48,8 @@ from leaderboard.services.ranking.metric_info import (
 )
 
 log = logging.getLogger(__name__)
-#: A ranking needs none of the stored files (split, upload, reference file: megabytes each);
-#: they are left unread, else every refresh would read all of them into the worker.
-_BENCHMARK_FILES = (defer(Benchmark.source_bytes), defer(Benchmark.prepared_bytes))
+# A ranking needs none of the stored files (split, upload, reference file: megabytes each);
+# they are left unread, else every refresh would read all of them into the worker.
 #: 3: best-per-team blocks and ties of the board's track (GAP on a ranking board).
 SNAPSHOT_FORMAT = 3
 PAIRWISE_TOP = 30
@@ -115,7 +114,7 @@ def reference_rows(session: Session, board: Board,
                    shown, or_(ReferenceSystem.kind != "random",
                               ReferenceSystem.benchmark_id == benchmark.id))
             .order_by(col(ReferenceSystem.id))
-            .options(defer(ReferenceSystem.file_bytes), *_BENCHMARK_FILES))
+            .options(defer(ReferenceSystem.file_bytes), *Benchmark.without_files()))
     merged: dict[str, dict[str, Any]] = {}
     for ref, bench in session.exec(stmt).all():
         row = merged.setdefault(ref.name, {
@@ -335,7 +334,7 @@ def refresh_snapshot(*, session: Session, board_id: int) -> LeaderboardSnapshot:
     board = session.get(Board, board_id)
     if board is None:
         raise ValueError(f"no leaderboard {board_id}")
-    benchmark = session.get(Benchmark, board.benchmark_id, options=_BENCHMARK_FILES)
+    benchmark = session.get(Benchmark, board.benchmark_id, options=Benchmark.without_files())
     snapshot = LeaderboardSnapshot(benchmark_id=board.benchmark_id, board_id=board_id,
                                    data=compute_snapshot_data(session, board, benchmark))
     session.add(snapshot)
