@@ -75,8 +75,7 @@ def board_nav() -> dict[str, Any]:
 
 #: Pages whose board switcher links to the same page of the other board (the rest link to
 #: its ranking).
-SWITCH_SAME_PAGE = frozenset({"public.ranking", "public.matrix", "public.charts_page",
-                              "public.compare", "public.significance", "public.history"})
+SWITCH_SAME_PAGE = BOARD_ENDPOINTS - {"public.export_csv", "public.export_json"}
 
 
 def board_bar() -> dict[str, Any] | None:
