@@ -6,12 +6,14 @@ and the validation time. Inputs: the structure bomb from issue 10 (gzipped, 5 M 
 15 MB and 200 MB-decompressed versions, deep nesting, one huge string (plain and split by
 escaped quotes), 190 MB of blank space, 190 MB of strings each under the token limit (valid,
 and with one bad item so that the lenient reader runs), many unknown targets, the largest
-valid file the limits allow (alone and with 180 MB in an ignored top-level key), and a real
-full test-split submission (CoInCo). The split and the CoInCo file come from ../shared;
-without them the script skips. Peak RSS is the kernel's high-water mark (VmHWM, what
-``ru_maxrss`` reports), reset just before validating.
+valid file the limits allow (alone and with 180 MB in an ignored top-level key), a real
+full test-split submission (CoInCo), and issue 20's multi-member gzip (empty members after
+one real one, at 1, 4 and 8 MiB) beside a legitimate 3,000-member file. The split and the
+CoInCo file come from ../shared; without them the script skips. Peak RSS is the kernel's
+high-water mark (VmHWM, what ``ru_maxrss`` reports), reset just before validating.
 
     .venv/bin/python benchmarks/bench_parsing.py [--only WORD ...]
+    .venv/bin/python benchmarks/bench_parsing.py --members   # decompression alone, no cap
 """
 
 from __future__ import annotations
@@ -42,6 +44,17 @@ MAX_SUBSTITUTES = int(os.environ.get("BENCH_MAX_SUBSTITUTES", 32 * 1024 * 1024))
 def _bomb(n: int) -> bytes:
     return gzip.compress(b'{"substitutes_lemmatized":true,"substitutes":{},"x":['
                          + b"{}," * n + b"{}]}", 9)
+
+
+def _member_bomb(mib: int) -> bytes:
+    """Issue 20's multi-member gzip: one real member, then empty members up to ``mib`` MiB."""
+    head, empty = gzip.compress(b'{"substitutes": {}}'), gzip.compress(b"")
+    return head + empty * ((mib * 1024 * 1024 - len(head)) // len(empty))
+
+
+def _split_members(data: bytes, members: int) -> bytes:
+    step = -(-len(data) // members)
+    return b"".join(gzip.compress(data[i:i + step], 1) for i in range(0, len(data), step))
 
 
 def _big_valid(ids: list[str], pad: str = "") -> bytes:
@@ -80,6 +93,12 @@ CASES = {
         b'{"substitutes":{' + b",".join(b'"u%d":[]' % i for i in range(2_000_000)) + b"}}"),
     "largest valid (762 x 600 pairs)": _big_valid,
     "CoInCo test submission": lambda ids: COINCO.read_bytes(),
+    "multi-member gzip 1 MiB": lambda ids: _member_bomb(1),
+    "multi-member gzip 4 MiB": lambda ids: _member_bomb(4),
+    "multi-member gzip 8 MiB": lambda ids: _member_bomb(8),
+    # Legitimate many-member files (bgzip/pigz write one member per block): 3,000 members.
+    "CoInCo test submission in 3,000 gzip members": lambda ids: _split_members(
+        gzip.decompress(COINCO.read_bytes()), 3000),
 }
 
 
@@ -127,7 +146,26 @@ def run_case(name: str, path: str, ids_path: str) -> dict:
             "ok": ok, "first_error": first}
 
 
+def member_scaling() -> None:
+    """gunzip_capped alone on the multi-member bomb with the member cap lifted: time should
+    grow linearly with the upload (it grew quadratically before issue 20's fix)."""
+    from leaderboard.scoring.parse import gunzip_capped
+
+    print("| multi-member gzip, member cap lifted | members | decompress time |")
+    print("|---|---:|---:|")
+    for mib in (1, 4, 8):
+        raw = _member_bomb(mib)
+        start = time.process_time()
+        gunzip_capped(raw, CAP, max_members=10**9)
+        members = (len(raw) - len(gzip.compress(b'{"substitutes": {}}'))) // 20 + 1
+        print(f"| {mib} MiB | {members:,} | {time.process_time() - start:.2f} s CPU |",
+              flush=True)
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--members"]:
+        member_scaling()
+        return 0
     if len(sys.argv) == 5 and sys.argv[1] == "--case":
         print(json.dumps(run_case(*sys.argv[2:])))
         return 0

@@ -37,31 +37,49 @@ class TooLarge(Exception):
     """The decompressed data would exceed the cap."""
 
 
-def gunzip_capped(raw: bytes, cap: int) -> bytearray:
+#: gzip members one upload may hold. bgzip and pigz write one member per block of at most
+#: 64 KiB of text, so the 200 MB decompression cap needs about 3,200; a file of thousands of
+#: empty members (20 bytes each) is an attack on the per-member cost (issue 20).
+MAX_GZIP_MEMBERS = 10_000
+
+
+class TooManyMembers(zlib.error):
+    """More gzip members than :data:`MAX_GZIP_MEMBERS` (a ``zlib.error``, so every caller
+    that refuses a bad gzip refuses this too)."""
+
+
+def gunzip_capped(raw: bytes | bytearray, cap: int,
+                  max_members: int = MAX_GZIP_MEMBERS) -> bytearray:
     """Decompress (possibly multi-member) gzip without ever holding more than ``cap`` bytes.
 
-    Returns the bytearray itself: copying it to ``bytes`` would double the peak.
+    Linear in the upload: the input is read through one memoryview and each member starts at
+    an offset into it (copying "the rest" once per member made a file of many empty members
+    quadratic). Returns the bytearray itself: copying it to ``bytes`` would double the peak.
     """
     out = bytearray()
-    data = raw
+    view = memoryview(raw)
+    start, members = 0, 0
     while True:
+        members += 1
+        if members > max_members:
+            raise TooManyMembers(f"more than {max_members:,} gzip members")
         d = zlib.decompressobj(wbits=31)
-        pos = 0
+        pos = start
         while not d.eof:
             if d.unconsumed_tail:
                 chunk = d.unconsumed_tail
-            elif pos < len(data):
-                chunk = data[pos:pos + _CHUNK]
+            elif pos < len(view):
+                chunk = view[pos:pos + _CHUNK]
                 pos += len(chunk)
             else:
                 raise zlib.error("truncated gzip stream")
             out += d.decompress(chunk, min(_OUT_CHUNK, cap + 1 - len(out)))
             if len(out) > cap:
                 raise TooLarge
-        rest = d.unused_data + data[pos:]
-        if rest[:2] != GZIP_MAGIC:  # trailing garbage after the last member is ignored
+        # unused_data is the tail of the last chunk read, so the next member starts here.
+        start = pos - len(d.unused_data)
+        if bytes(view[start:start + 2]) != GZIP_MAGIC:  # trailing garbage is ignored
             return out
-        data = rest
 
 
 def structure_units(data: bytes | bytearray) -> int:

@@ -16,6 +16,7 @@ from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit
 from leaderboard.scoring.parse import (
     OverBudget,
     TooLarge,
+    TooManyMembers,
     bounded_cost_problem,
     decode_typed,
     gunzip_capped,
@@ -149,6 +150,10 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
         except TooLarge:
             report.error("file_too_large", f"the file decompresses to more than {max_bytes:,} "
                          "bytes")
+            return report
+        except TooManyMembers as exc:
+            report.error("too_many_gzip_members", f"the file is gzip with {exc}; gzip, pigz "
+                         "and bgzip write far fewer: compress the file once, as one stream")
             return report
         except zlib.error as exc:
             report.error("bad_gzip", f"the file looks gzipped but cannot be decompressed: {exc}")

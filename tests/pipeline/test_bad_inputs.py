@@ -59,6 +59,10 @@ CASES = {
         [("non_numeric_score", T0), ("wrong_type", T1), ("unknown_target", "t:zzz"),
          ("non_string_substitute", T2)]),
     "truncated gzip": (gzip.compress(demo_bytes())[:40], [("bad_gzip", None)]),
+    # Issue 20: 400,000 empty members took minutes (quadratic); refused at the member cap.
+    "multi-member gzip bomb": (
+        gzip.compress(b'{"substitutes": {}}') + gzip.compress(b"") * 400_000,
+        [("too_many_gzip_members", None)]),
     "2 MB substitute, gzipped": (
         gzip.compress(b'{"substitutes": {"%s": ["%s"]}}' % (T0.encode(), b"a" * 2_000_000)),
         [("value_too_long", None)]),

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 
 import pytest
 
 from leaderboard.scoring import validate_submission
+from leaderboard.scoring.parse import gunzip_capped
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +108,25 @@ def test_gzip_bomb_stops_at_the_cap(tiny):
     report = validate_submission(bomb, tiny, max_bytes=1_000_000)
     assert codes(report) == ["file_too_large"]
     assert "decompresses" in report.errors[0].message
+
+
+def test_multi_member_gzip_bomb_is_refused_by_member_count(tiny):
+    bomb = gzip.compress(b'{"substitutes": {}}') + gzip.compress(b"") * 400_000
+    report = validate_submission(bomb, tiny)
+    assert codes(report) == ["too_many_gzip_members"]
+    assert "more than 10,000 gzip members" in report.errors[0].message
+
+
+def test_many_member_gzip_within_the_cap_reads_every_member(tiny, ids):
+    text = json.dumps({"substitutes": {ids["car"]: [["auto", 1.0]], ids["apple"]: ["pear"]}})
+    step = 7  # members of 7 bytes of text: about 14 members, several inside one read chunk
+    raw = b"".join(gzip.compress(text[i:i + step].encode()) for i in range(0, len(text), step))
+    assert gunzip_capped(raw, 10_000) == text.encode()
+    # trailing bytes that are not another member are ignored, as before
+    assert gunzip_capped(raw + b"\n\x00junk", 10_000) == text.encode()
+    assert validate_submission(raw, tiny).ok
+    with pytest.raises(zlib.error):  # one member over a lowered cap
+        gunzip_capped(raw, 10_000, max_members=3)
 
 
 def test_huge_integer_scores_are_not_finite(tiny, ids):
