@@ -12,6 +12,7 @@ from leaderboard.scoring.bootstrap import percentile_intervals
 from leaderboard.scoring.gap import gap_row
 from leaderboard.scoring.generative import generative_row
 from leaderboard.scoring.gold import GoldTarget, PreparedSplit
+from leaderboard.scoring.jabbari import jabbari_row
 from leaderboard.scoring.lemmatize import lemmatizer_for
 from leaderboard.scoring.notices import rule_warnings
 from leaderboard.scoring.semeval import semeval_row
@@ -68,6 +69,7 @@ def target_row(ranked: list[str], target: GoldTarget) -> tuple[float, ...]:
         generative_row(ranked, target.candidate_set, target.acceptable, target.conceivable)
         + gap_row(ranked, target.weights, target.gap_denominator, target.gap_rat_denominator)
         + semeval_row(target.semeval, ranked)
+        + jabbari_row(target.answer_counts, ranked)
     )
 
 
@@ -110,6 +112,16 @@ def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
         if ranked:
             lengths.append(len(ranked))
         rows[i] = target_row(ranked, target)
+    answered = sum(1 for entries in submission.entries.values() if entries)
+    return result_from_rows(prepared, rows, warnings, answered=answered, lengths=lengths,
+                            bootstrap=b, seed=s)
+
+
+def result_from_rows(prepared: PreparedSplit, rows: np.ndarray, warnings: list[str], *,
+                     answered: int, lengths: list[int], bootstrap: int, seed: int
+                     ) -> ScoreResult:
+    """Point estimates, intervals and per-POS blocks from per-target rows (any benchmark)."""
+    b, s = bootstrap, seed
     stats = TargetStats(rows, prepared.scored_pos.copy(), prepared.checksum, s, b, SCORER_VERSION)
     warnings = warnings + rule_warnings(stats)
     metrics, intervals = _block(stats, prepared.resamples(bootstrap=b, seed=s), None)
@@ -118,7 +130,6 @@ def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
     for pos in [p for p in POS_ORDER if p in present] + sorted(present - set(POS_ORDER)):
         pm, pi = _block(stats, prepared.resamples(pos, bootstrap=b, seed=s), pos)
         by_pos[pos] = {"metrics": pm, "intervals": pi}
-    answered = sum(1 for entries in submission.entries.values() if entries)
     counts = {
         "targets_in_split": len(prepared.targets),
         "targets_scored": len(prepared.scored_targets),

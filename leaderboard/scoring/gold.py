@@ -73,6 +73,12 @@ class GoldTarget:
         self.semeval: SemEvalGold = build_semeval_gold(self.candidates, self.positives)
 
     @property
+    def answer_counts(self) -> dict[str, int]:
+        """Candidate -> positive labels, for those with any (Jabbari et al.'s counts h);
+        built when asked, not kept: a worker holds every target of every split."""
+        return {c: p for c, p in zip(self.candidates, self.positives, strict=True) if p > 0}
+
+    @property
     def scored(self) -> bool:
         """A target with no remaining substitute is left out of every metric (spec 2.7)."""
         return bool(self.candidates)

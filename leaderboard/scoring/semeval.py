@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-_GOLD_FIRST = re.compile(r"[\w'\-\s]+ (\d+)", re.ASCII)
-_GOLD_ENTRY = re.compile(r"(\w[\w'\-\s]+) (\d+)", re.ASCII)
+GOLD_FIRST = re.compile(r"[\w'\-\s]+ (\d+)", re.ASCII)
+GOLD_ENTRY = re.compile(r"(\w[\w'\-\s]+) (\d+)", re.ASCII)
 _NON_PREFIX = re.compile(r"^non[\s-](.*)$", re.ASCII)
 OOT_GUESSES = 10
 
@@ -42,7 +42,7 @@ class SemEvalGold:
         return bool(self.norms)
 
 
-def _perl_split(text: str) -> list[str]:
+def perl_split(text: str) -> list[str]:
     """Perl's ``split(';', $text)``: trailing empty fields are removed."""
     parts = text.split(";")
     while parts and parts[-1] == "":
@@ -60,16 +60,16 @@ def build_semeval_gold(candidates: list[str], positives: list[int]) -> SemEvalGo
     voted = [(c, v) for c, v in zip(candidates, positives, strict=True) if v > 0]
     voted.sort(key=lambda cv: -cv[1])  # stable: ties keep candidate order (deterministic)
     rest = _line_rest(";".join(f"{c} {v}" for c, v in voted) + ";")
-    entries = [e for e in _perl_split(rest) if "pn" not in e]
+    entries = [e for e in perl_split(rest) if "pn" not in e]
     first_votes = None
-    if entries and (m := _GOLD_FIRST.search(entries[0])):
+    if entries and (m := GOLD_FIRST.search(entries[0])):
         first_votes = int(m.group(1))
     if not (len(entries) > 1 or (first_votes is not None and first_votes > 1)):
         return SemEvalGold(False, {}, None)
     votes: dict[str, int] = {}
     mode, mode_votes, mode_tied = None, None, False
     for entry in entries:
-        m = _GOLD_ENTRY.search(entry)
+        m = GOLD_ENTRY.search(entry)
         if not m:
             continue
         sub, n = m.group(1).replace("'", "", 1), int(m.group(2))
@@ -99,13 +99,15 @@ def fix_guess(item: str) -> str:
 
 def system_guesses(ranked: list[str]) -> list[str]:
     """The guesses score.pl reads from a system line built from a ranked substitute list."""
-    return [fix_guess(g) for g in _perl_split(_line_rest(";".join(ranked) + ";"))]
+    return [fix_guess(g) for g in perl_split(_line_rest(";".join(ranked) + ";"))]
 
 
 #: Per-target columns this module contributes to the statistics matrix.
 COLUMNS = (
     "se_item", "se_attempted", "best_credit", "oot_credit",
     "se_mode", "se_mode_attempted", "best_mode_hit", "oot_mode_hit",
+    # best and oot may come from two answer files (LS07's .best and .oot): oot's own counts
+    "oot_attempted", "oot_mode_attempted",
 )
 
 
@@ -114,10 +116,10 @@ def semeval_row(gold: SemEvalGold, ranked: list[str]) -> tuple[float, ...]:
     item = float(gold.counted)
     has_mode = float(gold.counted and gold.mode is not None)
     if not gold.scorable:
-        return (item, 0.0, 0.0, 0.0, has_mode, 0.0, 0.0, 0.0)
+        return (item, 0.0, 0.0, 0.0, has_mode, 0.0, 0.0, 0.0, 0.0, 0.0)
     guesses = system_guesses(ranked)
     if not guesses:
-        return (item, 0.0, 0.0, 0.0, has_mode, 0.0, 0.0, 0.0)
+        return (item, 0.0, 0.0, 0.0, has_mode, 0.0, 0.0, 0.0, 0.0, 0.0)
     norms = gold.norms
     credit = 0.0
     for g in guesses:  # duplicates after fixmisc are credited twice, as in score.pl
@@ -129,7 +131,8 @@ def semeval_row(gold: SemEvalGold, ranked: list[str]) -> tuple[float, ...]:
     mode_att = has_mode
     best_mode = float(bool(has_mode) and guesses[0] == gold.mode)
     oot_mode = float(bool(has_mode) and gold.mode in top)
-    return (item, 1.0, credit / len(guesses), oot, has_mode, mode_att, best_mode, oot_mode)
+    return (item, 1.0, credit / len(guesses), oot, has_mode, mode_att, best_mode, oot_mode,
+            1.0, mode_att)
 
 
 def semeval_metrics(s: dict) -> dict[str, object]:
@@ -141,8 +144,8 @@ def semeval_metrics(s: dict) -> dict[str, object]:
         "best_r": safe_div(s["best_credit"], s["se_item"]),
         "best_mode_p": safe_div(s["best_mode_hit"], s["se_mode_attempted"]),
         "best_mode_r": safe_div(s["best_mode_hit"], s["se_mode"]),
-        "oot_p": safe_div(s["oot_credit"], s["se_attempted"]),
+        "oot_p": safe_div(s["oot_credit"], s["oot_attempted"]),
         "oot_r": safe_div(s["oot_credit"], s["se_item"]),
-        "oot_mode_p": safe_div(s["oot_mode_hit"], s["se_mode_attempted"]),
+        "oot_mode_p": safe_div(s["oot_mode_hit"], s["oot_mode_attempted"]),
         "oot_mode_r": safe_div(s["oot_mode_hit"], s["se_mode"]),
     }

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard.scoring import gap, generative, semeval
+from leaderboard.scoring import gap, generative, jabbari, semeval
 
-COLUMNS: tuple[str, ...] = generative.COLUMNS + gap.COLUMNS + semeval.COLUMNS
+COLUMNS: tuple[str, ...] = (generative.COLUMNS + gap.COLUMNS + semeval.COLUMNS
+                             + jabbari.COLUMNS)
 COLUMN_INDEX = {name: i for i, name in enumerate(COLUMNS)}
 #: Resamples per matrix product: the float64 copy of a (B, n) count block is what a worker's
 #: peak memory is made of (6 MB at B=1000 on the test split, 1.5 MB in blocks of 250).
@@ -32,7 +33,7 @@ METRIC_KEYS: tuple[str, ...] = tuple(
 ) + ("strict_c_p@1", "gap", "gap_rat") + (
     "best_p", "best_r", "best_mode_p", "best_mode_r",
     "oot_p", "oot_r", "oot_mode_p", "oot_mode_r",
-)
+) + jabbari.METRIC_KEYS
 
 
 def resampled_sums(counts: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -54,6 +55,7 @@ def metrics_from_sums(sums: np.ndarray) -> dict[str, np.ndarray]:
     fractions.update(generative.generative_metrics(s))
     fractions.update(gap.gap_metrics(s))
     fractions.update(semeval.semeval_metrics(s))
+    fractions.update(jabbari.jabbari_metrics(s))
     return {key: np.asarray(fractions[key]) * 100.0 for key in METRIC_KEYS}
 
 

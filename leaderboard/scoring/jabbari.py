@@ -1,0 +1,70 @@
+"""The alternative metrics of Jabbari, Hepple and Guthrie (2010): best1 and coverage P/R/F.
+
+For a gold item with counts h (an answer's count is how many annotators gave it) and a
+system's distinct answers A, compared as exact trimmed strings, with k = 1:
+
+* best1 = h(first answer) / max h;
+* coverage R = sum of h over A / sum of h;
+* coverage P = sum of h over A / (sum of h over A + k * |A minus the gold answers|);
+* coverage F = their harmonic mean, per item; also with A cut to its first 1..10 answers.
+
+Every metric is a mean over the gold items with at least one counted answer; an empty
+answer scores 0 on all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from leaderboard.scoring.generative import safe_div
+
+PENALTY = 1.0
+CUTS = tuple(range(1, 11))
+
+COLUMNS = ("jb_item", "jb_best1", "jb_cov_p", "jb_cov_r", "jb_cov_f") + tuple(
+    f"jb_cov_f@{k}" for k in CUTS)
+METRIC_KEYS = ("best1", "coverage_p", "coverage_r", "coverage_f") + tuple(
+    f"coverage_f@{k}" for k in CUTS)
+_EMPTY = (0.0,) * (len(COLUMNS) - 1)
+
+
+def distinct_answers(answers: Sequence[str]) -> list[str]:
+    """Trimmed answers, first occurrence of each, in order."""
+    seen: dict[str, None] = {}
+    for answer in answers:
+        seen.setdefault(answer.strip(), None)
+    return list(seen)
+
+
+def _coverage(counts: Mapping[str, float], total: float, answers: Sequence[str]
+              ) -> tuple[float, float, float]:
+    found = sum(counts.get(a, 0.0) for a in answers)
+    wrong = sum(1 for a in answers if counts.get(a, 0.0) <= 0)
+    precision = found / (found + PENALTY * wrong) if answers else 0.0
+    recall = found / total
+    f = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f
+
+
+def jabbari_row(counts: Mapping[str, float], answers: Sequence[str]) -> tuple[float, ...]:
+    """Per-item values of :data:`COLUMNS`; ``counts`` maps trimmed gold answers to h."""
+    total = sum(v for v in counts.values() if v > 0)
+    if total <= 0:
+        return (0.0,) + _EMPTY
+    distinct = distinct_answers(answers)
+    if not distinct:
+        return (1.0,) + _EMPTY
+    best1 = max(counts.get(distinct[0], 0.0), 0.0) / max(counts.values())
+    precision, recall, f = _coverage(counts, total, distinct)
+    cut_f = tuple(_coverage(counts, total, distinct[:k])[2] for k in CUTS)
+    return (1.0, best1, precision, recall, f) + cut_f
+
+
+def jabbari_metrics(s: dict) -> dict[str, object]:
+    """Means (fractions) from summed columns; arrays broadcast (for resamples)."""
+    items = s["jb_item"]
+    out = {"best1": safe_div(s["jb_best1"], items), "coverage_p": safe_div(s["jb_cov_p"], items),
+           "coverage_r": safe_div(s["jb_cov_r"], items),
+           "coverage_f": safe_div(s["jb_cov_f"], items)}
+    out.update((f"coverage_f@{k}", safe_div(s[f"jb_cov_f@{k}"], items)) for k in CUTS)
+    return out

@@ -1,0 +1,189 @@
+"""LS07 and CoInCo files as the field distributes them, and the prepared split built from them.
+
+Files are read as bytes and decoded as latin-1: one character per byte, as Perl and Python 2
+read them (CoInCo holds a few non-UTF-8 bytes). A split's *source* is one deterministic
+gzipped JSON document holding its gold lines verbatim, the candidate pools of its lemmas and
+its inputs, so that every protocol parses the gold lines its own way.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from leaderboard.scoring.gold import PreparedSplit
+from leaderboard.scoring.lexsub.scorepl import item_of
+
+SOURCE_FORMAT = "lexsub-1"
+POS_NAMES = {"n": "NOUN", "v": "VERB", "a": "ADJ", "j": "ADJ", "r": "ADV"}
+
+
+@dataclass(frozen=True)
+class SplitFiles:
+    """Where one split's gold and inputs are, and which pool file goes with them."""
+
+    gold: str
+    inputs: str
+    candidates: str
+    #: CoInCo's dev/test gold is its `all` gold restricted to the ids of these inputs.
+    filter_by_inputs: bool = False
+
+
+FILES: dict[str, dict[str, SplitFiles]] = {
+    "semeval07": {
+        split: SplitFiles(f"lst_{split}.gold", f"lst_{split}.preprocessed.gz",
+                          "lst.gold.candidates")
+        for split in ("trial", "test", "all")
+    },
+    "coinco": {
+        split: SplitFiles("coinco_all.no_problematic.gold.gz",
+                          f"coinco_{split}.no_problematic.preprocessed.gz",
+                          "coinco.no_problematic.candidates", filter_by_inputs=split != "all")
+        for split in ("all", "dev", "test")
+    },
+}
+
+
+def read_text(path: Path) -> str:
+    """A data file (gzipped or not) as latin-1 text."""
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    return raw.decode("latin-1")
+
+
+def pos_of(lemma_pos: str) -> str:
+    """NOUN/VERB/ADJ/ADV from ``lemma.pos`` (LS07 n/v/a/r, CoInCo N/V/J/R); OTHER otherwise."""
+    return POS_NAMES.get(lemma_pos.rpartition(".")[2].lower(), "OTHER")
+
+
+def gold_key(line: str) -> str:
+    """The instance key of a gold line as ``lst_gap.py`` takes it: the text before ``::``."""
+    return line.split("::", 1)[0].strip()
+
+
+def read_candidates(text: str) -> dict[str, list[str]]:
+    """``lemma.pos::a;b;...`` lines -> lemma.pos -> pool, in file order."""
+    pools: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if "::" in line:
+            head, _, rest = line.partition("::")
+            pools[head.strip()] = [c for c in rest.strip().split(";") if c]
+    return pools
+
+
+def read_inputs(text: str) -> list[list]:
+    """Preprocessed lines -> [key, lemma.pos, token index, sentence]."""
+    rows = []
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 4:
+            rows.append([f"{parts[0]} {parts[1]}", parts[0], int(parts[2]), parts[3]])
+    return rows
+
+
+def build_source(family: str, split: str, data_dir: Path) -> bytes:
+    """The gzipped JSON source of ``family``'s ``split`` (deterministic bytes)."""
+    files = FILES[family][split]
+    gold = [line for line in read_text(data_dir / files.gold).splitlines() if "::" in line]
+    inputs = read_inputs(read_text(data_dir / files.inputs))
+    if files.filter_by_inputs:
+        wanted = {row[0] for row in inputs}
+        gold = [line for line in gold if gold_key(line) in wanted]
+    lemmas = {gold_key(line).rpartition(" ")[0] for line in gold}
+    pools = read_candidates(read_text(data_dir / files.candidates))
+    doc = {"format": SOURCE_FORMAT, "family": family, "split": split, "gold": gold,
+           "candidates": {k: pools[k] for k in sorted(lemmas) if k in pools},
+           "inputs": inputs}
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return gzip.compress(text.encode("utf-8"), mtime=0)
+
+
+def source_doc(source: bytes) -> dict:
+    """Decode what :func:`build_source` wrote."""
+    doc = json.loads(gzip.decompress(source).decode("utf-8"))
+    if doc.get("format") != SOURCE_FORMAT:
+        raise ValueError(f"not a lexsub source (format {doc.get('format')!r})")
+    return doc
+
+
+def source_checksum(source: bytes) -> str:
+    """sha256 of the decompressed source: the split's identity."""
+    return hashlib.sha256(gzip.decompress(source)).hexdigest()
+
+
+@dataclass(frozen=True)
+class LexsubTarget:
+    """One gold instance: its key (``lemma.pos ID``), score.pl's item id and its gold line."""
+
+    target_id: str
+    item_id: str
+    lemma: str
+    pos: str
+    line: str
+
+    @property
+    def scored(self) -> bool:
+        return True
+
+
+@dataclass
+class LexsubSplit(PreparedSplit):
+    """A prepared LS07 or CoInCo split; resamples and POS work as for a SWORDS split."""
+
+    family: str = ""
+    split: str = ""
+    pools: dict[str, list[str]] = field(default_factory=dict)
+    inputs: list[list] = field(default_factory=list)
+
+    @cached_property
+    def items(self) -> dict[str, LexsubTarget]:
+        """score.pl's item id -> the first instance with it (score.pl keys items by id)."""
+        found: dict[str, LexsubTarget] = {}
+        for t in self.targets:
+            found.setdefault(t.item_id, t)
+        return found
+
+    def pool(self, target: LexsubTarget) -> list[str]:
+        """The candidates a ranking system scores for ``target``."""
+        return self.pools.get(target.target_id.rpartition(" ")[0], [])
+
+    def to_bytes(self) -> bytes:
+        doc = {"format": SOURCE_FORMAT, "family": self.family, "split": self.split,
+               "name": self.name, "checksum": self.checksum, "bootstrap": self.bootstrap,
+               "seed": self.seed, "gold": [t.line for t in self.targets],
+               "candidates": self.pools, "inputs": self.inputs}
+        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        return gzip.compress(text.encode("utf-8"), mtime=0)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> LexsubSplit:
+        doc = source_doc(data)
+        return _from_doc(doc, doc["name"], doc["checksum"], doc["bootstrap"], doc["seed"])
+
+
+def _target(line: str) -> LexsubTarget:
+    key = gold_key(line)
+    lemma_pos, _, item = key.rpartition(" ")
+    return LexsubTarget(key, item_of(line) or item, lemma_pos.rpartition(".")[0],
+                        pos_of(lemma_pos), line)
+
+
+def _from_doc(doc: dict, name: str, checksum: str, bootstrap: int, seed: int) -> LexsubSplit:
+    # lst_gap.py keeps the last gold line of a key; no distributed file repeats one.
+    by_key = {gold_key(line): line for line in doc["gold"]}
+    targets = [_target(line) for line in by_key.values()]
+    return LexsubSplit(name, checksum, targets, bootstrap, seed, family=doc["family"],
+                       split=doc["split"], pools=doc["candidates"], inputs=doc["inputs"])
+
+
+def prepare_source(source: bytes, *, name: str | None = None, bootstrap: int = 1000,
+                   seed: int = 0) -> LexsubSplit:
+    """The prepared split of a source written by :func:`build_source`."""
+    doc = source_doc(source)
+    return _from_doc(doc, name or f"{doc['family']}-{doc['split']}", source_checksum(source),
+                     bootstrap, seed)

@@ -1,0 +1,62 @@
+"""GAP for the ranking track, as ``lst_gap.py GOLD RANKED OUT no-mwe`` (orenmel/lexsub) computes it.
+
+Definition (Kishida 2005, as that script implements it):
+
+* a gold entry ``cand count`` and a ranked entry ``cand score`` split at their *last* space;
+  with no-mwe, a candidate holding a space or a hyphen is dropped on both sides;
+* the gold map keeps the last count of a repeated candidate; the gold vector keeps every
+  entry, sorted by count, descending, ties in file order;
+* the ranking is sorted by score, descending, ties in file order; each position takes its
+  candidate's gold count (0 when not in the gold), repeats included;
+* numerator = sum over positions i whose candidate has a positive gold count of
+  (gold counts accumulated up to i) / i; denominator = the same over the sorted gold vector;
+* GAP = numerator / denominator; an instance whose denominator is 0 (nothing positive left
+  after no-mwe) is skipped: it is not in the mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def split_last_space(entry: str) -> tuple[str, str]:
+    """``entry[:i], entry[i:]`` at the last space, as the script slices (i = -1 without one)."""
+    i = entry.rfind(" ")
+    return entry[:i], entry[i:]
+
+
+def is_mwe(candidate: str) -> bool:
+    """What no-mwe drops: a candidate with a space or a hyphen in it."""
+    return " " in candidate or "-" in candidate
+
+
+def gold_weights(line: str) -> list[tuple[str, int]]:
+    """The no-mwe gold vector of one gold line, in file order."""
+    rest = line.split("::", 2)[1].strip()
+    weights = []
+    for entry in rest.split(";"):
+        if entry:
+            candidate, count = split_last_space(entry)
+            if not is_mwe(candidate):
+                weights.append((candidate, int(count)))
+    return weights
+
+
+def gap_parts(gold: list[tuple[str, int]],
+              ranking: Iterable[tuple[str, float]]) -> tuple[float, float]:
+    """(numerator, denominator) of GAP; the caller skips an instance whose denominator is 0."""
+    gold_map = dict(gold)
+    ordered = sorted(ranking, key=lambda e: -e[1])
+    numerator, accumulated = 0.0, 0.0
+    for i, (candidate, _score) in enumerate(ordered, start=1):
+        value = gold_map.get(candidate, 0)
+        accumulated += value
+        if value > 0:
+            numerator += accumulated / i
+    denominator, accumulated, i = 0.0, 0.0, 0
+    for candidate, count in sorted(gold, key=lambda e: -e[1]):
+        accumulated += count
+        if gold_map[candidate] > 0:
+            i += 1
+            denominator += accumulated / i
+    return numerator, denominator

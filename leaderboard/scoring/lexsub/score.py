@@ -1,0 +1,225 @@
+"""Validate and score an answer file on an LS07 or CoInCo split.
+
+Rows are the universal per-target statistics (:data:`leaderboard.scoring.stats.COLUMNS`), one
+per gold instance, so intervals, per-POS blocks, the significance rule and the ranking work
+as on SWORDS. The ranking track fills the GAP columns (a skipped instance has ``gap_valid``
+0); the generative track fills score.pl's best/oot columns and Jabbari et al.'s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from leaderboard.scoring.engine import ScoreResult, result_from_rows
+from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
+from leaderboard.scoring.jabbari import jabbari_row
+from leaderboard.scoring.lexsub import formats
+from leaderboard.scoring.lexsub.data import LexsubSplit
+from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe, split_last_space
+from leaderboard.scoring.lexsub.scorepl import read_gold, score_lines
+from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
+from leaderboard.scoring.validate import (
+    Problem,
+    ValidationReport,
+    open_upload,
+    validate_submission,
+)
+
+GENERATIVE, RANKING = "generative", "ranking"
+
+
+def _bytes_text(value: str) -> str:
+    """A JSON (Unicode) string as the latin-1 view of its UTF-8 bytes, like the gold files."""
+    return value.encode("utf-8").decode("latin-1")
+
+
+def _from_json(data: bytes, split: LexsubSplit, report: ValidationReport,
+               limits: dict) -> formats.Answers | None:
+    checked = validate_submission(bytes(data), split, max_bytes=limits.get(
+        "max_bytes", 50_000_000), **{k: v for k, v in limits.items() if k != "max_bytes"})
+    report.errors.extend(checked.errors)
+    report.errors_not_shown += checked.errors_not_shown
+    report.warnings.extend(checked.warnings)
+    report.counts.update(checked.counts)
+    if checked.submission is None:
+        return None
+    answers = formats.Answers(formats.JSON, substitutes_lemmatized=checked.submission
+                              .substitutes_lemmatized)
+    for key, entries in checked.submission.entries.items():
+        answers.ranked[key] = [(_bytes_text(w), s) for w, s in entries]
+    return answers
+
+
+def _as_lines(answers: formats.Answers, split: LexsubSplit) -> None:
+    """Scored rankings as score.pl lines: the list, by score, is the .best and the .oot answer
+    (as the SWORDS evaluation writes it)."""
+    for key, entries in answers.ranked.items():
+        ordered = sorted(entries, key=lambda e: -e[1])
+        text = f"{key} :: " + "".join(f"{w};" for w, _ in ordered)
+        answers.best_lines.append((0, text))
+        answers.oot_lines.append((0, text.replace(" :: ", " ::: ", 1)))
+    answers.kind = formats.LINES
+
+
+def _coverage_warnings(answers: formats.Answers, split: LexsubSplit, track: str,
+                       report: ValidationReport) -> None:
+    given = answers.entries
+    missing = [t.target_id for t in split.targets if not given.get(t.target_id)]
+    unknown = [k for k in given if k not in split.target_index]
+    report.counts.update({"targets_in_split": len(split.targets),
+                          "targets_answered": len(split.targets) - len(missing),
+                          "missing": len(missing), "unknown": len(unknown)})
+    if missing:
+        report.warnings.append(Problem("missing_targets", f"{len(missing):,} of "
+                               f"{len(split.targets):,} instances have no answer (first: "
+                               f"{missing[0]}); they earn nothing", missing[0]))
+    if unknown:
+        report.warnings.append(Problem("unknown_targets", f"{len(unknown):,} instances are not "
+                               f"in this split (first: {unknown[0]}); they are ignored",
+                               unknown[0]))
+    if track != RANKING:
+        return
+    outside, left_out = 0, 0
+    for target in split.targets:
+        pool = set(split.pool(target))
+        ranked = {c for c, _ in given.get(target.target_id, [])}
+        outside += len(ranked - pool)
+        left_out += len(pool - ranked) if ranked else 0
+    if outside:
+        report.warnings.append(Problem("outside_pool", f"{outside:,} ranked strings are not "
+                               "candidates of their instance; they earn nothing"))
+    if left_out:
+        report.warnings.append(Problem("candidates_left_out", f"{left_out:,} candidates of "
+                               "answered instances are not ranked; they earn nothing, as in "
+                               "lst_gap.py"))
+
+
+def validate(raw: bytes, split: LexsubSplit, *, track: str, max_bytes: int = 50_000_000,
+             max_substitutes: int = 5000, **limits) -> ValidationReport:
+    """Check an answer file in any accepted format; ``report.submission`` is its parse."""
+    report = ValidationReport()
+    data = open_upload(raw, max_bytes, report)
+    if data is None:
+        return report
+    kind = formats.detect(bytes(data[:65536]))
+    if kind == formats.JSON:
+        limits = {k: v for k, v in limits.items() if k != "min_answered_fraction"}
+        answers = _from_json(data, split, report, {"max_bytes": max_bytes,
+                                                   "max_substitutes": max_substitutes,
+                                                   **limits})
+    else:
+        text = bytes(data).decode("latin-1")
+        if formats.too_many_lines(text, report):
+            return report
+        parse = formats.parse_ranked if kind == formats.RANKED else formats.parse_lines
+        answers = parse(text, report, max_substitutes)
+    if answers is None or not report.ok:
+        return report
+    if track == RANKING and answers.kind == formats.LINES:
+        report.error("ranking_needs_scores", "a ranking board scores a ranking of the "
+                     "candidates: upload RANKED lines or JSON with [candidate, score] pairs, "
+                     "not .best/.oot answers")
+        return report
+    _coverage_warnings(answers, split, track, report)
+    if track == GENERATIVE and answers.kind == formats.LINES:
+        if not answers.oot_lines:
+            report.warnings.append(Problem("no_oot_lines", "no .oot lines (lemma.pos ID ::: "
+                                   "answers): oot metrics are 0; add the .oot file to the "
+                                   "upload (cat run.best run.oot) to score them"))
+        if not answers.best_lines:
+            report.warnings.append(Problem("no_best_lines", "no .best lines (lemma.pos ID :: "
+                                   "answers): best metrics are 0"))
+    report.submission = answers
+    return report
+
+
+def _ranking_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
+    gap, valid = COLUMN_INDEX["gap"], COLUMN_INDEX["gap_valid"]
+    for i, target in enumerate(split.targets):
+        ranking = [(c, s) for c, s in answers.ranked.get(target.target_id, [])
+                   if not is_mwe(c)]
+        numerator, denominator = gap_parts(gold_weights(target.line), ranking)
+        if denominator > 0:
+            rows[i, gap], rows[i, valid] = numerator / denominator, 1.0
+
+
+def _answer_list(text: str) -> list[str]:
+    """A line's answers as Jabbari et al. compare them: trimmed, blanks left out."""
+    rest = formats.line_answers(text)
+    return [a.strip() for a in rest.split(";") if a.strip()]
+
+
+def _generative_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
+    if answers.kind != formats.LINES:
+        _as_lines(answers, split)
+    gold = read_gold([t.line for t in split.targets])
+    row_of = {t.item_id: i for i, t in reversed(list(enumerate(split.targets)))}
+    col = COLUMN_INDEX
+    for item, n in gold.items.items():
+        rows[row_of[item], col["se_item"]] += n
+    for item, n in gold.mode_items.items():
+        rows[row_of[item], col["se_mode"]] += n
+    for kind, lines, names in (
+            ("best", answers.best_lines, ("se_attempted", "best_credit", "se_mode_attempted",
+                                          "best_mode_hit")),
+            ("oot", answers.oot_lines, ("oot_attempted", "oot_credit", "oot_mode_attempted",
+                                        "oot_mode_hit"))):
+        scores, _ = score_lines(gold, lines, kind)
+        for item, s in scores.items():
+            i = row_of[item]
+            for name, value in zip(names, (s.attempted, s.credit, s.mode_attempted, s.mode_hit),
+                                   strict=True):
+                rows[i, col[name]] += value
+    _jabbari_rows(split, answers, rows)
+
+
+def _first_lines(lines: list[tuple[int, str]]) -> dict[str, list[str]]:
+    first: dict[str, list[str]] = {}
+    for _, text in lines:
+        first.setdefault(formats.line_key(text), _answer_list(text))
+    return first
+
+
+def _jabbari_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
+    """Jabbari et al. per instance (matched by its full ``lemma.pos ID``): coverage on the
+    .oot answers where given, else the .best ones; best1 on the first .best answer where
+    given, else the first .oot one."""
+    coverage = _first_lines(answers.oot_lines or answers.best_lines)
+    best = _first_lines(answers.best_lines or answers.oot_lines)
+    start, width = COLUMN_INDEX["jb_item"], len(JABBARI_COLUMNS)
+    best1 = COLUMN_INDEX["jb_best1"]
+    for i, target in enumerate(split.targets):
+        counts: dict[str, float] = {}
+        for entry in target.line.split("::", 1)[1].strip().split(";"):
+            if entry:
+                sub, count = split_last_space(entry)
+                counts[sub.strip()] = float(int(count))
+        rows[i, start:start + width] = jabbari_row(counts, coverage.get(target.target_id, []))
+        top = best.get(target.target_id)
+        if rows[i, start] and top:
+            rows[i, best1] = jabbari_row(counts, top[:1])[1]
+
+
+def score(split: LexsubSplit, report: ValidationReport, *, track: str,
+          bootstrap: int | None = None, seed: int | None = None) -> ScoreResult:
+    """Score a valid report of :func:`validate` on ``split``."""
+    if not report.ok or report.submission is None:
+        raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
+    answers = report.submission
+    b = split.bootstrap if bootstrap is None else bootstrap
+    s = split.seed if seed is None else seed
+    rows = np.zeros((len(split.targets), len(COLUMNS)))
+    if track == RANKING:
+        _ranking_rows(split, answers, rows)
+    else:
+        _generative_rows(split, answers, rows)
+    given = answers.entries
+    lengths = [len(v) for k, v in given.items() if v and k in split.target_index]
+    warnings = [p.message for p in report.warnings]
+    result = result_from_rows(split, rows, warnings, answered=len(lengths), lengths=lengths,
+                              bootstrap=b, seed=s)
+    # instances that enter the mean: GAP's non-skipped ones, score.pl's counted items
+    scored = rows[:, COLUMN_INDEX["gap_valid" if track == RANKING else "se_item"]]
+    result.counts["targets_scored"] = int(scored.sum())
+    return result
+

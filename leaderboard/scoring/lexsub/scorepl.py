@@ -1,0 +1,142 @@
+"""best and oot as SemEval-2007's ``score.pl ANSWERS GOLD -t best|oot`` computes them.
+
+What the published numbers include, and this module reproduces:
+
+* lines are matched by ``([\\w.]+) (\\S+) :: (.*)`` (``:::`` for oot), unanchored, ASCII
+  ``\\w``; items are keyed by the id (the second token) only; a line that does not match
+  but is not blank is "Error in file on line N" and is skipped;
+* gold: entries containing ``pn`` are removed; an item counts when 2+ entries remain or the
+  first has a count over 1; an entry must match ``(\\w[\\w'\\-\\s]+) (\\d+)``; one apostrophe
+  is removed; the mode is the first entry unless a later one has the same count;
+* an answer line counts once per id (the first one whose id has gold credit); answers are
+  ``split(';')`` (trailing empty fields dropped), ``non-x``/``non x`` -> ``nonx``, every
+  hyphen -> space, one apostrophe removed; a hyphenated gold key also matches its spaced
+  form (the exact key wins where both exist: score.pl leaves that to Perl's hash order);
+* a line whose answer part is blank keeps the previous counted line's answers: it is not
+  counted as attempted, but those answers still earn credit (and, for best, mode credit);
+* best: credit = sum of the normalised counts of all answers / number of answers; oot: the
+  first 10 answers, credit not divided, a repeated answer credited each time;
+* P = credit / attempted, R = credit / items, mode P/R over items with a mode.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from leaderboard.scoring.semeval import GOLD_ENTRY, GOLD_FIRST, fix_guess, perl_split
+
+OOT_GUESSES = 10
+_LINE = {"best": re.compile(r"([\w.]+) (\S+) :: (.*)", re.ASCII),
+         "oot": re.compile(r"([\w.]+) (\S+) ::: (.*)", re.ASCII)}
+_NON_BLANK = re.compile(r"\S")
+
+
+@dataclass
+class GoldItems:
+    """score.pl's reading of a gold file: counts per item id, modes and per-line tallies."""
+
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    modes: dict[str, str] = field(default_factory=dict)
+    #: item id -> how many counted lines (score.pl's ``totitems``) and modes it adds
+    items: dict[str, int] = field(default_factory=dict)
+    mode_items: dict[str, int] = field(default_factory=dict)
+
+    def norms(self, item: str) -> dict[str, float]:
+        counts = self.counts.get(item, {})
+        total = sum(counts.values())
+        if not total:
+            return {}
+        norms = {key.replace("-", " "): n / total for key, n in counts.items() if "-" in key}
+        norms.update((key, n / total) for key, n in counts.items())
+        return norms
+
+
+def item_of(line: str) -> str | None:
+    """score.pl's item id of a gold line (the second token of its match), if it matches."""
+    m = _LINE["best"].search(line.split("\n", 1)[0])
+    return m.group(2) if m else None
+
+
+def read_gold(lines: list[str]) -> GoldItems:
+    """Every gold line, in file order, as ``readgoldfile`` reads it."""
+    gold = GoldItems()
+    for line in lines:
+        m = _LINE["best"].search(line.split("\n", 1)[0])
+        if not m:
+            continue
+        item = m.group(2)
+        entries = [e for e in perl_split(m.group(3)) if "pn" not in e]
+        first = GOLD_FIRST.search(entries[0]) if entries else None
+        if not (len(entries) > 1 or (first is not None and int(first.group(1)) > 1)):
+            continue
+        gold.items[item] = gold.items.get(item, 0) + 1
+        mode, mode_count, tied = None, None, False
+        counts = gold.counts.setdefault(item, {})
+        for entry in entries:
+            e = GOLD_ENTRY.search(entry)
+            if not e:
+                continue
+            sub, n = e.group(1).replace("'", "", 1), int(e.group(2))
+            if mode is None:
+                mode, mode_count = sub, n
+                gold.modes[item] = sub
+                gold.mode_items[item] = gold.mode_items.get(item, 0) + 1
+            elif not tied and n == mode_count:
+                gold.modes.pop(item, None)
+                gold.mode_items[item] -= 1
+                tied = True
+            counts[sub] = n
+    return gold
+
+
+@dataclass
+class ItemScore:
+    """What one answer line adds to its item (score.pl's running totals)."""
+
+    attempted: float = 0.0
+    credit: float = 0.0
+    mode_attempted: float = 0.0
+    mode_hit: float = 0.0
+
+
+def score_lines(gold: GoldItems, lines: list[tuple[int, str]], kind: str
+                ) -> tuple[dict[str, ItemScore], list[int]]:
+    """Per-item credit of ``(line number, text)`` answer lines; also the unmatched lines."""
+    pattern = _LINE[kind]
+    scores: dict[str, ItemScore] = {}
+    unmatched: list[int] = []
+    done: set[str] = set()
+    answers: list[str] = []
+    for number, text in lines:
+        text = text.split("\n", 1)[0]
+        m = pattern.search(text)
+        if not m:
+            if _NON_BLANK.search(text):
+                unmatched.append(number)
+            continue
+        item, rest = m.group(2), m.group(3)
+        norms = gold.norms(item)
+        if not norms or item in done:
+            continue
+        done.add(item)
+        score = scores[item] = ItemScore()
+        if _NON_BLANK.search(rest):
+            answers = [fix_guess(a) for a in perl_split(rest)]
+            score.attempted = float(bool(answers))
+        if kind == "oot":
+            answers = answers[:OOT_GUESSES]
+        mode = gold.modes.get(item)
+        if mode and answers:
+            score.mode_attempted = 1.0
+            hit = mode == answers[0] if kind == "best" else mode in answers
+            score.mode_hit = float(hit)
+        credit = sum(norms.get(a, 0.0) for a in answers)
+        if credit:
+            score.credit = credit / len(answers) if kind == "best" else credit
+    return scores, unmatched
+
+
+def perl_round(fraction: float) -> float:
+    """``myround``: percent, two decimals, half up (``int(x * 100 * 100 + .5) / 100``)."""
+    return int(fraction * 100 * 100 + 0.5) / 100
