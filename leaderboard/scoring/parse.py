@@ -238,3 +238,26 @@ def loads_lenient(text: str) -> tuple[object, dict[int, list[str]]]:
         return obj
 
     return json.loads(text, object_pairs_hook=hook), duplicates
+
+def open_upload(raw: bytes | str, max_bytes: int
+                ) -> tuple[bytes | bytearray, tuple[str, str] | None]:
+    """The upload's bytes, gunzipped (linear time, at most ``max_bytes``), or the refusal
+    (code, message): too large, too many gzip members, not readable gzip."""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8")
+    if len(raw) > max_bytes:
+        return raw, ("file_too_large", f"the file has {len(raw):,} bytes; the limit is "
+                     f"{max_bytes:,}")
+    if raw[:2] == GZIP_MAGIC:
+        try:
+            raw = gunzip_capped(raw, max_bytes)
+        except TooLarge:
+            return raw, ("file_too_large", f"the file decompresses to more than {max_bytes:,} "
+                         "bytes")
+        except TooManyMembers as exc:
+            return raw, ("too_many_gzip_members", f"the file is gzip with {exc}; gzip, pigz "
+                         "and bgzip write far fewer: compress the file once, as one stream")
+        except zlib.error as exc:
+            return raw, ("bad_gzip", f"the file looks gzipped but cannot be decompressed: {exc}")
+    return raw, None
+

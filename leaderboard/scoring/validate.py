@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import json
 import math
-import zlib
 from dataclasses import dataclass, field
 
-from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit
+from leaderboard.scoring.gold import PreparedSplit
 from leaderboard.scoring.parse import (
     OverBudget,
-    TooLarge,
-    TooManyMembers,
     bounded_cost_problem,
     decode_typed,
-    gunzip_capped,
     loads_lenient,
+    open_upload,
 )
 
 MAX_DETAILED_PROBLEMS = 1000
@@ -138,8 +135,9 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     split_ids = prepared.target_index
     report.counts = {"targets_in_split": len(split_ids), "answered": 0, "missing": len(split_ids),
                      "unknown": 0, "substitutes_total": 0}
-    raw = open_upload(raw, max_bytes, report)
-    if raw is None:
+    raw, refusal = open_upload(raw, max_bytes)
+    if refusal is not None:
+        report.error(*refusal)
         return report
     refusal = bounded_cost_problem(raw, max_structure, max_token)
     if refusal is not None:
@@ -233,33 +231,6 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     if report.ok:
         report.submission = Submission(lemmatized is True, entries)
     return report
-
-
-def open_upload(raw: bytes | str, max_bytes: int, report: ValidationReport
-                ) -> bytes | bytearray | None:
-    """The upload's bytes, gunzipped (linear time, at most ``max_bytes``), or None after
-    recording why not: too large, too many gzip members, not readable gzip."""
-    if isinstance(raw, str):
-        raw = raw.encode("utf-8")
-    if len(raw) > max_bytes:
-        report.error("file_too_large", f"the file has {len(raw):,} bytes; the limit is "
-                     f"{max_bytes:,}")
-        return None
-    if raw[:2] == GZIP_MAGIC:
-        try:
-            raw = gunzip_capped(raw, max_bytes)
-        except TooLarge:
-            report.error("file_too_large", f"the file decompresses to more than {max_bytes:,} "
-                         "bytes")
-            return None
-        except TooManyMembers as exc:
-            report.error("too_many_gzip_members", f"the file is gzip with {exc}; gzip, pigz "
-                         "and bgzip write far fewer: compress the file once, as one stream")
-            return None
-        except zlib.error as exc:
-            report.error("bad_gzip", f"the file looks gzipped but cannot be decompressed: {exc}")
-            return None
-    return raw
 
 
 def _check_list(report: ValidationReport, tid: str, items: object, max_substitutes: int,

@@ -35,8 +35,7 @@ def _original_files(tmp: Path, prepared, report) -> dict[str, Path]:
     """The gold and system files the original SWORDS evaluation writes (eval.py)."""
     gold = []
     for t in prepared.targets:
-        voted = sorted(((c, v) for c, v in zip(t.candidates, t.positives) if v > 0),
-                       key=lambda cv: -cv[1])
+        voted = sorted(t.answer_counts.items(), key=lambda cv: -cv[1])
         gold.append(f"dummylemma.n {t.target_id} :: "
                     + "".join(f"{c} {v};" for c, v in voted))
     paths = {"gold": tmp / "gold.txt"}

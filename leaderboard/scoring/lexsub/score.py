@@ -17,11 +17,11 @@ from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.data import LexsubSplit
 from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe, split_last_space
 from leaderboard.scoring.lexsub.scorepl import read_gold, score_lines
+from leaderboard.scoring.parse import open_upload
 from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
 from leaderboard.scoring.validate import (
     Problem,
     ValidationReport,
-    open_upload,
     validate_submission,
 )
 
@@ -98,8 +98,9 @@ def validate(raw: bytes, split: LexsubSplit, *, track: str, max_bytes: int = 50_
              max_substitutes: int = 5000, **limits) -> ValidationReport:
     """Check an answer file in any accepted format; ``report.submission`` is its parse."""
     report = ValidationReport()
-    data = open_upload(raw, max_bytes, report)
-    if data is None:
+    data, refusal = open_upload(raw, max_bytes)
+    if refusal is not None:
+        report.error(*refusal)
         return report
     kind = formats.detect(bytes(data[:65536]))
     if kind == formats.JSON:
