@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from leaderboard.commands.score_family import is_family_split, score_family_split
 from leaderboard.scoring import (
     METRIC_KEYS,
     WordNetMissing,
@@ -76,9 +77,10 @@ def _report_invalid(path: Path, report, as_json: bool) -> None:
 
 
 @click.command("score")
-@click.option("--split", "split_path", required=True,
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Benchmark split in SWORDS JSON (plain or .gz), with labels.")
+@click.option("--split", "split_spec", required=True,
+              help="Benchmark split in SWORDS JSON (plain or .gz), with labels; or "
+              "semeval07:trial|test|all, coinco:all|dev|test (read from "
+              "$LEADERBOARD_LEXSUB_DIR, else ../shared/data/lexsub).")
 @click.option("--submission", "submission_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Submission JSON (plain or .gz); more files may follow it.")
@@ -92,13 +94,15 @@ def _report_invalid(path: Path, report, as_json: bool) -> None:
               help="Print one JSON object per submission (JSON lines) instead.")
 @click.option("--no-cache", is_flag=True,
               help="Prepare the split again and do not write the prepared-split cache.")
-@click.option("--track", type=click.Choice(TRACKS), default="generative", show_default=True,
-              help="generative: the system ranks its own substitutes (every metric). "
+@click.option("--track", type=click.Choice(TRACKS), default=None,
+              help="[default: generative; on LS07/CoInCo, from the file: RANKED -> ranking, "
+              ".best/.oot -> generative, JSON -> generative] "
+              "generative: the system ranks its own substitutes (every metric). "
               "ranking: it scores every candidate of each target it answers, nothing else "
               "(checked); prints GAP, GAP ratio and P@1.")
-def score_command(split_path: Path, submission_path: Path, more_submissions: tuple[Path, ...],
+def score_command(split_spec: str, submission_path: Path, more_submissions: tuple[Path, ...],
                   bootstrap: int, seed: int, as_json: bool, no_cache: bool,
-                  track: str) -> None:
+                  track: str | None) -> None:
     """Score submissions against SPLIT: every metric with its interval, then per POS.
 
     With ``--track ranking`` (the paper's ranking setting, Table 6) a file must give a score
@@ -114,12 +118,19 @@ def score_command(split_path: Path, submission_path: Path, more_submissions: tup
     """
     from leaderboard.scoring.split_cache import prepared_split_cached
 
+    paths = (submission_path, *more_submissions)
+    if is_family_split(split_spec):
+        sys.exit(score_family_split(split_spec, paths, track=track, bootstrap=bootstrap,
+                                    seed=seed, as_json=as_json))
+    split_path = Path(split_spec)
+    if not split_path.is_file():
+        raise click.BadParameter(f"no file {split_spec!r}", param_hint="--split")
+    track = track or "generative"
     try:
         prepared, _ = prepared_split_cached(split_path, bootstrap=bootstrap, seed=seed,
                                             use_cache=not no_cache)
     except WordNetMissing as exc:
         raise click.ClickException(str(exc)) from exc
-    paths = (submission_path, *more_submissions)
     keys: tuple[str, ...] = METRIC_KEYS
     candidates = None
     if track == "ranking":

@@ -118,12 +118,14 @@ def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
 
 
 def result_from_rows(prepared: PreparedSplit, rows: np.ndarray, warnings: list[str], *,
-                     answered: int, lengths: list[int], bootstrap: int, seed: int
-                     ) -> ScoreResult:
-    """Point estimates, intervals and per-POS blocks from per-target rows (any benchmark)."""
+                     answered: int, lengths: list[int], bootstrap: int, seed: int,
+                     swords_rules: bool = True) -> ScoreResult:
+    """Point estimates, intervals and per-POS blocks from per-target rows (any benchmark);
+    ``swords_rules`` adds the warnings of the original SWORDS scorer's own rules."""
     b, s = bootstrap, seed
     stats = TargetStats(rows, prepared.scored_pos.copy(), prepared.checksum, s, b, SCORER_VERSION)
-    warnings = warnings + rule_warnings(stats)
+    if swords_rules:
+        warnings = warnings + rule_warnings(stats)
     metrics, intervals = _block(stats, prepared.resamples(bootstrap=b, seed=s), None)
     by_pos = {}
     present = set(stats.pos)

@@ -218,7 +218,7 @@ def score(split: LexsubSplit, report: ValidationReport, *, track: str,
     lengths = [len(v) for k, v in given.items() if v and k in split.target_index]
     warnings = [p.message for p in report.warnings]
     result = result_from_rows(split, rows, warnings, answered=len(lengths), lengths=lengths,
-                              bootstrap=b, seed=s)
+                              bootstrap=b, seed=s, swords_rules=False)
     # instances that enter the mean: GAP's non-skipped ones, score.pl's counted items
     scored = rows[:, COLUMN_INDEX["gap_valid" if track == RANKING else "se_item"]]
     result.counts["targets_scored"] = int(scored.sum())

@@ -16,8 +16,8 @@ from sqlmodel import Session, select
 
 from leaderboard.models import Benchmark
 from leaderboard.scoring import SCORER_VERSION, PreparedSplit, prepare_split
+from leaderboard.scoring.families import family_for, inputs_json
 from leaderboard.scoring.gold import GZIP_MAGIC, split_checksum
-from leaderboard.scoring.ranking_track import candidates_by_target
 from leaderboard.services.catalog.boards import create_board, default_board
 
 LABELS = frozenset({"TRUE", "FALSE", "UNSURE", "TRUE_IMPLICIT", "FALSE_IMPLICIT"})
@@ -194,7 +194,8 @@ def get_prepared(benchmark: Benchmark) -> PreparedSplit:
         with _CACHE_LOCK:
             prepared = _CACHE.get(key)
             if prepared is None:
-                prepared = PreparedSplit.from_bytes(benchmark.prepared_bytes)
+                family = family_for(benchmark.name)
+                prepared = family.prepared_from_bytes(benchmark.prepared_bytes)
                 _CACHE[key] = prepared
     return prepared
 
@@ -207,8 +208,8 @@ def get_candidates(benchmark: Benchmark) -> dict[str, list[str]]:
     split's source), decoded once per process per split."""
     found = _CANDIDATES.get(benchmark.checksum)
     if found is None:
-        found = _CANDIDATES[benchmark.checksum] = candidates_by_target(
-            parse_split(benchmark.source_bytes))
+        found = _CANDIDATES[benchmark.checksum] = family_for(benchmark.name).candidates(
+            benchmark.source_bytes)
     return found
 
 
@@ -219,9 +220,10 @@ def reprepare_stale(session: Session) -> list[Benchmark]:
     for benchmark in list_benchmarks(session):
         if benchmark.scorer_version == SCORER_VERSION:
             continue
-        old = PreparedSplit.from_bytes(benchmark.prepared_bytes)
-        prepared = prepare_split(parse_split(benchmark.source_bytes), name=old.name,
-                                 bootstrap=old.bootstrap, seed=old.seed)
+        family = family_for(benchmark.name)
+        old = family.prepared_from_bytes(benchmark.prepared_bytes)
+        prepared = family.prepare(benchmark.source_bytes, name=old.name,
+                                  bootstrap=old.bootstrap, seed=old.seed)
         benchmark.prepared_bytes = prepared.to_bytes()
         benchmark.scorer_version = SCORER_VERSION
         session.add(benchmark)
@@ -232,17 +234,10 @@ def reprepare_stale(session: Session) -> list[Benchmark]:
 
 
 def split_inputs(benchmark: Benchmark) -> dict[str, Any]:
-    """What participants need to run a system: contexts, targets (with POS) and candidate
-    substitutes, with every label removed."""
-    data = parse_split(benchmark.source_bytes)
-    return {
-        "benchmark": {"name": benchmark.name, "version": benchmark.version,
-                      "split": benchmark.split, "checksum": benchmark.checksum},
-        "contexts": data["contexts"],
-        "targets": data["targets"],
-        "substitutes": {sid: {"target_id": s["target_id"], "substitute": s["substitute"]}
-                        for sid, s in data["substitutes"].items()},
-    }
+    """What participants need to run a system, with every label removed (for SWORDS:
+    contexts, targets with POS, candidate substitutes; for LS07/CoInCo: the instances with
+    their sentence, token index and candidate pool)."""
+    return json.loads(gzip.decompress(split_inputs_gz(benchmark)))
 
 
 _INPUTS_CACHE: dict[tuple[int | None, str], bytes] = {}
@@ -253,6 +248,8 @@ def split_inputs_gz(benchmark: Benchmark) -> bytes:
     key = (benchmark.id, benchmark.checksum)
     data = _INPUTS_CACHE.get(key)
     if data is None:
-        text = json.dumps(split_inputs(benchmark), ensure_ascii=False, separators=(",", ":"))
-        data = _INPUTS_CACHE[key] = gzip.compress(text.encode("utf-8"), mtime=0)
+        header = {"name": benchmark.name, "version": benchmark.version,
+                  "split": benchmark.split, "checksum": benchmark.checksum}
+        data = _INPUTS_CACHE[key] = inputs_json(family_for(benchmark.name),
+                                                benchmark.source_bytes, header)
     return data

@@ -23,10 +23,8 @@ from leaderboard.scoring import (
     SCORER_VERSION,
     PreparedSplit,
     ValidationReport,
-    score_submission,
-    validate_submission,
 )
-from leaderboard.scoring.ranking_track import validate_ranking_submission
+from leaderboard.scoring.families import SWORDS, Family, family_for
 from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared, get_split
 
 log = logging.getLogger(__name__)
@@ -59,32 +57,35 @@ def validate_upload(*, session: Session, board: Board, raw: bytes,
     benchmark = get_split(session, board.benchmark_id)
     candidates = get_candidates(benchmark) if board.track == Track.RANKING else None
     prepared, coverage = get_prepared(benchmark), min_coverage(benchmark, settings)
+    family = family_for(benchmark.name)
     if len(raw) < LARGE_CHECK_BYTES:
-        return validate_for_track(raw, prepared, candidates, settings, coverage).to_dict()
+        return validate_for_track(raw, prepared, candidates, settings, coverage,
+                                  family=family, track=board.track).to_dict()
     slots = _large_check_slots(settings)
     if not slots.acquire(timeout=float(settings["LARGE_CHECK_WAIT_SECONDS"])):
         raise SubmissionError(503, "busy", "other large files are being checked right now; "
                               "retry in a few seconds (uploads for scoring are not affected)")
     try:
-        return validate_for_track(raw, prepared, candidates, settings, coverage).to_dict()
+        return validate_for_track(raw, prepared, candidates, settings, coverage,
+                                  family=family, track=board.track).to_dict()
     finally:
         slots.release()
 
 
 def validate_for_track(raw: bytes, prepared: PreparedSplit,
                        candidates: dict[str, list[str]] | None, settings: dict[str, Any],
-                       coverage: float) -> ValidationReport:
-    """Validate with the site's limits; with ``candidates`` (ranking track) every answered
-    target must score each of its candidates and nothing else."""
+                       coverage: float, *, family: Family = SWORDS,
+                       track: str | None = None) -> ValidationReport:
+    """Validate with the site's limits, by the split's family; on a SWORDS ranking board
+    (``candidates`` given) every answered target must score each of its candidates."""
     options = {"max_bytes": settings["MAX_DECOMPRESSED_BYTES"],
                "max_substitutes": settings["MAX_SUBSTITUTES_PER_TARGET"],
                "max_structure": settings["MAX_JSON_VALUES"],
                "max_token": settings["MAX_JSON_TOKEN_BYTES"],
                "max_substitutes_bytes": settings["MAX_SUBSTITUTES_BYTES"],
                "min_answered_fraction": coverage}
-    if candidates is not None:
-        return validate_ranking_submission(raw, prepared, candidates, **options)
-    return validate_submission(raw, prepared, **options)
+    track = track or (Track.RANKING if candidates is not None else Track.GENERATIVE)
+    return family.validate(raw, prepared, track=track, candidates=candidates, **options)
 
 
 def min_coverage(benchmark: Benchmark, settings: dict[str, Any]) -> float:
@@ -202,11 +203,13 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
         rescoring = session.exec(select(Result.id).where(
             Result.submission_id == submission_id)).first() is not None
         coverage = 0.0 if rescoring else min_coverage(benchmark, settings)
+        family, track = family_for(benchmark.name), board.track
     del submission, benchmark  # the upload is held by `raw` alone, and freed once parsed
-    report = validate_for_track(raw, prepared, candidates, settings, coverage)
+    report = validate_for_track(raw, prepared, candidates, settings, coverage, family=family,
+                                track=track)
     del raw
     warnings = [p.message for p in report.warnings]
-    lemmatized = report.submission.substitutes_lemmatized if report.submission else None
+    lemmatized = getattr(report.submission, "substitutes_lemmatized", None)
     if not report.ok:
         errors = [p.to_dict() for p in report.errors]
         if report.errors_not_shown:
@@ -215,8 +218,8 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
         return _finish(engine, submission_id, run, SubmissionStatus.INVALID,
                        errors=errors, warnings=warnings)
     _touch(engine, submission_id, run, progress="scoring")
-    scored = score_submission(prepared, report, bootstrap=settings["BOOTSTRAP_SAMPLES"],
-                              seed=settings["BOOTSTRAP_SEED"])
+    scored = family.score(prepared, report, track=track, bootstrap=settings["BOOTSTRAP_SAMPLES"],
+                          seed=settings["BOOTSTRAP_SEED"])
     _touch(engine, submission_id, run, progress="storing")
     result = Result(
         submission_id=submission_id, scorer_version=SCORER_VERSION,

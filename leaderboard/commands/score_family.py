@@ -1,0 +1,106 @@
+"""``leaderboard score --split semeval07:test``: a split read from the field's own files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from leaderboard.scoring import SCORER_VERSION
+from leaderboard.scoring.families import FAMILIES, LexsubFamily, lexsub_data_dir
+from leaderboard.scoring.lexsub import formats
+from leaderboard.scoring.lexsub.scorepl import perl_round
+from leaderboard.scoring.parse import open_upload
+
+EXIT_INVALID = 2
+RANKING_KEYS = ("gap",)
+GENERATIVE_KEYS = ("best_p", "best_r", "best_mode_p", "best_mode_r", "oot_p", "oot_r",
+                   "oot_mode_p", "oot_mode_r", "best1", "coverage_p", "coverage_r",
+                   "coverage_f") + tuple(f"coverage_f@{k}" for k in range(1, 11))
+
+
+def is_family_split(spec: str) -> bool:
+    """``name:split`` of a family read from the field's files (not a path)."""
+    name, sep, _ = spec.partition(":")
+    return bool(sep) and isinstance(FAMILIES.get(name), LexsubFamily)
+
+
+def track_of_file(raw: bytes) -> str:
+    """RANKED lines are a ranking; .best/.oot lines and JSON are generative answers."""
+    data, refusal = open_upload(raw, 1 << 31)
+    if refusal is not None:
+        return "generative"
+    return "ranking" if formats.detect(bytes(data[:65536])) == formats.RANKED else "generative"
+
+
+def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
+                       bootstrap: int, seed: int, as_json: bool) -> int:
+    """Score each file on the split; prints a table or JSON lines; returns the exit status."""
+    name, _, split = spec.partition(":")
+    family = FAMILIES[name]
+    if split not in family.splits:
+        raise click.BadParameter(f"{family.title} has the splits {', '.join(family.splits)}",
+                                 param_hint="--split")
+    data_dir = lexsub_data_dir()
+    if not data_dir.is_dir():
+        raise click.ClickException(f"no LS07/CoInCo data at {data_dir} (set "
+                                   "LEADERBOARD_LEXSUB_DIR)")
+    source = family.build_source(split, data_dir)
+    prepared = family.prepare(source, name=spec, bootstrap=bootstrap, seed=seed)
+    status = 0
+    for path in paths:
+        raw = path.read_bytes()
+        file_track = track or track_of_file(raw)
+        report = family.validate(raw, prepared, track=file_track)
+        if not report.ok:
+            status = EXIT_INVALID
+            _invalid(path, report, as_json)
+            continue
+        result = family.score(prepared, report, track=file_track)
+        keys = RANKING_KEYS if file_track == "ranking" else GENERATIVE_KEYS
+        signature = {**result.signature, "benchmark": name, "split": split}
+        if as_json:
+            click.echo(json.dumps({
+                "submission": str(path), "benchmark": name, "split": split,
+                "track": file_track, "metrics": {k: result.metrics[k] for k in keys},
+                "intervals": {k: result.intervals.get(k) for k in keys},
+                "by_pos": {pos: {"metrics": {k: b["metrics"][k] for k in keys}}
+                           for pos, b in result.by_pos.items()},
+                "counts": result.counts, "warnings": result.warnings,
+                "signature": signature}))
+            continue
+        _table(path, result, keys, file_track)
+    return status
+
+
+def _table(path: Path, result, keys: tuple[str, ...], track: str) -> None:
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(f"== {path} ({track}) ==")
+    click.echo(f"{'metric':<16} {'value':>7}  95% interval")
+    for key in keys:
+        interval = result.intervals.get(key)
+        shown = f"[{interval[0]:6.2f}, {interval[1]:6.2f}]" if interval else ""
+        # score.pl's own rounding (half up) for its metrics, so the figures read alike
+        value = perl_round(result.metrics[key] / 100) if key.startswith(("best_", "oot_")) \
+            else round(result.metrics[key], 2)
+        click.echo(f"{key:<16} {value:7.2f}  {shown}")
+    c, s = result.counts, result.signature
+    click.echo(f"{c['targets_scored']} instances scored, {c['targets_answered']} of "
+               f"{c['targets_in_split']} answered; scorer {SCORER_VERSION}, split "
+               f"{s['split_checksum'][:12]}, bootstrap B={s['bootstrap']}, seed {s['seed']}")
+
+
+def _invalid(path: Path, report, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps({"submission": str(path),
+                               "errors": [p.to_dict() for p in report.errors],
+                               "errors_not_shown": report.errors_not_shown,
+                               "warnings": [p.to_dict() for p in report.warnings]}))
+        return
+    click.echo(f"{path} is not a valid answer file:", err=True)
+    for p in report.errors:
+        click.echo(f"  [{p.code}] {p.message}", err=True)
+    if report.errors_not_shown:
+        click.echo(f"  ... and {report.errors_not_shown} more", err=True)

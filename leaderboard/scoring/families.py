@@ -1,0 +1,145 @@
+"""Benchmark families: one adapter per benchmark, the only place that knows its files.
+
+The pipeline, the ranking and the pages ask the family of a split (by the split's benchmark
+name) to prepare it, list its candidates and inputs, validate an upload and score it. A
+fourth benchmark is one more adapter registered in :data:`FAMILIES`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from leaderboard.scoring.engine import ScoreResult, score_submission
+from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit, load_split, prepare_split
+from leaderboard.scoring.gold import split_checksum as swords_checksum
+from leaderboard.scoring.lexsub import data as lexsub_data
+from leaderboard.scoring.lexsub import score as lexsub_score
+from leaderboard.scoring.ranking_track import candidates_by_target, validate_ranking_submission
+from leaderboard.scoring.validate import ValidationReport, validate_submission
+
+GENERATIVE, RANKING = "generative", "ranking"
+
+
+def lexsub_data_dir() -> Path:
+    """``$LEADERBOARD_LEXSUB_DIR``, else ``../shared/data/lexsub`` beside the project."""
+    env = os.environ.get("LEADERBOARD_LEXSUB_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "shared" / "data" / "lexsub"
+
+
+@dataclass(frozen=True)
+class SwordsFamily:
+    """SWORDS: hidden labels, lemmatized gold, the original evaluation's metrics."""
+
+    name: str = "swords"
+    title: str = "SWORDS"
+    splits: tuple[str, ...] = ("dev", "test", "test-subset")
+    labels_public: bool = False
+
+    def checksum(self, source: bytes) -> str:
+        return swords_checksum(load_split(source))
+
+    def prepare(self, source: bytes, *, name: str, bootstrap: int = 1000,
+                seed: int = 0) -> PreparedSplit:
+        return prepare_split(load_split(source), name=name, bootstrap=bootstrap, seed=seed)
+
+    def prepared_from_bytes(self, data: bytes) -> PreparedSplit:
+        return PreparedSplit.from_bytes(data)
+
+    def candidates(self, source: bytes) -> dict[str, list[str]]:
+        return candidates_by_target(load_split(source))
+
+    def inputs(self, source: bytes) -> dict[str, Any]:
+        data = load_split(source)
+        return {"contexts": data["contexts"], "targets": data["targets"],
+                "substitutes": {sid: {"target_id": s["target_id"], "substitute": s["substitute"]}
+                                for sid, s in data["substitutes"].items()}}
+
+    def validate(self, raw: bytes, prepared: PreparedSplit, *, track: str,
+                 candidates: dict[str, list[str]] | None = None, **limits) -> ValidationReport:
+        if track == RANKING:
+            return validate_ranking_submission(raw, prepared, candidates or {}, **limits)
+        return validate_submission(raw, prepared, **limits)
+
+    def score(self, prepared: PreparedSplit, report: ValidationReport, *, track: str,
+              bootstrap: int | None = None, seed: int | None = None) -> ScoreResult:
+        return score_submission(prepared, report, bootstrap=bootstrap, seed=seed)
+
+
+@dataclass(frozen=True)
+class LexsubFamily:
+    """LS07 or CoInCo: public labels, the field's files, GAP (lst_gap.py) and best/oot
+    (score.pl) plus Jabbari et al.'s metrics."""
+
+    name: str
+    title: str
+    splits: tuple[str, ...]
+    labels_public: bool = True
+
+    def build_source(self, split: str, data_dir: Path | None = None) -> bytes:
+        return lexsub_data.build_source(self.name, split, data_dir or lexsub_data_dir())
+
+    def checksum(self, source: bytes) -> str:
+        return lexsub_data.source_checksum(source)
+
+    def prepare(self, source: bytes, *, name: str, bootstrap: int = 1000,
+                seed: int = 0) -> lexsub_data.LexsubSplit:
+        return lexsub_data.prepare_source(source, name=name, bootstrap=bootstrap, seed=seed)
+
+    def prepared_from_bytes(self, data: bytes) -> lexsub_data.LexsubSplit:
+        return lexsub_data.LexsubSplit.from_bytes(data)
+
+    def candidates(self, source: bytes) -> dict[str, list[str]]:
+        split = lexsub_data.prepare_source(source, bootstrap=0)
+        return {t.target_id: split.pool(t) for t in split.targets}
+
+    def inputs(self, source: bytes) -> dict[str, Any]:
+        split = lexsub_data.prepare_source(source, bootstrap=0)
+        pools = {t.target_id: split.pool(t) for t in split.targets}
+        return {"instances": [
+            {"id": key, "lemma_pos": lemma_pos, "token_index": index, "sentence": sentence,
+             "candidates": pools.get(key, [])}
+            for key, lemma_pos, index, sentence in split.inputs]}
+
+    def validate(self, raw: bytes, prepared: lexsub_data.LexsubSplit, *, track: str,
+                 candidates: dict[str, list[str]] | None = None, **limits) -> ValidationReport:
+        limits.pop("min_answered_fraction", None)  # labels are public: nothing to probe
+        return lexsub_score.validate(raw, prepared, track=track, **limits)
+
+    def score(self, prepared: lexsub_data.LexsubSplit, report: ValidationReport, *,
+              track: str, bootstrap: int | None = None, seed: int | None = None
+              ) -> ScoreResult:
+        return lexsub_score.score(prepared, report, track=track, bootstrap=bootstrap, seed=seed)
+
+
+Family = SwordsFamily | LexsubFamily
+SWORDS = SwordsFamily()
+FAMILIES: dict[str, Family] = {
+    "swords": SWORDS,
+    "semeval07": LexsubFamily("semeval07", "SemEval-2007 (LS07)", ("trial", "test", "all")),
+    "coinco": LexsubFamily("coinco", "CoInCo", ("all", "dev", "test")),
+}
+
+
+def family_for(benchmark_name: str) -> Family:
+    """The family of a split by its benchmark name; any other name is a SWORDS-format split
+    (a host may import one under its own name)."""
+    return FAMILIES.get(benchmark_name, SWORDS)
+
+
+def gzipped(raw: bytes) -> bytes:
+    """``raw`` gzipped (deterministically) unless it already is."""
+    return raw if raw[:2] == GZIP_MAGIC else gzip.compress(raw, mtime=0)
+
+
+def inputs_json(family: Family, source: bytes, header: dict) -> bytes:
+    """A split's public inputs as deterministic gzipped JSON, with ``header`` first."""
+    text = json.dumps({"benchmark": header, **family.inputs(source)}, ensure_ascii=False,
+                      separators=(",", ":"))
+    return gzip.compress(text.encode("utf-8"), mtime=0)
