@@ -11,6 +11,7 @@ from flask.cli import with_appcontext
 from sqlalchemy.orm import object_session
 
 from leaderboard.db import get_engine, session_scope
+from leaderboard.models import Benchmark
 from leaderboard.scoring import WordNetMissing
 from leaderboard.services.catalog import benchmarks, demo
 from leaderboard.services.catalog.boards import default_board
@@ -62,6 +63,43 @@ def _describe(row) -> str:
     flags = ["hidden" if row.hidden else "public"] + (["default"] if default else [])
     return (f"#{row.id} {row.name} {row.version} {row.split}: {row.n_targets} targets "
             f"({', '.join(flags)})")
+
+
+@benchmark_group.command("import-lexsub")
+@click.argument("name", type=click.Choice(["semeval07", "coinco"]))
+@click.option("--split", help="One split (semeval07: trial, test, all; coinco: all, dev, "
+              "test) and --track; without it, the four standard boards.")
+@click.option("--track", type=click.Choice(["ranking", "generative"]), default="ranking",
+              show_default=True)
+@click.option("--data-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The LS07/CoInCo files [default: $LEADERBOARD_LEXSUB_DIR, else "
+              "../shared/data/lexsub].")
+@with_appcontext
+def import_lexsub_command(name: str, split: str | None, track: str,
+                          data_dir: Path | None) -> None:
+    """Store an LS07 or CoInCo split from the field's files, with its board (public labels).
+
+    Without --split: LS07 all/ranking and test/generative, or CoInCo all/ranking and
+    test/generative (the protocols papers report).
+    """
+    from leaderboard.services.catalog import lexsub
+    from leaderboard.services.catalog.boards import BoardError
+    from leaderboard.services.ranking.snapshots import refresh_snapshot
+
+    wanted = [(name, split, track)] if split else [
+        b for b in lexsub.STANDARD_BOARDS if b[0] == name]
+    try:
+        with session_scope(get_engine()) as session:
+            for family, split_name, board_track in wanted:
+                board = lexsub.lexsub_board(session, family, split_name, board_track,
+                                            data_dir=data_dir)
+                session.commit()
+                refresh_snapshot(session=session, board_id=board.id)
+                session.commit()
+                row = session.get(Benchmark, board.benchmark_id)
+                click.echo(f"board {board.slug}: {_describe(row)}  checksum {row.checksum[:12]}")
+    except (BoardError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 @benchmark_group.command("list")

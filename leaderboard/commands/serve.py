@@ -22,6 +22,7 @@ from pathlib import Path
 import click
 
 from leaderboard.config import PROJECT_ROOT, SERVE_URL_FILE, load_settings
+from leaderboard.scoring.families import lexsub_data_dir
 from leaderboard.supervisor import Supervisor
 
 
@@ -81,6 +82,7 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
         # The demo shows the ranking track too (its seeded Random row, no systems yet).
         step("board", "create", "--benchmark", "swords-demo", "--version", "1", "--split",
              "test", "--track", "ranking")
+    _setup_lexsub(step)
 
     supervisor.start("web", [str(Path(sys.executable).with_name("gunicorn")), "-c",
                              "gunicorn.conf.py", "--bind", f"{host}:{port}", "wsgi:app"],
@@ -113,6 +115,17 @@ def _setup_swords(step: Callable[..., None], test_path: Path) -> None:
     if shared.is_dir():
         step("reference", "import-shared", str(shared.parent))
     step("reported", "add-shipped")
+
+
+def _setup_lexsub(step: Callable[..., None]) -> None:
+    """LS07 and CoInCo boards (the protocols papers report) when their files are present."""
+    data_dir = lexsub_data_dir()
+    if not (data_dir / "lst_all.gold").is_file():
+        click.echo(f"(no LS07/CoInCo files at {data_dir}: their boards are not set up; "
+                   "set LEADERBOARD_LEXSUB_DIR)")
+        return
+    for name in ("semeval07", "coinco"):
+        step("benchmark", "import-lexsub", name)
 
 
 def _record_url(supervisor: Supervisor, instance_path: str, url: str) -> None:

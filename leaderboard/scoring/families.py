@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,12 @@ from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit, load_split, prep
 from leaderboard.scoring.gold import split_checksum as swords_checksum
 from leaderboard.scoring.lexsub import data as lexsub_data
 from leaderboard.scoring.lexsub import score as lexsub_score
-from leaderboard.scoring.ranking_track import candidates_by_target, validate_ranking_submission
+from leaderboard.scoring.lexsub.gap import split_last_space
+from leaderboard.scoring.ranking_track import (
+    candidates_by_target,
+    random_ranking_submission,
+    validate_ranking_submission,
+)
 from leaderboard.scoring.validate import ValidationReport, validate_submission
 
 GENERATIVE, RANKING = "generative", "ranking"
@@ -71,6 +77,10 @@ class SwordsFamily:
               bootstrap: int | None = None, seed: int | None = None) -> ScoreResult:
         return score_submission(prepared, report, bootstrap=bootstrap, seed=seed)
 
+    def random_submission(self, source: bytes, seed: int = 0) -> bytes:
+        doc = random_ranking_submission(load_split(source), seed=seed)
+        return gzip.compress(json.dumps(doc).encode(), 6, mtime=0)
+
 
 @dataclass(frozen=True)
 class LexsubFamily:
@@ -116,6 +126,26 @@ class LexsubFamily:
               track: str, bootstrap: int | None = None, seed: int | None = None
               ) -> ScoreResult:
         return lexsub_score.score(prepared, report, track=track, bootstrap=bootstrap, seed=seed)
+
+    def random_submission(self, source: bytes, seed: int = 0) -> bytes:
+        """Every candidate of every instance with a seeded uniform score, as RANKED lines."""
+        split = lexsub_data.prepare_source(source, bootstrap=0)
+        rng = random.Random(seed)
+        lines = ["RANKED\t" + t.target_id + "".join(
+            f"\t{c} {rng.random()!r}" for c in split.pool(t)) for t in split.targets]
+        return gzipped("\n".join(lines).encode("latin-1") + b"\n")
+
+    def upper_bound_submission(self, source: bytes) -> bytes:
+        """The gold's own answers: its most frequent one as .best (the first of equals) and
+        its ten most frequent as .oot, the bound McCarthy & Navigli give (45.76 on LS07 test)."""
+        split = lexsub_data.prepare_source(source, bootstrap=0)
+        best, oot = [], []
+        for t in split.targets:
+            gold = [split_last_space(e) for e in t.line.split("::", 1)[1].strip().split(";") if e]
+            ranked = [sub for sub, _ in sorted(gold, key=lambda e: -int(e[1]))]
+            best.append(f"{t.target_id} :: {';'.join(ranked[:1])}")
+            oot.append(f"{t.target_id} ::: {';'.join(ranked[:10])}")
+        return gzipped("\n".join(best + oot).encode("latin-1") + b"\n")
 
 
 Family = SwordsFamily | LexsubFamily

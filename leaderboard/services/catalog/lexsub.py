@@ -60,9 +60,19 @@ def import_lexsub_split(session: Session, name: str, split: str, *,
 def lexsub_board(session: Session, name: str, split: str, track: str, *,
                  data_dir: Path | None = None) -> Board:
     """The board of ``name``/``split``/``track`` (``semeval07-all-ranking``), made if absent."""
+    from leaderboard.services.catalog.references import (
+        ensure_random_reference,
+        ensure_upper_bound_reference,
+    )
+
     benchmark = import_lexsub_split(session, name, split, data_dir=data_dir)
-    return create_board(session, benchmark, track=track, phase=Phase.TEST,
-                        slug=f"{name}-{split}-{track}")
+    board = create_board(session, benchmark, track=track, phase=Phase.TEST,
+                         slug=f"{name}-{split}-{track}")
+    if track == Track.RANKING:
+        ensure_random_reference(session, benchmark)
+    else:
+        ensure_upper_bound_reference(session, benchmark)
+    return board
 
 
 def standard_boards(session: Session, data_dir: Path | None = None) -> list[Board]:

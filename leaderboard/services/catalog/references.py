@@ -9,9 +9,7 @@ per split, from a seeded generator: :func:`ensure_random_reference`.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import json
 from pathlib import Path
 
 from sqlmodel import Session, col, select
@@ -20,19 +18,15 @@ from leaderboard.models import Benchmark, ReferenceSystem, Track, utcnow
 from leaderboard.scoring import (
     METRIC_KEYS,
     SCORER_VERSION,
-    score_submission,
     validate_submission,
 )
-from leaderboard.scoring.ranking_track import (
-    random_ranking_submission,
-    validate_ranking_submission,
-)
+from leaderboard.scoring.families import SWORDS, family_for
+from leaderboard.scoring.ranking_track import validate_ranking_submission
 from leaderboard.services.catalog.benchmarks import (
     find_benchmark,
     get_candidates,
     get_prepared,
     import_benchmark,
-    parse_split,
 )
 
 #: Kinds a host adds from a file (``reference add --kind``).
@@ -44,6 +38,9 @@ RANDOM_SEED = 0
 RANDOM_NOTE = ("Every candidate scored with a uniform random number (Python random.Random, "
                "seed 0), then scored here like a submission; the paper's Random on v1.0 test: "
                "GAP 32.7.")
+LEXSUB_RANDOM_NOTE = ("Every candidate of the pool scored with a uniform random number "
+                      "(Python random.Random, seed 0) as RANKED lines, then scored here like a "
+                      "submission; a random ranking gives about 30.0 GAP on LS07 all.")
 METRIC_GROUPS: dict[str, list[str]] = {
     "a": [k for k in METRIC_KEYS if "_a_" in k],
     "c": [k for k in METRIC_KEYS if "_c_" in k],  # includes strict_c_p@1
@@ -85,8 +82,12 @@ def add_reference(*, session: Session, benchmark: Benchmark, name: str, kind: st
     if kind not in KINDS + MADE_KINDS:
         raise ReferenceInvalid(f"kind must be one of {', '.join(KINDS)}")
     prepared = get_prepared(benchmark)
+    family = family_for(benchmark.name)
     # Published reference outputs contain empty substitutes: score them as upstream did.
-    if track == Track.RANKING:
+    if family is not SWORDS:
+        report = family.validate(raw, prepared, track=track or Track.GENERATIVE,
+                                 max_bytes=max_bytes)
+    elif track == Track.RANKING:
         report = validate_ranking_submission(raw, prepared, get_candidates(benchmark),
                                              max_bytes=max_bytes, allow_empty=True)
     else:
@@ -95,7 +96,7 @@ def add_reference(*, session: Session, benchmark: Benchmark, name: str, kind: st
         shown = "; ".join(f"[{p.code}] {p.message}" for p in report.errors[:5])
         raise ReferenceInvalid(f"not a valid result file for {benchmark.name} "
                              f"{benchmark.version} {benchmark.split}: {shown}")
-    result = score_submission(prepared, report)
+    result = family.score(prepared, report, track=track or Track.GENERATIVE)
     row = next((r for r in session.exec(select(ReferenceSystem).where(
         ReferenceSystem.benchmark_id == benchmark.id, ReferenceSystem.name == name)).all()
         if r.metric_keys == metric_keys), None)
@@ -127,8 +128,7 @@ def rescore_references(session: Session, *, force: bool = False) -> list[Referen
 def random_reference_bytes(benchmark: Benchmark, seed: int = RANDOM_SEED) -> bytes:
     """The Random row's file for a split: every candidate with a seeded uniform score
     (:func:`~leaderboard.scoring.ranking_track.random_ranking_submission`), gzipped."""
-    doc = random_ranking_submission(parse_split(benchmark.source_bytes), seed=seed)
-    return gzip.compress(json.dumps(doc).encode(), 6, mtime=0)
+    return family_for(benchmark.name).random_submission(benchmark.source_bytes, seed=seed)
 
 
 def ensure_random_reference(session: Session, benchmark: Benchmark) -> ReferenceSystem:
@@ -140,9 +140,25 @@ def ensure_random_reference(session: Session, benchmark: Benchmark) -> Reference
         ReferenceSystem.name == RANDOM_NAME)).first()
     if row is not None and row.scorer_version == SCORER_VERSION:
         return row
+    note = RANDOM_NOTE if family_for(benchmark.name) is SWORDS else LEXSUB_RANDOM_NOTE
     return add_reference(session=session, benchmark=benchmark, name=RANDOM_NAME,
                          kind="random", raw=random_reference_bytes(benchmark),
-                         note=RANDOM_NOTE, track=Track.RANKING)
+                         note=note, track=Track.RANKING)
+
+
+UPPER_BOUND_NAME = "Gold upper bound"
+UPPER_BOUND_NOTE = ("The gold's own most frequent answer per instance as best (the first of "
+                    "equals) and its ten most frequent as oot: the theoretical upper bound of "
+                    "McCarthy & Navigli (2009), best 45.76 on LS07 test.")
+
+
+def ensure_upper_bound_reference(session: Session, benchmark: Benchmark) -> ReferenceSystem:
+    """The gold upper-bound row of an LS07/CoInCo split's generative boards. Flushes."""
+    family = family_for(benchmark.name)
+    return add_reference(session=session, benchmark=benchmark, name=UPPER_BOUND_NAME,
+                         kind="oracle", raw=family.upper_bound_submission(
+                             benchmark.source_bytes),
+                         note=UPPER_BOUND_NOTE, track=Track.GENERATIVE)
 
 
 HUMANS_NOTE = ("Computed as in the SWORDS paper on the 89 test targets annotated twice "
