@@ -32,6 +32,7 @@ from leaderboard.services.catalog.boards import (
     BoardError,
     board_or_default,
     board_title,
+    board_views,
     list_boards,
 )
 from leaderboard.services.intake import submissions as service
@@ -212,7 +213,7 @@ def submission(submission_id: int):
     board = get_session().get(Board, row.board_id)
     result = (service.current_result(get_session(), row.id)
               if row.status == SubmissionStatus.SCORED else None)
-    shown = service.track_metrics(board.track, result.metrics) if result else {}
+    shown = service.track_metrics(board_views(board), result.metrics) if result else {}
     return render_template("submissions/detail.html", submission=row, result=result,
                            board=board, pending=row.status in SubmissionStatus.PENDING,
                            visibility_form=VisibilityForm(),

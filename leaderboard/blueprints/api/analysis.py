@@ -8,7 +8,7 @@ from leaderboard.blueprints.api import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA
-from leaderboard.services.catalog.boards import BoardError, board_or_default
+from leaderboard.services.catalog.boards import BoardError, board_or_default, board_views
 from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
 from leaderboard.services.ranking.metric_info import default_sort
 from leaderboard.services.ranking.pairwise import pairwise_table, parse_top
@@ -55,7 +55,7 @@ def significance():
         return error_response(404, "unknown_leaderboard", str(exc))
     if board is None:
         return error_response(404, "no_benchmark", "no benchmark split is loaded yet")
-    metric = request.args.get("metric", default_sort(board.track))
+    metric = request.args.get("metric", default_sort(board_views(board, session)))
     try:
         top = parse_top(request.args.get("top"))
         ref = latest_snapshot(session, board.id)  # type: ignore[arg-type]

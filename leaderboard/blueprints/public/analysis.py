@@ -6,7 +6,7 @@ from flask import abort, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
-from leaderboard.blueprints.public.common import current_board, snapshot_or_empty
+from leaderboard.blueprints.public.common import current_board, current_views, snapshot_or_empty
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA, format_p
 from leaderboard.services.ranking import charts
@@ -72,7 +72,7 @@ def significance():
     """Pairwise view: P(row beats column) among the top 30 on ?metric=, significant cells
     marked, and a compact letter display."""
     data = snapshot_or_empty()
-    track = _track()
+    track = current_views()
     metric = request.args.get("metric", default_sort(track))
     try:
         table = _per_snapshot("pairwise", (metric, MAX_TOP),
@@ -92,7 +92,7 @@ def significance():
 def history():
     """Progress over time on the view's headline metric (?view=)."""
     data = snapshot_or_empty()
-    track = _track()
+    track = current_views()
     views = {k: v for k, v in views_for(track).items() if k != "all"}
     view = views.get(request.args.get("view") or default_view(track))
     if view is None:
@@ -101,11 +101,6 @@ def history():
                            lambda: charts.to_json(charts.history(data, view.headline)))
     return render_template("public/history.html", figure=figure, view=view, views=views,
                            n_systems=len(data.get("systems", [])), labels=LABELS)
-
-
-def _track() -> str | None:
-    board = current_board()
-    return board.track if board is not None else None
 
 
 def _per_snapshot(kind: str, variant: tuple, build):

@@ -18,8 +18,10 @@ from leaderboard.services.catalog.boards import (
     BoardError,
     board_or_default,
     board_summary,
+    board_views,
     list_boards,
 )
+from leaderboard.services.ranking.metric_info import view_set
 from leaderboard.services.ranking.ranking_table import (
     BadQuery,
     RankingTable,
@@ -48,6 +50,16 @@ def current_board() -> Board | None:
         except BoardError as exc:
             abort(404, description=str(exc))
     return g.board
+
+
+def current_views() -> str | None:
+    """The view set of the shown board (its metrics and views; see ``metric_info``)."""
+    board = current_board()
+    if board is None:
+        return None
+    if "views" not in g:
+        g.views = view_set(board.track, get_split(get_session(), board.benchmark_id).name)
+    return g.views
 
 
 #: Pages of one board: their links keep the shown board's ``?leaderboard=``.
@@ -161,7 +173,7 @@ def ranking_response(board_id: int, kind: str,
     view, pos, sort = args.get("view"), args.get("pos"), args.get("sort")
     direction, entries, q = args.get("dir"), args.get("entries"), args.get("q")
     board = get_session().get(Board, board_id)
-    parsed = parse_query(view, pos, sort, direction, board.track if board else None)
+    parsed = parse_query(view, pos, sort, direction, board_views(board) if board else None)
     entries_value, query = parse_entries(entries), parse_q(q)
     ref = latest_snapshot(get_session(), board_id)
 

@@ -8,6 +8,7 @@ from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.common import (
     boards_signature,
     current_board,
+    current_views,
     personal_page,
     ranking_response,
     snapshot_or_empty,
@@ -32,10 +33,10 @@ def _track() -> str | None:
 
 
 def _context() -> dict:
-    track = _track()
-    return {"views": views_for(track), "pos_values": POS_VALUES, "labels": LABELS,
-            "short_label": short_label, "describe": describe, "track": track or "generative",
-            "default_view": default_view(track), "default_sort": default_sort(track)}
+    views = current_views()
+    return {"views": views_for(views), "pos_values": POS_VALUES, "labels": LABELS,
+            "short_label": short_label, "describe": describe, "track": _track() or "generative",
+            "default_view": default_view(views), "default_sort": default_sort(views)}
 
 
 @bp.get("/")
@@ -60,24 +61,24 @@ def matrix():
     """Systems × POS for one metric (?metric=, default the board's headline: strict F^10,
     GAP on a ranking board)."""
     data = snapshot_or_empty()
-    metric = request.args.get("metric", default_sort(_track()))
+    metric = request.args.get("metric", default_sort(current_views()))
     try:
         grid = build_matrix(data, metric)
     except BadQuery as exc:
         abort(400, description=str(exc))
-    metrics = list(displayed(_track()))
+    metrics = list(displayed(current_views()))
     return render_template("public/matrix.html", grid=grid, metrics=metrics,
                            benchmark=data.get("benchmark"), **_context())
 
 
 @bp.get("/charts")
 def charts_page():
-    """Precision-recall scatter (generative boards only: with every candidate given,
+    """Precision-recall scatter (SWORDS generative views only: with every candidate given,
     precision and recall at 10 mean nothing) and the dot plot of the view's headline."""
     data = snapshot_or_empty()
     view = _chart_view()
     figures = []
-    if view.key != "ranking":
+    if view.headline.endswith("_f@10"):
         mode, ref = view.key.split("-")
         figures.append((charts.to_json(charts.precision_recall(data, mode, ref)),
                         "Precision-recall scatter of all public systems with iso-F curves; "
@@ -90,12 +91,12 @@ def charts_page():
 
 def chart_views() -> dict:
     """The board's views a chart can show (not the grouped "all metrics" one)."""
-    return {k: v for k, v in views_for(_track()).items() if k != "all"}
+    return {k: v for k, v in views_for(current_views()).items() if k != "all"}
 
 
 def _chart_view():
     views = chart_views()
-    view = views.get(request.args.get("view") or default_view(_track()))
+    view = views.get(request.args.get("view") or default_view(current_views()))
     if view is None:
         abort(400, description=f"view must be one of {', '.join(views)}")
     return view
@@ -115,7 +116,7 @@ def _export(kind: str) -> Response:
         response = ranking_response(board.id, f"export.{kind}", render, mimetype)
     except BadQuery as exc:
         abort(400, description=str(exc))
-    view = request.args.get("view") or default_view(board.track)
+    view = request.args.get("view") or default_view(current_views())
     pos = (request.args.get("pos") or "all").lower()
     response.headers["Content-Disposition"] = (
         f'attachment; filename="swords-leaderboard-{view}-{pos}.{kind}"')

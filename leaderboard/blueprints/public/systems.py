@@ -9,6 +9,7 @@ from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.analysis import redirect_to_compare
 from leaderboard.db import get_session
 from leaderboard.models import Board, Team, Track
+from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.ranking import charts
 from leaderboard.services.ranking.metric_info import (
     LABELS,
@@ -45,9 +46,11 @@ def system(submission_id: int):
         return redirect_to_compare(submission_id, compare_id)
     g.board = session.get(Board, detail["board_id"])  # the header names the system's board
     choices = [s for s in compare_choices(detail["board_id"]) if s["id"] != submission_id]
-    if g.board is not None and g.board.track == Track.RANKING:
-        # Every candidate was given: the F^10 families mean nothing on the ranking track.
-        chart_keys = cards = keys = list(displayed(Track.RANKING))
+    views = board_views(g.board, session) if g.board is not None else Track.GENERATIVE
+    if views != Track.GENERATIVE:
+        # A SWORDS ranking board (the F^10 families mean nothing when every candidate is
+        # given) or an LS07/CoInCo board: its own metrics only.
+        chart_keys = cards = keys = list(displayed(views))
     else:
         chart_keys, cards = CHART_KEYS, CARD_KEYS
         keys = [k for k in VIEWS["all"].columns] + [k for k in detail["metrics"]

@@ -64,6 +64,17 @@ def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.G
     return existing
 
 
+def board_views(board: Board, session: Session | None = None) -> str:
+    """The view set of ``board`` (its metrics and views: the track, per benchmark family)."""
+    from sqlalchemy.orm import object_session
+
+    from leaderboard.services.ranking.metric_info import view_set
+
+    session = session or object_session(board)
+    benchmark = session.get(Benchmark, board.benchmark_id, options=Benchmark.without_files())
+    return view_set(board.track, benchmark.name)
+
+
 def set_default(session: Session, board: Board) -> None:
     """Make ``board`` the one ``/`` shows; flushes."""
     for other in session.exec(select(Board).where(Board.is_default)).all():
@@ -116,7 +127,13 @@ def list_boards(session: Session) -> list[tuple[Board, Benchmark]]:
 
 
 def describe_benchmark(benchmark: Benchmark) -> str:
-    """``swords 1.1 test``."""
+    """``swords 1.1 test``; ``SemEval-2007 (LS07) test`` for a family read from the field's
+    files (its version is this site's import of them)."""
+    from leaderboard.scoring.families import SWORDS, family_for
+
+    family = family_for(benchmark.name)
+    if family is not SWORDS:
+        return f"{family.title} {benchmark.split}"
     return f"{benchmark.name} {benchmark.version} {benchmark.split}"
 
 
@@ -134,6 +151,6 @@ def board_summary(board: Board, benchmark: Benchmark) -> dict[str, Any]:
             "benchmark": {"name": benchmark.name, "version": benchmark.version,
                           "split": benchmark.split},
             "track": board.track, "phase": board.phase,
-            "labels": "public" if board.labels_public else "hidden",
+            "labels": "public" if board.labels_public or not benchmark.hidden else "hidden",
             "default": board.is_default, "title": board_title(board, benchmark),
             "n_targets": benchmark.n_targets}

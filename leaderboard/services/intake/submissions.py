@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, Track, utcnow
+from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.ranking.metric_info import displayed
 from leaderboard.textcheck import TextRefused, check_text
@@ -243,10 +244,11 @@ def rounded(value: Any, decimals: int = SHOWN_DECIMALS) -> Any:
     return value
 
 
-def track_metrics(track: str, values: dict[str, Any]) -> dict[str, Any]:
-    """The metrics a board of ``track`` shows (a ranking-track file scores every candidate:
-    its F^10 and SemEval numbers mean nothing and are left out)."""
-    keys = displayed(track) if track == Track.RANKING else tuple(values)
+def track_metrics(views: str, values: dict[str, Any]) -> dict[str, Any]:
+    """The metrics a board of view set ``views`` shows (all of them on a SWORDS generative
+    board; a ranking-track file scores every candidate, so its F^10 and SemEval numbers mean
+    nothing there; an LS07/CoInCo board has its own metrics)."""
+    keys = tuple(values) if views == Track.GENERATIVE else displayed(views)
     return {k: values[k] for k in keys if k in values}
 
 
@@ -271,7 +273,7 @@ def submission_dict(submission: Submission, result: Result | None, *, board: Boa
     }
     if brief:
         if result is not None:
-            data["metrics"] = rounded(track_metrics(board.track, result.metrics))
+            data["metrics"] = rounded(track_metrics(board_views(board), result.metrics))
         return data
     data.update({
         "description": submission.description, "paper_url": submission.paper_url,
@@ -283,7 +285,7 @@ def submission_dict(submission: Submission, result: Result | None, *, board: Boa
         "result": None,
     })
     if result is not None:
-        metrics, intervals, by_pos = _track_result(board.track, result)
+        metrics, intervals, by_pos = _track_result(board_views(board), result)
         data["result"] = {
             "metrics": rounded(metrics), "intervals": rounded(intervals),
             "by_pos": rounded(by_pos), "counts": result.counts,

@@ -23,6 +23,7 @@ from leaderboard.scoring.significance import (
     p_value,
     significant,
 )
+from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.ranking.metric_info import (
     DISPLAYED,
     LABELS,
@@ -109,9 +110,10 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
     # The metrics of A's board's track: a ranking board compares GAP, GAP ratio and P@1 only.
     board = session.get(Board, a["board_id"]) if a.get("board_id") is not None else None
     track = board.track if board is not None else None
+    views = board_views(board, session) if board is not None else None
     metrics: dict[str, Any] = {}
     won = {"a": [0, 0], "b": [0, 0], "even": 0}
-    for k in displayed(track):
+    for k in displayed(views):
         if k not in ma or k not in mb:
             continue
         x, y = float(ma[k]), float(mb[k])
@@ -125,7 +127,7 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
             won[side][0] += 1
             won[side][1] += int(entry["significant"])
     return {"a": _summary(a), "b": _summary(b), "pos": pos or "ALL",
-            "track": track or "generative", "headline": default_sort(track),
+            "track": track or "generative", "headline": default_sort(views),
             "summary": {"metrics": len(metrics), "a_won": won["a"][0],
                         "a_won_significantly": won["a"][1], "b_won": won["b"][0],
                         "b_won_significantly": won["b"][1], "even": won["even"]},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leaderboard.scoring.families import SWORDS, family_for
 from leaderboard.scoring.significance import ALPHA
 
 POS_VALUES: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV")
@@ -22,7 +23,10 @@ LABELS.update({
     "best_p": "best P", "best_r": "best R", "best_mode_p": "best mode P",
     "best_mode_r": "best mode R", "oot_p": "oot P", "oot_r": "oot R",
     "oot_mode_p": "oot mode P", "oot_mode_r": "oot mode R",
+    "best1": "best1", "coverage_p": "coverage P", "coverage_r": "coverage R",
+    "coverage_f": "coverage F",
 })
+LABELS.update((f"coverage_f@{k}", f"coverage F@{k}") for k in range(1, 11))
 
 DESCRIPTIONS: dict[str, str] = {
     "f": "harmonic mean of P and R",
@@ -41,7 +45,7 @@ def short_label(key: str) -> str:
 
 def describe(key: str) -> str:
     """One line saying what a metric is, for header titles and the about page."""
-    if key.endswith("@10"):
+    if key.endswith("@10") and key.startswith(("strict_", "lenient_")):
         mode, ref, part = key.removesuffix("@10").split("_")
         gold = "acceptable (score > 50%)" if ref == "a" else "conceivable (score > 0%)"
         filt = ("whole system list" if mode == "strict"
@@ -51,7 +55,12 @@ def describe(key: str) -> str:
         "strict_c_p@1": "precision of the first substitute against conceivable gold",
         "gap": "generalized average precision, weights = positive label counts",
         "gap_rat": "GAP with weights = label ratio scores",
-    }.get(key, "SemEval-2007 legacy metric (score.pl)")
+        "best1": "Jabbari et al. 2010: count of the first answer over the highest count",
+        "coverage_p": "Jabbari et al. 2010: gold counts found over (found + 1 per wrong answer)",
+        "coverage_r": "Jabbari et al. 2010: gold counts found over all gold counts",
+        "coverage_f": "Jabbari et al. 2010: harmonic mean of coverage P and R, per item",
+    }.get(key, "Jabbari et al. 2010: coverage F of the first k answers" if key.startswith(
+        "coverage_f@") else "SemEval-2007 metric (score.pl)")
 
 
 @dataclass(frozen=True)
@@ -91,14 +100,33 @@ DEFAULT_VIEW = "strict-a"
 RANKING_VIEWS: dict[str, View] = {
     "ranking": View("ranking", "Ranking setting (GAP)", "gap", ("gap", "gap_rat", "strict_c_p@1")),
 }
-#: Views of each track, and the one a board of that track shows by default.
-TRACK_VIEWS: dict[str, dict[str, View]] = {"generative": VIEWS, "ranking": RANKING_VIEWS}
-TRACK_DEFAULT_VIEW: dict[str, str] = {"generative": DEFAULT_VIEW, "ranking": "ranking"}
+_SCOREPL = ("best_p", "best_r", "best_mode_p", "best_mode_r", "oot_p", "oot_r", "oot_mode_p",
+            "oot_mode_r")
+_JABBARI = ("best1", "coverage_p", "coverage_r", "coverage_f")
+#: LS07 and CoInCo boards: what the field reports (GAP; score.pl's best/oot) and Jabbari et
+#: al.'s metrics; their keys come from leaderboard.scoring.lexsub.
+LEXSUB_VIEWS: dict[str, dict[str, View]] = {
+    "ranking": {"gap": View("gap", "GAP (lst_gap.py, no-mwe)", "gap", ("gap",))},
+    "generative": {
+        "best": View("best", "best (score.pl)", "best_p", _SCOREPL[:4] + ("oot_p",)),
+        "oot": View("oot", "oot (score.pl)", "oot_p", _SCOREPL[4:] + ("best_p",)),
+        "jabbari": View("jabbari", "Jabbari et al. 2010", "coverage_f", _JABBARI),
+        "all": View("all", "All metrics", "best_p", _SCOREPL + _JABBARI + tuple(
+            f"coverage_f@{k}" for k in range(1, 11))),
+    },
+}
+#: Views of each view set (a track, or a family's track), and the one shown by default.
+TRACK_VIEWS: dict[str, dict[str, View]] = {
+    "generative": VIEWS, "ranking": RANKING_VIEWS,
+    "lexsub-ranking": LEXSUB_VIEWS["ranking"], "lexsub-generative": LEXSUB_VIEWS["generative"]}
+TRACK_DEFAULT_VIEW: dict[str, str] = {"generative": DEFAULT_VIEW, "ranking": "ranking",
+                                      "lexsub-ranking": "gap", "lexsub-generative": "best"}
 DEFAULT_TRACK = "generative"
 
-#: Metrics that get tie marks (every displayed metric) and rank intervals (headlines), on a
-#: generative board; :func:`displayed` and :func:`headlines` give them per track.
-DISPLAYED: tuple[str, ...] = tuple(dict.fromkeys(k for v in VIEWS.values() for k in v.columns))
+#: Every metric some board shows (tie marks, exports); :func:`displayed` and
+#: :func:`headlines` give them per view set.
+DISPLAYED: tuple[str, ...] = tuple(dict.fromkeys(
+    k for views in TRACK_VIEWS.values() for v in views.values() for k in v.columns))
 HEADLINES: tuple[str, ...] = tuple(dict.fromkeys(v.headline for v in VIEWS.values()))
 
 
@@ -127,6 +155,12 @@ def headlines(track: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v.headline for v in views_for(track).values()))
 
 
+def view_set(track: str, benchmark_name: str) -> str:
+    """The views of a board: its track on SWORDS, ``lexsub-<track>`` on LS07 and CoInCo."""
+    return track if family_for(benchmark_name) is SWORDS else f"lexsub-{track}"
+
+
 def track_of(data: dict) -> str:
-    """The track of a snapshot's board (snapshots from before tracks: generative)."""
-    return (data.get("board") or {}).get("track") or DEFAULT_TRACK
+    """The view set of a snapshot's board (snapshots from before tracks: generative)."""
+    board = data.get("board") or {}
+    return board.get("views") or board.get("track") or DEFAULT_TRACK

@@ -44,6 +44,7 @@ from leaderboard.services.ranking.metric_info import (
     POS_VALUES,
     displayed,
     headlines,
+    view_set,
     views_for,
 )
 
@@ -283,7 +284,8 @@ def compute_snapshot_data(session: Session, board: Board,
     stats = _load_stats([r for _, r, _ in rows])
     m = len(systems)
     tiebreak = [(s["date"], s["id"]) for s in systems]
-    shown_keys, ranked_on = displayed(board.track), headlines(board.track)
+    views = view_set(board.track, benchmark.name)
+    shown_keys, ranked_on = displayed(views), headlines(views)
     per_pos: dict[str, Any] = {}
     best: dict[str, Any] = {}
     pairwise: dict[str, Any] = {}
@@ -304,7 +306,7 @@ def compute_snapshot_data(session: Session, board: Board,
             subset = best_per_team(systems, overall[headline], tiebreak)
             entry = best.setdefault(headline, {"members": subset, "stats": {}})
             entry["stats"][name] = _pos_block(points, resampled, members, subset, tiebreak,
-                                              tie_keys=_columns_of(headline, board.track),
+                                              tie_keys=_columns_of(headline, views),
                                               rank_keys=(headline,))
         if pos is None:
             pairwise = _pairwise(systems, points, resampled, members, shown_keys)
@@ -314,7 +316,7 @@ def compute_snapshot_data(session: Session, board: Board,
         "benchmark": {"id": benchmark.id, "name": benchmark.name, "version": benchmark.version,
                       "split": benchmark.split, "n_targets": benchmark.n_targets,
                       "checksum": benchmark.checksum},
-        "board": {"id": board.id, "slug": board.slug, "track": board.track,
+        "board": {"id": board.id, "slug": board.slug, "track": board.track, "views": views,
                   "phase": board.phase, "title": board_title(board, benchmark)},
         "systems": systems,
         "stats": per_pos,
