@@ -1,0 +1,85 @@
+"""Tiny LS07-format splits written as files, score.pl run for real, and the real data."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from leaderboard.scoring.families import FAMILIES
+from leaderboard.scoring.lexsub import score as lexsub_score
+from leaderboard.scoring.lexsub.data import build_source, prepare_source
+from leaderboard.scoring.lexsub.scorepl import perl_round
+
+from ..conftest import shared_dir
+
+
+def lexsub_dir() -> Path:
+    """``../shared/data/lexsub``, or skip saying why."""
+    path = shared_dir() / "data" / "lexsub"
+    if not (path / "lst_all.gold").is_file():
+        pytest.skip(f"LS07/CoInCo data not found at {path} (set LEADERBOARD_SHARED_DIR)")
+    return path
+
+
+def score_pl() -> Path:
+    """SemEval's score.pl from the shared data, or skip (it is never copied here)."""
+    if shutil.which("perl") is None:
+        pytest.skip("perl is needed to run score.pl")
+    return lexsub_dir() / "score.pl"
+
+
+def tiny_split(tmp: Path, gold: list[str], candidates: dict[str, list[str]] | None = None,
+               bootstrap: int = 0):
+    """A prepared semeval07-format split from gold lines (inputs made up from the keys)."""
+    (tmp / "lst_trial.gold").write_bytes(("\n".join(gold) + "\n").encode("latin-1"))
+    inputs = []
+    for line in gold:
+        lemma_pos, item = line.split("::", 1)[0].split()
+        inputs.append(f"{lemma_pos}\t{item}\t0\t{lemma_pos.rpartition('.')[0]} is here")
+    text = "\n".join(inputs) + "\n"
+    (tmp / "lst_trial.preprocessed.gz").write_bytes(gzip.compress(text.encode("latin-1")))
+    pools = candidates or {}
+    (tmp / "lst.gold.candidates").write_bytes("".join(
+        f"{k}::{';'.join(v)}\n" for k, v in pools.items()).encode("latin-1"))
+    return prepare_source(build_source("semeval07", "trial", tmp), bootstrap=bootstrap)
+
+
+def run(split, raw: bytes, track: str, **limits):
+    """(validation report, score result or None) through the family, as the worker runs it."""
+    family = FAMILIES["semeval07"]
+    report = family.validate(raw, split, track=track, **limits)
+    result = family.score(split, report, track=track) if report.ok else None
+    return report, result
+
+
+_NUMBERS = re.compile(r"precision = ([\d.]+), (?:Mode )?recall = ([\d.]+)")
+
+
+def perl_scores(answers: Path, gold: Path, kind: str, env: dict | None = None
+                ) -> dict[str, float] | None:
+    """score.pl's printed P, R, mode P, mode R (in %) and its attempted count; None when it
+    dies dividing by zero (no line of that kind was attempted)."""
+    done = subprocess.run(["perl", str(score_pl()), str(answers), str(gold), "-t", kind],
+                          capture_output=True, text=True, env=env)
+    if done.returncode and "Illegal division by zero" in done.stderr:
+        return None
+    done.check_returncode()
+    out = done.stdout
+    (p, r), (mp, mr) = [tuple(map(float, m)) for m in _NUMBERS.findall(out)]
+    attempted = int(re.search(r"attempted = (\d+)", out).group(1))
+    return {"p": p, "r": r, "mode_p": mp, "mode_r": mr, "attempted": attempted}
+
+
+def ours(result, kind: str) -> dict[str, float]:
+    """Our four numbers of ``kind`` rounded as score.pl prints them."""
+    m = result.metrics
+    return {name: perl_round(m[f"{kind}_{name}"] / 100)
+            for name in ("p", "r", "mode_p", "mode_r")}
+
+
+GENERATIVE, RANKING = lexsub_score.GENERATIVE, lexsub_score.RANKING

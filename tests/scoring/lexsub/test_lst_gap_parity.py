@@ -1,0 +1,49 @@
+"""GAP equals ``lst_gap.py GOLD RANKED OUT no-mwe`` on seeded files of the real splits.
+
+The expected MEAN_GAP values were written by scripts/make_lexsub_gap_fixture.py, which runs
+the field's Python 2 script itself on files from generated.py (seeds in the fixture).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from leaderboard.scoring.families import FAMILIES
+
+from .conftest import RANKING, lexsub_dir
+from .generated import CASES, ranked_bytes
+
+pytestmark = pytest.mark.slow
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "lst_gap_expected.json"
+EXPECTED = json.loads(FIXTURE.read_text())["cases"]
+_SPLITS: dict = {}
+
+
+def _split(family: str, name: str):
+    if (family, name) not in _SPLITS:
+        fam = FAMILIES[family]
+        _SPLITS[family, name] = fam.prepare(fam.build_source(name, lexsub_dir()),
+                                            name=f"{family}-{name}", bootstrap=0)
+    return _SPLITS[family, name]
+
+
+def test_fixture_covers_every_generated_case() -> None:
+    assert [(c["family"], c["split"], c["scheme"], c["seed"]) for c in EXPECTED] == CASES
+
+
+@pytest.mark.parametrize("case", EXPECTED, ids=lambda c: f"{c['family']}-{c['split']}-"
+                         f"{c['scheme']}-{c['seed']}")
+def test_mean_gap_equals_lst_gap(case) -> None:
+    split = _split(case["family"], case["split"])
+    raw = ranked_bytes(split, case["scheme"], case["seed"])
+    family = FAMILIES[case["family"]]
+    report = family.validate(raw, split, track=RANKING)
+    assert report.ok, report.errors[:3]
+    result = family.score(split, report, track=RANKING, bootstrap=0)
+    assert result.counts["targets_scored"] == case["read"]
+    assert len(split.targets) - case["read"] == case["ignored"]
+    # the script prints str(float): 12 significant digits
+    assert float(f"{result.metrics['gap'] / 100:.12g}") == case["mean_gap"]
