@@ -39,12 +39,14 @@ def test_leaderboards_api_lists_every_board_default_first(client, session, bench
                                                           ranking_board):
     body = client.get("/api/v1/leaderboards").get_json()
     assert body == {"leaderboards": [
-        {"slug": DEMO, "benchmark": {"name": "swords-demo", "version": "1", "split": "test"},
+        {"slug": DEMO, "benchmark": {"name": "swords-demo", "version": "1", "split": "test",
+                                    "title": "swords-demo v1"},
          "track": "generative", "phase": "test", "labels": "hidden", "default": True,
          "title": "swords-demo 1 test · generative", "n_targets": benchmark.n_targets,
          "ranking_url": f"http://localhost/api/v1/leaderboards/{DEMO}/ranking",
          "page_url": "http://localhost/?leaderboard=" + DEMO},
-        {"slug": RANKING, "benchmark": {"name": "swords-demo", "version": "1", "split": "test"},
+        {"slug": RANKING, "benchmark": {"name": "swords-demo", "version": "1", "split": "test",
+                                    "title": "swords-demo v1"},
          "track": "ranking", "phase": "test", "labels": "hidden", "default": False,
          "title": "swords-demo 1 test · ranking", "n_targets": benchmark.n_targets,
          "ranking_url": f"http://localhost/api/v1/leaderboards/{RANKING}/ranking",

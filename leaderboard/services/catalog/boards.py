@@ -137,6 +137,14 @@ def describe_benchmark(benchmark: Benchmark) -> str:
     return f"{benchmark.name} {benchmark.version} {benchmark.split}"
 
 
+def benchmark_title(benchmark: Benchmark) -> str:
+    """``swords v1.1`` or a family's own title (``SemEval-2007 (LS07)``), without the split."""
+    from leaderboard.scoring.families import SWORDS, family_for
+
+    family = family_for(benchmark.name)
+    return f"{benchmark.name} v{benchmark.version}" if family is SWORDS else family.title
+
+
 def board_title(board: Board, benchmark: Benchmark) -> str:
     """``swords 1.1 test · generative``, with the phase when it is not the split's name."""
     title = f"{describe_benchmark(benchmark)} · {board.track}"
@@ -149,7 +157,7 @@ def board_summary(board: Board, benchmark: Benchmark) -> dict[str, Any]:
     """The JSON form of ``GET /api/v1/leaderboards`` (without the URL)."""
     return {"slug": board.slug,
             "benchmark": {"name": benchmark.name, "version": benchmark.version,
-                          "split": benchmark.split},
+                          "split": benchmark.split, "title": benchmark_title(benchmark)},
             "track": board.track, "phase": board.phase,
             "labels": "public" if board.labels_public or not benchmark.hidden else "hidden",
             "default": board.is_default, "title": board_title(board, benchmark),

@@ -36,7 +36,7 @@ from leaderboard.scoring import TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
 from leaderboard.scoring.significance import conservative_ranks, p_beats_rows
 from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
-from leaderboard.services.catalog.boards import board_title
+from leaderboard.services.catalog.boards import benchmark_title, board_title
 from leaderboard.services.ranking import ranking_stats as rs
 from leaderboard.services.ranking.metric_info import (
     DISPLAYED,
@@ -315,7 +315,7 @@ def compute_snapshot_data(session: Session, board: Board,
         "generated_at": utcnow().isoformat(),
         "benchmark": {"id": benchmark.id, "name": benchmark.name, "version": benchmark.version,
                       "split": benchmark.split, "n_targets": benchmark.n_targets,
-                      "checksum": benchmark.checksum},
+                      "checksum": benchmark.checksum, "title": benchmark_title(benchmark)},
         "board": {"id": board.id, "slug": board.slug, "track": board.track, "views": views,
                   "phase": board.phase, "title": board_title(board, benchmark)},
         "systems": systems,

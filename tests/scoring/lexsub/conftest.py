@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import re
 import shutil
 import subprocess
@@ -14,6 +13,7 @@ from leaderboard.scoring.families import FAMILIES
 from leaderboard.scoring.lexsub import score as lexsub_score
 from leaderboard.scoring.lexsub.data import build_source, prepare_source
 from leaderboard.scoring.lexsub.scorepl import perl_round
+from tests.lexsub_files import write_semeval07
 
 from ..conftest import shared_dir
 
@@ -36,16 +36,7 @@ def score_pl() -> Path:
 def tiny_split(tmp: Path, gold: list[str], candidates: dict[str, list[str]] | None = None,
                bootstrap: int = 0):
     """A prepared semeval07-format split from gold lines (inputs made up from the keys)."""
-    (tmp / "lst_trial.gold").write_bytes(("\n".join(gold) + "\n").encode("latin-1"))
-    inputs = []
-    for line in gold:
-        lemma_pos, item = line.split("::", 1)[0].split()
-        inputs.append(f"{lemma_pos}\t{item}\t0\t{lemma_pos.rpartition('.')[0]} is here")
-    text = "\n".join(inputs) + "\n"
-    (tmp / "lst_trial.preprocessed.gz").write_bytes(gzip.compress(text.encode("latin-1")))
-    pools = candidates or {}
-    (tmp / "lst.gold.candidates").write_bytes("".join(
-        f"{k}::{';'.join(v)}\n" for k, v in pools.items()).encode("latin-1"))
+    write_semeval07(tmp, gold, candidates or {})
     return prepare_source(build_source("semeval07", "trial", tmp), bootstrap=bootstrap)
 
 

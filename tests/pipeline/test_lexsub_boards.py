@@ -1,0 +1,138 @@
+"""LS07-format boards end to end over HTTP: the field's files uploaded through the token API
+and the web form, scored by a real RQ worker, shown on the ranking page and the API.
+
+The split is tests/lexsub_files.GOLD (4 instances). Numbers worked out by hand:
+
+* ranking, RANKED file below: bright.a 1 clever(2) smart(3) -> (2/1 + 5/2) / (3/1 + 5/2)
+  = 4.5/5.5; bright.a 2 vivid then shining -> 1; side.n 3 part(1) edge(2) -> (1/1 + 3/2) /
+  (2/1 + 3/2) = 2.5/3.5; side.n 4 holds only a multiword and a hyphenated answer: skipped.
+  GAP = 100 * (4.5/5.5 + 1 + 2.5/3.5) / 3 = 84.42.
+* generative, .best + .oot pair below: best credits 3/5, (2+1)/3/2, 1/3, 2/3 -> P = R =
+  52.50; best mode hits smart, vivid, at hand of 4 modes -> 75.00; oot lines on 2 items,
+  each taking all the credit -> P 100.00, R 50.00, mode P 100.00, mode R 50.00.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import shutil
+import subprocess
+
+import pytest
+
+from leaderboard.services.catalog.lexsub import lexsub_board
+from tests.backends import ALL_DATABASES
+from tests.factories import login, make_team
+from tests.lexsub_files import write_semeval07
+from tests.pipeline.test_ranking_track import upload_and_work
+from tests.pipeline.test_web import form_data
+from tests.scoring.conftest import shared_dir
+from worker import jobs
+
+RANKED = (b"RANKED\tbright.a 1\tclever 0.9\tsmart 0.5\tvivid 0.1\tshining 0.1\n"
+          b"RANKED\tbright.a 2\tvivid 1\tshining 0.2\tsmart 0\tclever 0\n"
+          b"RANKED\tside.n 3\tpart 0.9\tedge 0.1\tat hand 0\tnear-by 0\n"
+          b"RANKED\tside.n 4\tedge 1\tpart 1\tat hand 1\tnear-by 1\n")
+PAIR = (b"bright.a 1 :: smart\nbright.a 2 :: vivid;shining\nside.n 3 :: part\n"
+        b"side.n 4 :: at hand\n"
+        b"bright.a 1 ::: smart;clever\nside.n 3 ::: edge;part\n")
+GAP = 100 * (4.5 / 5.5 + 1 + 2.5 / 3.5) / 3
+
+
+@pytest.fixture
+def ls07_boards(session, tmp_path):
+    """(ranking board, generative board) of a tiny LS07-format 'trial' split."""
+    folder = write_semeval07(tmp_path)
+    boards = (lexsub_board(session, "semeval07", "trial", "ranking", data_dir=folder),
+              lexsub_board(session, "semeval07", "trial", "generative", data_dir=folder))
+    session.commit()
+    return boards
+
+
+@ALL_DATABASES
+def test_ranked_file_gets_its_gap_on_the_board_api_and_page(app, client, team_token,
+                                                           ls07_boards):
+    _team, _user, token = team_token
+    ranking, _ = ls07_boards
+    assert ranking.slug == "semeval07-trial-ranking"
+    body = upload_and_work(app, client, token, RANKED, ranking.slug, "ranker")
+    assert body["status"] == "scored", body["errors"]
+    metrics = body["result"]["metrics"]
+    assert metrics["gap"] == round(GAP, 2) == 84.42
+    assert body["result"]["counts"]["targets_scored"] == 3
+    api = client.get(f"/api/v1/leaderboards/{ranking.slug}/ranking").get_json()
+    assert api["headline"] == "gap"
+    row = next(r for r in api["rows"] if r["system"] == "ranker")
+    assert row["headline"] == pytest.approx(round(GAP, 2), abs=0.01)
+    html = client.get(f"/?leaderboard={ranking.slug}").get_data(as_text=True)
+    assert ">ranker</a>" in html and "84.4" in html and 'data-key="gap"' in html
+    assert "SemEval-2007" in html and 'id="lexsub-protocol"' in html
+    assert "Random" in html          # the seeded random reference row
+
+
+@ALL_DATABASES
+def test_best_and_oot_pair_gets_score_pl_numbers(app, client, team_token, ls07_boards,
+                                                 tmp_path):
+    _team, _user, token = team_token
+    _, generative = ls07_boards
+    body = upload_and_work(app, client, token, PAIR, generative.slug, "generator")
+    assert body["status"] == "scored", body["errors"]
+    m = body["result"]["metrics"]
+    got = {k: round(m[k], 2) for k in ("best_p", "best_r", "best_mode_p", "best_mode_r",
+                                        "oot_p", "oot_r", "oot_mode_p", "oot_mode_r")}
+    assert got == {"best_p": 52.5, "best_r": 52.5, "best_mode_p": 75.0, "best_mode_r": 75.0,
+                   "oot_p": 100.0, "oot_r": 50.0, "oot_mode_p": 100.0, "oot_mode_r": 50.0}
+    score_pl = shared_dir() / "data" / "lexsub" / "score.pl"
+    if score_pl.is_file() and shutil.which("perl"):     # the same numbers from score.pl
+        (tmp_path / "answers").write_bytes(PAIR)
+        out = subprocess.run(["perl", str(score_pl), str(tmp_path / "answers"),
+                              str(tmp_path / "lst_trial.gold"), "-t", "best"],
+                             capture_output=True, text=True, check=True).stdout
+        assert "precision = 52.50, recall = 52.50" in out
+        assert "Mode precision = 75.00, Mode recall = 75.00" in out
+    html = client.get(f"/?leaderboard={generative.slug}").get_data(as_text=True)
+    assert ">generator</a>" in html and "52.5" in html
+
+
+@ALL_DATABASES
+def test_dry_run_names_the_bad_line_and_a_best_file_on_a_ranking_board(
+        app, client, team_token, ls07_boards):
+    _team, _user, token = team_token
+    ranking, generative = ls07_boards
+    auth = {"Authorization": f"Bearer {token}"}
+
+    def check(raw: bytes, slug: str) -> dict:
+        response = client.post("/api/v1/validate", headers=auth, data={
+            "leaderboard": slug, "file": (io.BytesIO(raw), "run.txt")},
+            content_type="multipart/form-data")
+        assert response.status_code == 200, response.get_data(as_text=True)
+        return response.get_json()
+
+    report = check(PAIR.replace(b"side.n 3 :: part", b"side.n 3 - part"), generative.slug)
+    assert report["ok"] is False
+    [error] = report["errors"]
+    assert error["code"] == "unreadable_line" and error["position"] == 3
+    report = check(b"RANKED\tbright.a 1\tsmart high\n", ranking.slug)
+    assert [(e["code"], e["position"], e["target_id"]) for e in report["errors"]] == [
+        ("bad_score", 1, "bright.a 1")]
+    report = check(PAIR, ranking.slug)
+    assert [e["code"] for e in report["errors"]] == ["ranking_needs_scores"]
+    report = check(RANKED, ranking.slug)
+    assert report["ok"] is True and report["errors"] == []
+
+
+def test_web_form_takes_a_gzipped_pair(app, client, session, ls07_boards):
+    _, generative = ls07_boards
+    _team, user = make_team(session, name="Form Lab", email="form@example.org")
+    assert login(client, user.email).status_code == 302
+    data = form_data(client, b"", name="form pair", leaderboard=generative.slug)
+    data["file"] = (io.BytesIO(gzip.compress(PAIR)), "run.best-oot.gz")
+    response = client.post("/account/submit", data=data)
+    assert response.status_code == 303, response.get_data(as_text=True)[:500]
+    location = response.headers["Location"]
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    assert jobs.score_submission_job(int(location.rsplit("/", 1)[1])) == "scored"
+    page = client.get(location).get_data(as_text=True)
+    assert "52.50" in page or "52.5" in page
+    assert "best_p" in page or "best P" in page
