@@ -2,7 +2,8 @@
 
 The pipeline, the ranking and the pages ask the family of a split (by the split's benchmark
 name) to prepare it, list its candidates and inputs, validate an upload and score it. A
-fourth benchmark is one more adapter registered in :data:`FAMILIES`.
+fourth benchmark is one more adapter registered in :data:`FAMILIES`; its per-target
+diagnostics are the adapter's ``diagnose``, shown when its labels are public.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leaderboard.scoring.diagnostics import TargetDiagnostics, diagnose
 from leaderboard.scoring.engine import ScoreResult, score_submission
 from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit, load_split, prepare_split
 from leaderboard.scoring.gold import split_checksum as swords_checksum
 from leaderboard.scoring.lexsub import data as lexsub_data
 from leaderboard.scoring.lexsub import score as lexsub_score
+from leaderboard.scoring.lexsub.diagnostics import diagnose as lexsub_diagnose
 from leaderboard.scoring.lexsub.gap import split_last_space
 from leaderboard.scoring.ranking_track import (
     candidates_by_target,
@@ -77,6 +80,10 @@ class SwordsFamily:
               bootstrap: int | None = None, seed: int | None = None) -> ScoreResult:
         return score_submission(prepared, report, bootstrap=bootstrap, seed=seed)
 
+    def diagnose(self, prepared: PreparedSplit, submission: Any,
+                 track: str) -> list[TargetDiagnostics]:
+        return diagnose(prepared, submission.entries)
+
     def random_submission(self, source: bytes, seed: int = 0) -> bytes:
         doc = random_ranking_submission(load_split(source), seed=seed)
         return gzip.compress(json.dumps(doc).encode(), 6, mtime=0)
@@ -126,6 +133,10 @@ class LexsubFamily:
               track: str, bootstrap: int | None = None, seed: int | None = None
               ) -> ScoreResult:
         return lexsub_score.score(prepared, report, track=track, bootstrap=bootstrap, seed=seed)
+
+    def diagnose(self, prepared: lexsub_data.LexsubSplit, submission: Any,
+                 track: str) -> list[TargetDiagnostics]:
+        return lexsub_diagnose(prepared, submission, ranking_track=track == RANKING)
 
     def random_submission(self, source: bytes, seed: int = 0) -> bytes:
         """Every candidate of every instance with a seeded uniform score, as RANKED lines."""

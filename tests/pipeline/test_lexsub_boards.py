@@ -136,3 +136,35 @@ def test_web_form_takes_a_gzipped_pair(app, client, session, ls07_boards):
     page = client.get(location).get_data(as_text=True)
     assert "52.50" in page or "52.5" in page
     assert "best_p" in page or "best P" in page
+    # labels published: the owner sees per-instance diagnostics, LS07-worded
+    assert "Per-target diagnostics" in page and "Gold answers missed" in page
+    assert 'data-target="side.n 4"' in page and "GAP ratio" not in page
+
+
+@ALL_DATABASES
+def test_per_instance_diagnostics_on_published_labels(app, client, session, team_token,
+                                                      ls07_boards):
+    _team, _user, token = team_token
+    ranking, generative = ls07_boards
+    auth = {"Authorization": f"Bearer {token}"}
+    body = upload_and_work(app, client, token, RANKED, ranking.slug, "ranker")
+    assert body["targets_url"].endswith(f"/api/v1/submissions/{body['id']}/targets")
+    doc = client.get(f"/api/v1/submissions/{body['id']}/targets?sort=gap&dir=asc",
+                     headers=auth).get_json()
+    assert doc["targets_scored"] == 4
+    by_id = {t["target_id"]: t for t in doc["targets"]}
+    assert by_id["bright.a 1"]["gap"] == round(100 * 4.5 / 5.5, 2)
+    assert by_id["side.n 4"]["gap"] is None               # skipped by lst_gap.py
+    assert [t["target_id"] for t in doc["targets"]][:2] == ["side.n 3", "bright.a 1"]
+    top = by_id["bright.a 1"]["top"]
+    assert [(s["substitute"], s["label"], s["votes"]) for s in top] == [
+        ("clever", "acceptable", 2), ("smart", "acceptable", 3), ("vivid", "not_in_gold", None),
+        ("shining", "not_in_gold", None)]
+    assert by_id["bright.a 1"]["top"][0]["score"] == 0.4     # 2 of 5 answers
+    # a .best/.oot pair: the .oot line where given, else the .best line
+    body = upload_and_work(app, client, token, PAIR, generative.slug, "generator")
+    doc = client.get(f"/api/v1/submissions/{body['id']}/targets", headers=auth).get_json()
+    by_id = {t["target_id"]: t for t in doc["targets"]}
+    assert [s["substitute"] for s in by_id["side.n 3"]["top"]] == ["edge", "part"]
+    assert [s["substitute"] for s in by_id["bright.a 2"]["top"]] == ["vivid", "shining"]
+    assert [m["substitute"] for m in by_id["side.n 4"]["missed"]] == ["near-by"]

@@ -6,7 +6,8 @@ in-process LRU keyed by submission, file digest, scorer version and split checks
 table's sort and filter links do not re-lemmatize the file on every click.
 
 Everything here reveals gold labels: :func:`diagnostics_allowed` is the one gate, and it
-opens only for a dev-phase board on a split imported with public labels. Callers answer 404
+opens only on a split imported with public labels: a dev-phase board, or any board of a
+benchmark whose labels are published (LS07, CoInCo). Callers answer 404
 otherwise, exactly as for a missing submission.
 """
 
@@ -19,10 +20,11 @@ from typing import Any
 
 from sqlmodel import Session
 
-from leaderboard.models import Benchmark, Board, Submission, SubmissionStatus
+from leaderboard.models import Benchmark, Board, Submission, SubmissionStatus, Track
 from leaderboard.scoring import SCORER_VERSION
-from leaderboard.scoring.diagnostics import SORT_KEYS, TargetDiagnostics, diagnose, worst_targets
+from leaderboard.scoring.diagnostics import SORT_KEYS, TargetDiagnostics, worst_targets
 from leaderboard.scoring.engine import POS_ORDER
+from leaderboard.scoring.families import SWORDS, family_for
 
 DIRECTIONS = ("asc", "desc")  # asc: worst first (the default); desc: best first
 CACHE_SIZE = 16
@@ -57,12 +59,16 @@ class SubmissionDiagnostics:
     matching: int
     query: TargetQuery
     pos_values: list[str]
+    #: LS07/CoInCo: gold answers with annotator counts, no conceivable band, no GAP ratio.
+    published: bool = False
 
 
 def diagnostics_allowed(board: Board | None, benchmark: Benchmark | None) -> bool:
-    """True only for a dev-phase board on a split whose labels were imported as public."""
-    return (board is not None and benchmark is not None and board.labels_public
-            and not benchmark.hidden)
+    """True only on a split whose labels were imported as public, on a dev-phase board or
+    any board of a benchmark whose labels are published (LS07, CoInCo)."""
+    if board is None or benchmark is None or benchmark.hidden:
+        return False
+    return board.labels_public or family_for(benchmark.name).labels_public
 
 
 def parse_query(args: Any) -> TargetQuery:
@@ -127,14 +133,18 @@ def target_rows(session: Session, submission: Submission,
     key = (submission.id, submission.file_sha256, SCORER_VERSION, prepared.checksum)
     rows = _cached(key)
     if rows is None:
-        # Coverage 0 as for a re-score: the file is judged by the rules it passed. The
-        # ranking track's candidate check adds only errors, never entries, so it is skipped.
-        report = validate_for_track(submission.file_bytes, prepared, None, settings, 0.0)
+        # Coverage 0 as for a re-score: the file is judged by the rules it passed. SWORDS's
+        # ranking-track candidate check adds only errors, never entries, so it is skipped
+        # (generative parse); another family parses by the board's track.
+        family = family_for(benchmark.name)
+        track = Track.GENERATIVE if family is SWORDS else board.track
+        report = validate_for_track(submission.file_bytes, prepared, None, settings, 0.0,
+                                    family=family, track=track)
         if report.submission is None:
             raise DiagnosticsUnavailable(
                 409, "not_valid_now", "the stored file no longer passes validation "
                 f"({'; '.join(p.message for p in report.errors[:3])})")
-        rows = diagnose(prepared, report.submission.entries)
+        rows = family.diagnose(prepared, report.submission, board.track)
         _remember(key, rows)
     return board, rows
 
@@ -145,9 +155,12 @@ def submission_diagnostics(session: Session, submission: Submission, settings: d
     board, rows = target_rows(session, submission, settings)
     matching = worst_targets(rows, query.sort, pos=query.pos, best_first=query.dir == "desc")
     shown = matching if query.limit is None else matching[:query.limit]
+    from leaderboard.services.catalog.benchmarks import get_split
+
     pos_values = sorted({d.pos for d in rows}, key=_pos_order)
+    family = family_for(get_split(session, board.benchmark_id).name)
     return SubmissionDiagnostics(submission.id, board, rows, shown, len(matching), query,
-                                 pos_values)
+                                 pos_values, published=family.labels_public)
 
 
 def _pos_order(pos: str) -> tuple[int, str]:
