@@ -126,6 +126,7 @@ def _setup_lexsub(step: Callable[..., None]) -> None:
         return
     for name in ("semeval07", "coinco"):
         step("benchmark", "import-lexsub", name)
+    step("reported", "add-shipped")   # published LS07/CoInCo numbers (Wada et al.'s GAP)
 
 
 def _record_url(supervisor: Supervisor, instance_path: str, url: str) -> None:

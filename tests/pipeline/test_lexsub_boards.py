@@ -168,3 +168,19 @@ def test_per_instance_diagnostics_on_published_labels(app, client, session, team
     assert [s["substitute"] for s in by_id["side.n 3"]["top"]] == ["edge", "part"]
     assert [s["substitute"] for s in by_id["bright.a 2"]["top"]] == ["vivid", "shining"]
     assert [m["substitute"] for m in by_id["side.n 4"]["missed"]] == ["near-by"]
+
+
+def test_wada_et_al_ls07_gap_is_a_reported_row_on_the_ls07_all_ranking_board(
+        app, client, session, tmp_path):
+    from leaderboard.services.catalog.reported import add_shipped
+    from leaderboard.services.ranking.snapshots import refresh_snapshot
+
+    folder = write_semeval07(tmp_path, splits=("all",))
+    board = lexsub_board(session, "semeval07", "all", "ranking", data_dir=folder)
+    added = add_shipped(session)
+    assert [a.board.slug for a in added if a.board.id == board.id] == [board.slug]
+    refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    html = client.get(f"/?leaderboard={board.slug}").get_data(as_text=True)
+    assert "Wada et al. (DeBERTa-V3" in html and "64.97" in html
+    assert "reported" in html
