@@ -99,7 +99,8 @@ def _visibility(is_public: bool, base: str, submission_id: int) -> str:
 def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
                    name: str | None, description: str, public: bool, wait: bool,
                    timeout: float, retry_for: float) -> None:
-    """Upload FILE (.json or .json.gz) to the leaderboard API.
+    """Upload FILE to the leaderboard API: a result JSON, or on LS07/CoInCo boards RANKED
+    lines, .best/.oot lines or both (cat run.best run.oot); plain or gzipped.
 
     Exit status with --wait: 0 scored, 2 invalid (problems printed), 3 failed on the
     server, 1 for any other error. Retrying the same file is safe: the upload carries an

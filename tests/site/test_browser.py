@@ -101,7 +101,7 @@ def test_csv_download(live, page):
     with page.expect_download() as info:
         page.locator(".downloads").get_by_role("link", name="CSV").click()
     download = info.value
-    assert download.suggested_filename == "swords-leaderboard-lenient-a-all.csv"
+    assert download.suggested_filename == "swords-demo-v1-test-generative-lenient-a-all.csv"
     rows = list(csv.DictReader(io.StringIO(Path(download.path()).read_text())))
     systems = [r for r in rows if r["row_type"] == "system"]
     assert len(systems) == 5

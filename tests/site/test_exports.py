@@ -13,7 +13,7 @@ def test_csv_matches_screen_order_and_has_intervals(site):
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
     assert response.headers["Content-Disposition"] == (
-        'attachment; filename="swords-leaderboard-strict-c-all.csv"')
+        'attachment; filename="swords-demo-v1-test-generative-strict-c-all.csv"')
     rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
     systems = [r for r in rows if r["row_type"] == "system"]
     gaps = [float(r["gap"]) for r in systems]

@@ -118,8 +118,9 @@ def _export(kind: str) -> Response:
         abort(400, description=str(exc))
     view = request.args.get("view") or default_view(current_views())
     pos = (request.args.get("pos") or "all").lower()
+    # the board names the file: semeval07-all-ranking-gap-all.csv
     response.headers["Content-Disposition"] = (
-        f'attachment; filename="swords-leaderboard-{view}-{pos}.{kind}"')
+        f'attachment; filename="{board.slug}-{view}-{pos}.{kind}"')
     return response
 
 
