@@ -212,3 +212,15 @@ def test_plotly_css_served_because_csp_blocks_injected_styles(site):
     html = client.get(f"/systems/{seeded.public['Contextual ranker']}").get_data(as_text=True)
     assert "/static/vendor/plotly.css?v=" in html
     assert '<meta id="plotly.js-style-global" class="no-inline-styles">' in html
+
+
+def test_jabbari_view_on_a_swords_generative_board(site):
+    client, _ = site
+    html = client.get("/?view=jabbari").get_data(as_text=True)
+    assert 'data-key="coverage_f" data-type="num" aria-sort="descending"' in html
+    assert 'data-key="best1"' in html and "Jabbari et al. 2010" in html
+    api = client.get("/api/v1/leaderboard?view=jabbari").get_json()
+    assert api["headline"] == "coverage_f"
+    values = [r["metrics"]["coverage_f"]["value"] for r in api["rows"]]
+    assert values and all(0 < v <= 100 for v in values)
+    assert values == sorted(values, reverse=True)

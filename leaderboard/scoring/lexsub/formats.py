@@ -7,7 +7,7 @@
 
 Plain or gzipped. Text is read byte for byte (latin-1), as perl and Python 2 read it; JSON
 strings are turned into the same bytes (UTF-8) so that both compare with the gold alike.
-Every problem names its line and instance; refusals are listed in ``docs/lexsub-scoring.md``.
+Every problem names its line and instance; the README lists the refusals (LS07 and CoInCo).
 """
 
 from __future__ import annotations

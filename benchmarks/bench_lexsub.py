@@ -1,0 +1,153 @@
+"""LS07 and CoInCo scoring, as users meet it, beside the scripts papers run.
+
+Whole processes, each timed 3 times (median) with its peak RSS (the child's ``ru_maxrss``):
+
+* ``leaderboard score --split semeval07:all|coinco:all --submission RANKED`` (B = 1000 and
+  B = 0) against ``python2 lst_gap.py GOLD RANKED OUT no-mwe`` (orenmel/lexsub);
+* ``leaderboard score --split semeval07:test|coinco:test --submission PAIR`` (.best + .oot,
+  the gold upper bound) against ``perl score.pl`` run twice (``-t best`` and ``-t oot``);
+* the scoring job's own work (validate + score with B = 1000, in a fresh process as a
+  worker does it, without the database).
+
+The RANKED files are the seeded Random reference's (every candidate, uniform scores).
+lst_gap.py is read from a git mirror of orenmel/lexsub ($LEXSUB_MIRROR, default the fetch
+tool's /work/.mirror/orenmel+lexsub/repo) and run with $PYTHON2 (default python2); without
+them, or without ../shared/data/lexsub, those rows are skipped with a message.
+
+    .venv/bin/python benchmarks/bench_lexsub.py [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DATA = Path(os.environ.get("LEADERBOARD_LEXSUB_DIR", ROOT.parent / "shared" / "data" / "lexsub"))
+MIRROR = Path(os.environ.get("LEXSUB_MIRROR", "/work/.mirror/orenmel+lexsub/repo"))
+PYTHON2 = os.environ.get("PYTHON2", "python2")
+LEADERBOARD = str(Path(sys.executable).with_name("leaderboard"))
+JOB = """
+import sys, time
+from leaderboard.scoring.families import FAMILIES
+fam = FAMILIES[sys.argv[1]]
+source = fam.build_source(sys.argv[2])
+prepared = fam.prepare(source, name="x")
+raw = open(sys.argv[3], "rb").read()
+start = time.perf_counter()
+report = fam.validate(raw, prepared, track=sys.argv[4])
+fam.score(prepared, report, track=sys.argv[4])
+print(time.perf_counter() - start)
+"""
+
+
+#: Runs a command and prints its peak RSS (KiB) on stderr's last line: ``ru_maxrss`` of the
+#: children of a fresh process is that one command's, not the largest of every run so far.
+_PEAK = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:]); "
+         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
+         "sys.exit(done.returncode)")
+
+
+def timed(cmd: list[str], **kw) -> tuple[float, float, str]:
+    """(median wall seconds, peak RSS MB, last stdout) over 3 runs of ``cmd``."""
+    times, rss, out = [], 0.0, ""
+    for _ in range(3):
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", _PEAK, *cmd], capture_output=True,
+                              text=True, **kw)
+        times.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            raise SystemExit(f"{cmd[:3]} failed: {done.stderr[-500:]}")
+        rss = max(rss, int(done.stderr.strip().splitlines()[-1]))
+        out = done.stdout
+    return statistics.median(times), rss / 1024, out
+
+
+def _lst_gap(tmp: Path) -> Path | None:
+    git_dir = MIRROR / ".git" if (MIRROR / ".git").exists() else MIRROR
+    if not git_dir.exists() or shutil.which(PYTHON2) is None:
+        print(f"(lst_gap.py rows skipped: no mirror at {MIRROR} or no {PYTHON2})")
+        return None
+    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD", "jcs"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    return tmp / "jcs" / "evaluation" / "lst" / "lst_gap.py"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not (DATA / "lst_all.gold").is_file():
+        print(f"skipped: no LS07/CoInCo files at {DATA}")
+        return 0
+    from leaderboard.scoring.families import FAMILIES
+    from leaderboard.scoring.lexsub.data import FILES, read_text
+
+    rows = []
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        script = _lst_gap(tmp)
+        env = {**os.environ, "LEADERBOARD_CACHE_DIR": str(tmp / "cache")}
+        for family, split in (("semeval07", "all"), ("coinco", "all")):
+            fam = FAMILIES[family]
+            ranked = tmp / f"{family}.ranked"
+            ranked.write_bytes(gzip.decompress(fam.random_submission(fam.build_source(split))))
+            gold = tmp / f"{family}.gold"
+            gold.write_bytes(read_text(DATA / FILES[family][split].gold).encode("latin-1"))
+            for b in (1000, 0):
+                t, rss, _ = timed([LEADERBOARD, "score", "--split", f"{family}:{split}",
+                                   "--submission", str(ranked), "--bootstrap", str(b)], env=env)
+                rows.append({"case": f"{family} {split} GAP", "tool": f"leaderboard score B={b}",
+                             "seconds": round(t, 2), "peak_rss_mb": round(rss)})
+            t, rss, out = timed([sys.executable, "-c", JOB, family, split, str(ranked),
+                                 "ranking"], env=env)
+            rows.append({"case": f"{family} {split} GAP", "tool": "scoring job (in-process)",
+                         "seconds": round(float(out.strip()), 2), "peak_rss_mb": round(rss)})
+            if script is not None:
+                t, rss, _ = timed([PYTHON2, str(script), str(gold), str(ranked),
+                                   str(tmp / "out"), "no-mwe"], cwd=tmp,
+                                  env={"PYTHONPATH": str(tmp), "PATH": os.environ["PATH"]})
+                rows.append({"case": f"{family} {split} GAP", "tool": "python2 lst_gap.py",
+                             "seconds": round(t, 2), "peak_rss_mb": round(rss)})
+        for family in ("semeval07", "coinco"):
+            fam = FAMILIES[family]
+            source = fam.build_source("test")
+            pair = tmp / f"{family}.pair"
+            pair.write_bytes(gzip.decompress(fam.upper_bound_submission(source)))
+            t, rss, _ = timed([LEADERBOARD, "score", "--split", f"{family}:test",
+                               "--submission", str(pair)], env=env)
+            rows.append({"case": f"{family} test best+oot", "tool": "leaderboard score B=1000",
+                         "seconds": round(t, 2), "peak_rss_mb": round(rss)})
+            prepared = fam.prepare(source, name="x", bootstrap=0)
+            gold = tmp / f"{family}.test.gold"
+            gold.write_bytes(("\n".join(t.line for t in prepared.targets) + "\n")
+                             .encode("latin-1"))
+            total, peak = 0.0, 0.0
+            for kind in ("best", "oot"):
+                t, rss, _ = timed(["perl", str(DATA / "score.pl"), str(pair), str(gold),
+                                   "-t", kind])
+                total, peak = total + t, max(peak, rss)
+            rows.append({"case": f"{family} test best+oot", "tool": "perl score.pl (best, oot)",
+                         "seconds": round(total, 2), "peak_rss_mb": round(peak)})
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        for r in rows:
+            print(f"{r['case']:<26} {r['tool']:<28} {r['seconds']:7.2f} s "
+                  f"{r['peak_rss_mb']:6} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
