@@ -1,0 +1,111 @@
+"""LS07-format boards in chromium at 1366 px and 390 px: the GAP board and the best/oot
+board with their reference rows, views, charts and system pages; never wider than the window,
+no console errors, screenshots in test-artifacts/ (looked at by eye)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlmodel import Session
+
+from leaderboard.models import Team
+from leaderboard.services.catalog.lexsub import lexsub_board
+from leaderboard.services.intake.results import score_submission_now
+from leaderboard.services.intake.submissions import create_submission
+from leaderboard.services.ranking.snapshots import refresh_snapshot
+from tests.lexsub_files import write_semeval07
+from tests.live_site import live_site, walk_pages
+
+WIDTHS = (1366, 390)
+pytestmark = pytest.mark.browser
+
+RANKED = {
+    "Context ranker": (b"RANKED\tbright.a 1\tclever 0.9\tsmart 0.5\tvivid 0.1\tshining 0.1\n"
+                       b"RANKED\tbright.a 2\tvivid 1\tshining 0.2\tsmart 0\tclever 0\n"
+                       b"RANKED\tside.n 3\tpart 0.9\tedge 0.1\tat hand 0\tnear-by 0\n"
+                       b"RANKED\tside.n 4\tedge 1\tpart 1\tat hand 1\tnear-by 1\n"),
+    "Backwards ranker": (b"RANKED\tbright.a 1\tsmart 0.1\tclever 0.5\tvivid 0.9\n"
+                         b"RANKED\tbright.a 2\tvivid 0\tshining 0.2\tsmart 1\n"
+                         b"RANKED\tside.n 3\tpart 0.9\tedge 0.1\n"),
+}
+PAIRS = {
+    "Best guesser": (b"bright.a 1 :: smart\nbright.a 2 :: vivid;shining\nside.n 3 :: part\n"
+                     b"side.n 4 :: at hand\nbright.a 1 ::: smart;clever\n"
+                     b"side.n 3 ::: edge;part\n"),
+    "Wide guesser": (b"bright.a 1 :: clever;brainy\nbright.a 2 :: bright\n"
+                     b"bright.a 1 ::: clever;brainy;smart;vivid\nbright.a 2 ::: vivid;dull\n"
+                     b"side.n 3 ::: edge\nside.n 4 ::: close\n"),
+}
+
+
+def _prepare(app, seeded, folder) -> dict:
+    settings, engine = app.config["LEADERBOARD"], app.extensions["db_engine"]
+    ids = {}
+    with app.app_context(), Session(engine, expire_on_commit=False) as session:
+        boards = {"ranking": lexsub_board(session, "semeval07", "trial", "ranking",
+                                          data_dir=folder),
+                  "generative": lexsub_board(session, "semeval07", "trial", "generative",
+                                             data_dir=folder)}
+        session.commit()
+        teams = list(seeded.teams.values())
+        n = 0
+        for track, files in (("ranking", RANKED), ("generative", PAIRS)):
+            for name, raw in files.items():
+                team = session.get(Team, teams[n % len(teams)])
+                n += 1
+                accepted = create_submission(session=session, team=team, board=boards[track],
+                                             raw=raw, system_name=name, settings=settings,
+                                             is_public=True)
+                session.commit()
+                ids[name] = accepted.submission.id
+        for sid in ids.values():
+            assert score_submission_now(engine_or_session=engine, submission_id=sid,
+                                        settings=settings) == "scored"
+        for board in boards.values():
+            refresh_snapshot(session=session, board_id=board.id)
+        session.commit()
+        return {"slugs": {k: b.slug for k, b in boards.items()}, "ids": ids}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    folder = write_semeval07(tmp_path_factory.mktemp("ls07-files"))
+    with live_site(tmp_path_factory.mktemp("lexsub"),
+                   prepare=lambda app, seeded: _prepare(app, seeded, folder),
+                   SECRET_KEY="lexsub-secret") as live:
+        yield live
+
+
+def _pages(extra: dict) -> dict[str, str]:
+    gap, gen = (f"leaderboard={extra['slugs'][k]}" for k in ("ranking", "generative"))
+    ids = extra["ids"]
+    return {"ls07-gap": f"/?{gap}", "ls07-gap-charts": f"/charts?{gap}",
+            "ls07-best": f"/?{gen}", "ls07-oot": f"/?{gen}&view=oot",
+            "ls07-jabbari": f"/?{gen}&view=jabbari", "ls07-all": f"/?{gen}&view=all",
+            "ls07-best-charts": f"/charts?{gen}", "ls07-significance": f"/significance?{gen}",
+            "ls07-system": f"/systems/{ids['Best guesser']}",
+            "ls07-compare": f"/compare?{gen}&a={ids['Best guesser']}&b={ids['Wide guesser']}"}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_ls07_pages_fit_without_console_errors(site, width):
+    walk_pages(site.browser, site.url, _pages(site.extra), width)
+
+
+def test_ls07_boards_rank_on_their_protocols(site):
+    base, extra = site.url, site.extra
+    context = site.browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.goto(f"{base}/?leaderboard={extra['slugs']['ranking']}")
+    assert page.locator("#ranking th.headline").inner_text().startswith("GAP")
+    assert page.locator("#systems th.col-system a").all_inner_texts() == [
+        "Context ranker", "Backwards ranker"]
+    assert "SemEval-2007 (LS07) trial" in page.locator("#board-shown").inner_text()
+    refs = page.locator("tbody.references th.col-system").all_inner_texts()
+    assert any(r.startswith("Random") for r in refs)
+    assert "lst_gap.py" in page.locator("#lexsub-protocol").inner_text()
+    page.goto(f"{base}/?leaderboard={extra['slugs']['generative']}")
+    assert page.locator("#ranking th.headline").inner_text().startswith("best")
+    assert page.locator("#systems th.col-system a").all_inner_texts()[0] == "Best guesser"
+    refs = page.locator("tbody.references th.col-system").all_inner_texts()
+    assert any("upper bound" in r for r in refs)
+    context.close()
