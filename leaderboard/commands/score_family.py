@@ -46,8 +46,7 @@ def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
     if not data_dir.is_dir():
         raise click.ClickException(f"no LS07/CoInCo data at {data_dir} (set "
                                    "LEADERBOARD_LEXSUB_DIR)")
-    source = family.build_source(split, data_dir)
-    prepared = family.prepare(source, name=spec, bootstrap=bootstrap, seed=seed)
+    prepared = family.prepare_files(split, data_dir, name=spec, bootstrap=bootstrap, seed=seed)
     status = 0
     for path in paths:
         raw = path.read_bytes()

@@ -105,6 +105,12 @@ class LexsubFamily:
     def checksum(self, source: bytes) -> str:
         return lexsub_data.source_checksum(source)
 
+    def prepare_files(self, split: str, data_dir: Path | None = None, *, name: str,
+                      bootstrap: int = 1000, seed: int = 0) -> lexsub_data.LexsubSplit:
+        """The prepared split straight from the files (one-off scoring, same checksum)."""
+        return lexsub_data.prepare_files(self.name, split, data_dir or lexsub_data_dir(),
+                                         name=name, bootstrap=bootstrap, seed=seed)
+
     def prepare(self, source: bytes, *, name: str, bootstrap: int = 1000,
                 seed: int = 0) -> lexsub_data.LexsubSplit:
         return lexsub_data.prepare_source(source, name=name, bootstrap=bootstrap, seed=seed)

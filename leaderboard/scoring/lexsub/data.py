@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 
 from leaderboard.scoring.gold import PreparedSplit
+from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights
 from leaderboard.scoring.lexsub.scorepl import item_of
 
 SOURCE_FORMAT = "lexsub-1"
@@ -88,6 +89,19 @@ def read_inputs(text: str) -> list[list]:
 
 def build_source(family: str, split: str, data_dir: Path) -> bytes:
     """The gzipped JSON source of ``family``'s ``split`` (deterministic bytes)."""
+    return gzip.compress(_source_text(family, split, data_dir).encode("utf-8"), 6, mtime=0)
+
+
+def prepare_files(family: str, split: str, data_dir: Path, *, name: str | None = None,
+                  bootstrap: int = 1000, seed: int = 0) -> LexsubSplit:
+    """:func:`prepare_source` of :func:`build_source`, without compressing (one-off scoring:
+    the same split, checksum included)."""
+    text = _source_text(family, split, data_dir)
+    return _from_doc(json.loads(text), name or f"{family}-{split}",
+                     hashlib.sha256(text.encode("utf-8")).hexdigest(), bootstrap, seed)
+
+
+def _source_text(family: str, split: str, data_dir: Path) -> str:
     files = FILES[family][split]
     gold = [line for line in read_text(data_dir / files.gold).splitlines() if "::" in line]
     inputs = read_inputs(read_text(data_dir / files.inputs))
@@ -99,8 +113,7 @@ def build_source(family: str, split: str, data_dir: Path) -> bytes:
     doc = {"format": SOURCE_FORMAT, "family": family, "split": split, "gold": gold,
            "candidates": {k: pools[k] for k in sorted(lemmas) if k in pools},
            "inputs": inputs}
-    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return gzip.compress(text.encode("utf-8"), mtime=0)
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 def source_doc(source: bytes) -> dict:
@@ -148,6 +161,16 @@ class LexsubSplit(PreparedSplit):
             found.setdefault(t.item_id, t)
         return found
 
+    @cached_property
+    def gap_gold(self) -> list[tuple[dict[str, int], float]]:
+        """Per instance (split order): its no-mwe gold map and GAP denominator, parsed once
+        per split rather than once per scored file."""
+        out = []
+        for t in self.targets:
+            weights = gold_weights(t.line)
+            out.append((dict(weights), gap_denominator(weights)))
+        return out
+
     def pool(self, target: LexsubTarget) -> list[str]:
         """The candidates a ranking system scores for ``target``."""
         return self.pools.get(target.target_id.rpartition(" ")[0], [])
@@ -158,7 +181,7 @@ class LexsubSplit(PreparedSplit):
                "seed": self.seed, "gold": [t.line for t in self.targets],
                "candidates": self.pools, "inputs": self.inputs}
         text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-        return gzip.compress(text.encode("utf-8"), mtime=0)
+        return gzip.compress(text.encode("utf-8"), 6, mtime=0)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> LexsubSplit:

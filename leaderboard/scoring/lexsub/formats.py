@@ -16,7 +16,6 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from leaderboard.scoring.lexsub.gap import split_last_space
 from leaderboard.scoring.validate import Problem, ValidationReport
 
 RANKED, LINES, JSON = "ranked", "lines", "json"
@@ -88,20 +87,7 @@ def parse_ranked(text: str, report: ValidationReport, max_entries: int) -> Answe
                          "<TAB>candidate score...'", position=number)
             continue
         key = segments[1].strip()
-        entries = []
-        for segment in segments[2:]:
-            if not segment:
-                continue
-            candidate, score_text = split_last_space(segment)
-            try:
-                score = float(score_text)
-            except ValueError:
-                score = math.nan
-            if not math.isfinite(score):
-                report.error("bad_score", f"line {number} ({key}): {segment.strip()!r} does not "
-                             "end in a finite score after its last space", key, number)
-                continue
-            entries.append((candidate, score))
+        entries = _scored(segments, number, key, report)
         if len(entries) > max_entries:
             report.error("too_many_candidates", f"line {number} ({key}): {len(entries):,} "
                          f"scored candidates, at most {max_entries:,}", key, number)
@@ -112,6 +98,34 @@ def parse_ranked(text: str, report: ValidationReport, max_entries: int) -> Answe
         seen[key] = number
         answers.ranked[key] = entries
     return answers
+
+
+def _scored(segments: list[str], number: int, key: str,
+            report: ValidationReport) -> list[tuple[str, float]]:
+    """A RANKED line's (candidate, score) pairs, split at each entry's last space.
+
+    Comprehensions on the usual path (800,000 entries on CoInCo); one entry at a time, with
+    the error, only when a score is unreadable or not finite (or the sum overflows)."""
+    entries = [e for e in segments[2:] if e]
+    cuts = [e.rfind(" ") for e in entries]
+    try:
+        scores = [float(e[i:]) for e, i in zip(entries, cuts, strict=True)]
+        if math.isfinite(sum(scores)):   # nan, inf or overflow: look one by one
+            return [(e[:i], v) for e, i, v in zip(entries, cuts, scores, strict=True)]
+    except ValueError:
+        pass
+    kept = []
+    for entry, i in zip(entries, cuts, strict=True):
+        try:
+            score = float(entry[i:])
+        except ValueError:
+            score = math.nan
+        if math.isfinite(score):
+            kept.append((entry[:i], score))
+        else:
+            report.error("bad_score", f"line {number} ({key}): {entry.strip()!r} does not "
+                         "end in a finite score after its last space", key, number)
+    return kept
 
 
 def parse_lines(text: str, report: ValidationReport, max_entries: int) -> Answers:

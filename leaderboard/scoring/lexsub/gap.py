@@ -42,21 +42,30 @@ def gold_weights(line: str) -> list[tuple[str, int]]:
     return weights
 
 
-def gap_parts(gold: list[tuple[str, int]],
-              ranking: Iterable[tuple[str, float]]) -> tuple[float, float]:
-    """(numerator, denominator) of GAP; the caller skips an instance whose denominator is 0."""
-    gold_map = dict(gold)
-    ordered = sorted(ranking, key=lambda e: -e[1])
+def gap_numerator(gold_map: dict[str, int], ranking: Iterable[tuple[str, float]]) -> float:
+    """The ranking's sum (``gold_map``: candidate -> its last gold count)."""
     numerator, accumulated = 0.0, 0.0
-    for i, (candidate, _score) in enumerate(ordered, start=1):
+    for i, (candidate, _score) in enumerate(sorted(ranking, key=lambda e: -e[1]), start=1):
         value = gold_map.get(candidate, 0)
         accumulated += value
         if value > 0:
             numerator += accumulated / i
+    return numerator
+
+
+def gap_denominator(gold: list[tuple[str, int]]) -> float:
+    """The ideal ranking's sum: the gold vector sorted by count."""
+    gold_map = dict(gold)
     denominator, accumulated, i = 0.0, 0.0, 0
     for candidate, count in sorted(gold, key=lambda e: -e[1]):
         accumulated += count
         if gold_map[candidate] > 0:
             i += 1
             denominator += accumulated / i
-    return numerator, denominator
+    return denominator
+
+
+def gap_parts(gold: list[tuple[str, int]],
+              ranking: Iterable[tuple[str, float]]) -> tuple[float, float]:
+    """(numerator, denominator) of GAP; the caller skips an instance whose denominator is 0."""
+    return gap_numerator(dict(gold), ranking), gap_denominator(gold)

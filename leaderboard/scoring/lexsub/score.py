@@ -15,7 +15,7 @@ from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.jabbari import jabbari_row
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.data import LexsubSplit
-from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe, split_last_space
+from leaderboard.scoring.lexsub.gap import gap_numerator, split_last_space
 from leaderboard.scoring.lexsub.scorepl import read_gold, score_lines
 from leaderboard.scoring.parse import open_upload
 from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
@@ -136,12 +136,16 @@ def validate(raw: bytes, split: LexsubSplit, *, track: str, max_bytes: int = 50_
 
 def _ranking_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
     gap, valid = COLUMN_INDEX["gap"], COLUMN_INDEX["gap_valid"]
-    for i, target in enumerate(split.targets):
-        ranking = [(c, s) for c, s in answers.ranked.get(target.target_id, [])
-                   if not is_mwe(c)]
-        numerator, denominator = gap_parts(gold_weights(target.line), ranking)
-        if denominator > 0:
-            rows[i, gap], rows[i, valid] = numerator / denominator, 1.0
+    for i, (target, (gold_map, denominator)) in enumerate(zip(split.targets, split.gap_gold,
+                                                              strict=True)):
+        if denominator <= 0:
+            continue
+        # a multiword or hyphenated candidate is not in the no-mwe gold map: it earns 0
+        # and takes a position, so it is dropped from the ranking first, as lst_gap.py does
+        ranking = [(c, s) for c, s in answers.ranked.get(target.target_id, ())
+                   if " " not in c and "-" not in c]
+        rows[i, gap] = gap_numerator(gold_map, ranking) / denominator
+        rows[i, valid] = 1.0
 
 
 def _answer_list(text: str) -> list[str]:
