@@ -22,7 +22,7 @@ def write_semeval07(folder: Path, gold: list[str] | None = None,
     pools = POOLS if pools is None else pools
     inputs = []
     for line in gold:
-        lemma_pos, item = line.split("::", 1)[0].split()
+        lemma_pos, _, item = line.split("::", 1)[0].strip().rpartition(" ")
         inputs.append(f"{lemma_pos}\t{item}\t0\t{lemma_pos.rpartition('.')[0]} is here")
     for split in splits:
         (folder / f"lst_{split}.gold").write_bytes(("\n".join(gold) + "\n").encode("latin-1"))

@@ -36,11 +36,9 @@ def distinct_answers(answers: Sequence[str]) -> list[str]:
     return list(seen)
 
 
-def _coverage(counts: Mapping[str, float], total: float, answers: Sequence[str]
-              ) -> tuple[float, float, float]:
-    found = sum(counts.get(a, 0.0) for a in answers)
-    wrong = sum(1 for a in answers if counts.get(a, 0.0) <= 0)
-    precision = found / (found + PENALTY * wrong) if answers else 0.0
+def _f(found: float, wrong: float, total: float) -> tuple[float, float, float]:
+    """Coverage P, R and F from the gold counts found and the answers outside the gold."""
+    precision = found / (found + PENALTY * wrong) if found + wrong else 0.0
     recall = found / total
     f = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return precision, recall, f
@@ -55,9 +53,16 @@ def jabbari_row(counts: Mapping[str, float], answers: Sequence[str]) -> tuple[fl
     if not distinct:
         return (1.0,) + _EMPTY
     best1 = max(counts.get(distinct[0], 0.0), 0.0) / max(counts.values())
-    precision, recall, f = _coverage(counts, total, distinct)
-    cut_f = tuple(_coverage(counts, total, distinct[:k])[2] for k in CUTS)
-    return (1.0, best1, precision, recall, f) + cut_f
+    # one pass: the first k answers' coverage F for k = 1..10, then all of them
+    found, wrong, cut_f = 0.0, 0.0, []
+    for k, answer in enumerate(distinct, start=1):
+        h = counts.get(answer, 0.0)
+        found += h
+        wrong += h <= 0
+        if k <= CUTS[-1]:
+            cut_f.append(_f(found, wrong, total)[2])
+    cut_f += cut_f[-1:] * (len(CUTS) - len(cut_f))
+    return (1.0, best1, *_f(found, wrong, total), *cut_f)
 
 
 def jabbari_metrics(s: dict) -> dict[str, object]:

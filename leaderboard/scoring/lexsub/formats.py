@@ -53,9 +53,11 @@ def line_match(text: str) -> re.Match | None:
 
 
 def line_key(text: str) -> str:
-    """``lemma.pos ID`` of a matched answer line."""
+    """``lemma.pos ID`` of a matched answer line, the lemma with whatever precedes the match:
+    score.pl's unanchored pattern reads CoInCo's ``e commerce.J 125`` as ``commerce.J 125``
+    (it keys items by the id alone), but the instance is ``e commerce.J 125``."""
     m = line_match(text)
-    return f"{m.group(1)} {m.group(2)}"
+    return f"{text[:m.end(1)].strip()} {m.group(2)}"
 
 
 def line_answers(text: str) -> str:

@@ -133,3 +133,13 @@ def test_gzip_bomb_and_bad_gzip(split) -> None:
     assert codes(report.errors) == ["file_too_large"]
     report, _ = run(split, b"\x1f\x8b\x08broken", RANKING)
     assert codes(report.errors) == ["bad_gzip"]
+
+
+def test_a_lemma_with_a_space_is_one_instance(tmp_path) -> None:
+    # CoInCo has lemmas such as "e commerce": score.pl's pattern matches from "commerce"
+    split = tiny_split(tmp_path, ["e commerce.n 7 :: online trade 2;trade 1;"])
+    report, result = run(split, b"e commerce.n 7 :: trade\ne commerce.n 7 ::: trade;web\n",
+                         GENERATIVE)
+    assert codes(report.warnings) == []
+    assert result.metrics["best_p"] == pytest.approx(100 / 3)
+    assert result.metrics["coverage_r"] == pytest.approx(100 / 3)   # Jabbari: 1 of 3
