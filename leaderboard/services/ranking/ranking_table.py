@@ -51,6 +51,9 @@ class RankingTable:
     track: str = "generative"
     #: A publication's numbers: pinned after the references, no intervals, never ranked.
     reported: list[dict[str, Any]] = field(default_factory=list)
+    #: Reference rows of this benchmark scored on another split (name, split, n_targets):
+    #: not shown, only named, so a dev board says why it has no Humans row.
+    references_elsewhere: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def human_defined(self) -> bool:
@@ -72,6 +75,7 @@ class RankingTable:
             "rows": [_row_json(r, "system") for r in self.rows],
             "references": [_row_json(r, r["kind"]) for r in self.references],
             "reported": [_row_json(r, "reported") for r in self.reported],
+            "references_elsewhere": self.references_elsewhere,
         }
 
 
@@ -216,7 +220,8 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                      "cells": [_cell(k, metrics, intervals) for k in view_obj.columns]})
     return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),
                         data.get("generated_at"), snapshot_id, humans, entries_value, query,
-                        total, track, reported_rows(data, view_obj, pos))
+                        total, track, reported_rows(data, view_obj, pos),
+                        list(data.get("references_elsewhere", [])))
 
 
 def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dict[str, Any]]:
