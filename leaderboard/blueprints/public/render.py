@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 
 from leaderboard.scoring.significance import format_p
 from leaderboard.services.ranking.ranking_table import RankingTable
+from leaderboard.services.ranking.systems import coverage_text
 
 _CACHE: OrderedDict[tuple, Markup] = OrderedDict()
 _LOCK = threading.Lock()
@@ -50,6 +51,16 @@ def _link(url: str | None, text: str) -> str:
     return f'<a href="{escape(url)}" rel="nofollow noopener">{text}</a>'
 
 
+def _coverage_mark(coverage: dict[str, Any] | None) -> str:
+    """``564/762`` beside a system that left targets unanswered (they score 0), the exact
+    answered / empty / missing counts in its title; nothing for a complete one."""
+    if not coverage or not coverage["unanswered"]:
+        return ""
+    text = coverage_text(coverage)
+    return (f' <abbr class="coverage" title="{escape(text)}">{coverage["answered"]}/'
+            f'{coverage["targets"]}</abbr><span class="sr-only">, {escape(text)}</span>')
+
+
 def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
          headline_label: str) -> str:
     rank_tie = r["tied_with_next_better"] and table.sort in ("rank", table.view.headline)
@@ -67,7 +78,7 @@ def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
     cons = "" if r["conservative_rank"] is None else r["conservative_rank"]
     parts.append(
         f'</td><th scope="row" class="col-system sticky2" data-value="{system}">'
-        f'<a href="{sys_base}{r["id"]}">{system}</a></th>')
+        f'<a href="{sys_base}{r["id"]}">{system}</a>{_coverage_mark(r.get("coverage"))}</th>')
     headline = table.view.headline
     for cell in r["cells"]:
         value = "" if cell["value"] is None else cell["value"]

@@ -9,6 +9,10 @@ import pandas as pd
 from leaderboard.scoring.significance import format_p
 from leaderboard.services.ranking.ranking_table import RankingTable
 
+#: Export column -> key of a row's ``coverage`` (blank for reference and reported rows).
+COVERAGE_COLUMNS = {"targets_in_split": "targets", "targets_answered": "answered",
+                    "targets_empty": "empty", "targets_missing": "missing"}
+
 
 def ranking_frame(table: RankingTable) -> pd.DataFrame:
     """One row per system, then the reference rows, then the reported ones (a publication's
@@ -34,14 +38,18 @@ def ranking_frame(table: RankingTable) -> pd.DataFrame:
             record[f"{key} hi"] = interval[1]
             record[f"{key} tie_p"] = cell.get("p")
         record["pct_humans"] = row.get("pct_humans")
+        coverage = row.get("coverage") or {}
+        for column, key in COVERAGE_COLUMNS.items():
+            record[column] = coverage.get(key)
         records.append(record)
     frame = pd.DataFrame.from_records(records)
     if frame.empty:
         base = ["row_type", "rank", "rank_lo", "rank_hi", "conservative_rank",
                 "tied_with_next_better", "system", "team", "submission_id", "date", "note"]
         cols = [c for k in table.columns for c in (k, f"{k} lo", f"{k} hi", f"{k} tie_p")]
-        frame = pd.DataFrame(columns=base + cols + ["pct_humans"])
-    for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id"):
+        frame = pd.DataFrame(columns=base + cols + ["pct_humans", *COVERAGE_COLUMNS])
+    for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id",
+                   *COVERAGE_COLUMNS):
         frame[column] = frame[column].astype("Int64")
     return frame
 

@@ -205,7 +205,7 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
             "tied_with_next_better": head_p is not None and not significant(head_p),
             "rank_p": head_p,
             "headline": None if headline is None else round(float(headline), 2),
-            "pct_humans": pct, "cells": cells,
+            "pct_humans": pct, "coverage": system.get("coverage"), "cells": cells,
         })
     total = len(rows)
     if query:

@@ -48,13 +48,15 @@ from leaderboard.services.ranking.metric_info import (
     view_set,
     views_for,
 )
+from leaderboard.services.ranking.systems import coverage_of
 
 log = logging.getLogger(__name__)
 # A ranking needs none of the stored files (split, upload, reference file: megabytes each);
 # they are left unread, else every refresh would read all of them into the worker.
 #: 3: best-per-team blocks and ties of the board's track (GAP on a ranking board).
 #: 4: reference rows of the board's split only (``references_elsewhere`` names the others).
-SNAPSHOT_FORMAT = 4
+#: 5: each system's coverage (answered / empty / missing targets).
+SNAPSHOT_FORMAT = 5
 PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
 #: Systems per matrix product: 16 x 31 columns keep BLAS fast and the transient small
@@ -295,6 +297,7 @@ def compute_snapshot_data(session: Session, board: Board,
             "paper_url": sub.paper_url, "code_url": sub.code_url,
             "file_sha256": sub.file_sha256, "scorer_version": result.scorer_version,
             "metrics": result.metrics, "intervals": result.intervals, "by_pos": result.by_pos,
+            "coverage": coverage_of(result.counts),
         })
     stats = _load_stats([r for _, r, _ in rows])
     m = len(systems)

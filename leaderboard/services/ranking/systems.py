@@ -10,6 +10,32 @@ from sqlmodel import Session, col, select
 from leaderboard.models import Result, Submission, SubmissionStatus, Team
 
 
+def coverage_of(counts: dict[str, Any] | None) -> dict[str, int | None] | None:
+    """How many of the split's targets a result answers (a non-empty list), gave an empty
+    list for, and left out (None when the result predates that count; re-scoring fills it),
+    from the stored ``Result.counts``; None without counts. Unanswered targets score 0."""
+    if not counts or "targets_in_split" not in counts or "targets_answered" not in counts:
+        return None
+    total, answered = int(counts["targets_in_split"]), int(counts["targets_answered"])
+    empty, missing = counts.get("targets_empty"), counts.get("targets_missing")
+    return {"targets": total, "answered": answered, "unanswered": total - answered,
+            "empty": None if empty is None else int(empty),
+            "missing": None if missing is None else int(missing)}
+
+
+def coverage_text(coverage: dict[str, int | None] | None) -> str:
+    """``answered 564 of 762 targets (74.0%); 0 empty lists, 198 missing``: the one wording
+    of the ranking's mark, the system page and the legend."""
+    if not coverage:
+        return ""
+    total, answered = coverage["targets"] or 0, coverage["answered"] or 0
+    share = f" ({100.0 * answered / total:.1f}%)" if total else ""
+    text = f"answered {answered} of {total} targets{share}"
+    if coverage["empty"] is not None and coverage["missing"] is not None:
+        return f"{text}; {coverage['empty']} empty lists, {coverage['missing']} missing"
+    return f"{text}; {coverage['unanswered']} not answered"
+
+
 def can_view(submission: Submission, viewer: Any, team: Team | None = None) -> bool:
     """Who may see a submission's page.
 
@@ -60,6 +86,7 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "by_pos": result.by_pos if result else {},
         "result_id": result.id if result else None,
         "bootstrap_samples": result.bootstrap_samples if result else None,
+        "coverage": coverage_of(result.counts) if result else None,
     }
 
 
