@@ -13,6 +13,11 @@ from leaderboard.services.ranking.ranking_table import RankingTable
 COVERAGE_COLUMNS = {"targets_in_split": "targets", "targets_answered": "answered",
                     "targets_empty": "empty", "targets_missing": "missing"}
 
+#: Export column -> key of a row's ``signature``: every number traceable to the scorer
+#: version, the split (sha256 of its canonical JSON), the bootstrap seed and B that made it.
+SIGNATURE_COLUMNS = {"scorer_version": "scorer_version", "split_checksum": "split_checksum",
+                     "bootstrap_seed": "seed", "bootstrap_samples": "bootstrap"}
+
 
 def ranking_frame(table: RankingTable) -> pd.DataFrame:
     """One row per system, then the reference rows, then the reported ones (a publication's
@@ -41,15 +46,19 @@ def ranking_frame(table: RankingTable) -> pd.DataFrame:
         coverage = row.get("coverage") or {}
         for column, key in COVERAGE_COLUMNS.items():
             record[column] = coverage.get(key)
+        signature = row.get("signature") or {"scorer_version": row.get("scorer_version")}
+        for column, key in SIGNATURE_COLUMNS.items():
+            record[column] = signature.get(key)
         records.append(record)
     frame = pd.DataFrame.from_records(records)
     if frame.empty:
         base = ["row_type", "rank", "rank_lo", "rank_hi", "conservative_rank",
                 "tied_with_next_better", "system", "team", "submission_id", "date", "note"]
         cols = [c for k in table.columns for c in (k, f"{k} lo", f"{k} hi", f"{k} tie_p")]
-        frame = pd.DataFrame(columns=base + cols + ["pct_humans", *COVERAGE_COLUMNS])
+        frame = pd.DataFrame(columns=base + cols + ["pct_humans", *COVERAGE_COLUMNS,
+                                                    *SIGNATURE_COLUMNS])
     for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id",
-                   *COVERAGE_COLUMNS):
+                   *COVERAGE_COLUMNS, "bootstrap_seed", "bootstrap_samples"):
         frame[column] = frame[column].astype("Int64")
     return frame
 

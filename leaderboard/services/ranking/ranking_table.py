@@ -54,6 +54,9 @@ class RankingTable:
     #: Reference rows of this benchmark scored on another split (name, split, n_targets):
     #: not shown, only named, so a dev board says why it has no Humans row.
     references_elsewhere: list[dict[str, Any]] = field(default_factory=list)
+    #: The board's scorer version, split checksum, bootstrap seed and B (each row has its
+    #: own ``signature`` too: a result not yet re-scored keeps the one it was computed with).
+    signature: dict[str, Any] = field(default_factory=dict)
 
     @property
     def human_defined(self) -> bool:
@@ -69,6 +72,8 @@ class RankingTable:
         """JSON-ready form (API and JSON export)."""
         return {
             "benchmark": self.benchmark, "generated_at": self.generated_at,
+            "scorer_version": self.signature.get("scorer_version"),
+            "signature": self.signature,
             "track": self.track, "view": self.view.key, "pos": self.pos or "ALL", "sort": self.sort,
             "dir": self.direction, "entries": self.entries, "q": self.query,
             "headline": self.view.headline, "metrics": list(self.columns),
@@ -205,7 +210,8 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
             "tied_with_next_better": head_p is not None and not significant(head_p),
             "rank_p": head_p,
             "headline": None if headline is None else round(float(headline), 2),
-            "pct_humans": pct, "coverage": system.get("coverage"), "cells": cells,
+            "pct_humans": pct, "coverage": system.get("coverage"),
+            "signature": system.get("signature"), "cells": cells,
         })
     total = len(rows)
     if query:
@@ -217,11 +223,13 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
         refs.append({"name": ref["name"], "kind": ref["kind"], "note": ref.get("note", ""),
                      "subset": ref.get("subset", False), "split": ref.get("split"),
                      "n_targets": ref.get("n_targets"),
+                     "scorer_version": ref.get("scorer_version"),
                      "cells": [_cell(k, metrics, intervals) for k in view_obj.columns]})
     return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),
                         data.get("generated_at"), snapshot_id, humans, entries_value, query,
                         total, track, reported_rows(data, view_obj, pos),
-                        list(data.get("references_elsewhere", [])))
+                        list(data.get("references_elsewhere", [])),
+                        dict(data.get("signature") or {}))
 
 
 def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ from leaderboard.models import (
     Track,
     utcnow,
 )
-from leaderboard.scoring import TargetStats, resample_counts
+from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
 from leaderboard.scoring.significance import conservative_ranks, p_beats_rows
 from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
@@ -48,7 +48,7 @@ from leaderboard.services.ranking.metric_info import (
     view_set,
     views_for,
 )
-from leaderboard.services.ranking.systems import coverage_of
+from leaderboard.services.ranking.systems import coverage_of, signature_of
 
 log = logging.getLogger(__name__)
 # A ranking needs none of the stored files (split, upload, reference file: megabytes each);
@@ -56,7 +56,8 @@ log = logging.getLogger(__name__)
 #: 3: best-per-team blocks and ties of the board's track (GAP on a ranking board).
 #: 4: reference rows of the board's split only (``references_elsewhere`` names the others).
 #: 5: each system's coverage (answered / empty / missing targets).
-SNAPSHOT_FORMAT = 5
+#: 6: each system's signature and the board's (scorer version, split checksum, seed, B).
+SNAPSHOT_FORMAT = 6
 PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
 #: Systems per matrix product: 16 x 31 columns keep BLAS fast and the transient small
@@ -297,7 +298,7 @@ def compute_snapshot_data(session: Session, board: Board,
             "paper_url": sub.paper_url, "code_url": sub.code_url,
             "file_sha256": sub.file_sha256, "scorer_version": result.scorer_version,
             "metrics": result.metrics, "intervals": result.intervals, "by_pos": result.by_pos,
-            "coverage": coverage_of(result.counts),
+            "coverage": coverage_of(result.counts), "signature": signature_of(result),
         })
     stats = _load_stats([r for _, r, _ in rows])
     m = len(systems)
@@ -329,12 +330,17 @@ def compute_snapshot_data(session: Session, board: Board,
         if pos is None:
             pairwise = _pairwise(systems, points, resampled, members, shown_keys)
     references, elsewhere = reference_rows(session, board, benchmark)
+    resampling = Counter((s["signature"]["seed"], s["signature"]["bootstrap"])
+                         for s in systems).most_common(1)
     return {
         "format": SNAPSHOT_FORMAT,
         "generated_at": utcnow().isoformat(),
         "benchmark": {"id": benchmark.id, "name": benchmark.name, "version": benchmark.version,
                       "split": benchmark.split, "n_targets": benchmark.n_targets,
                       "checksum": benchmark.checksum},
+        "signature": {"scorer_version": SCORER_VERSION, "split_checksum": benchmark.checksum,
+                      "seed": resampling[0][0][0] if resampling else None,
+                      "bootstrap": resampling[0][0][1] if resampling else None},
         "board": {"id": board.id, "slug": board.slug, "track": board.track, "views": views,
                   "phase": board.phase, "title": board_title(board, benchmark)},
         "systems": systems,
