@@ -34,6 +34,7 @@ def ranking_frame(table: RankingTable) -> pd.DataFrame:
             "system": row.get("system", row.get("name")), "team": row.get("team", ""),
             "submission_id": row.get("id"), "date": row.get("date", ""),
             "note": _note(row, kind),
+            "above_rank": row.get("above_rank"),
         }
         for cell in row["cells"]:
             key = cell["key"]
@@ -53,11 +54,12 @@ def ranking_frame(table: RankingTable) -> pd.DataFrame:
     frame = pd.DataFrame.from_records(records)
     if frame.empty:
         base = ["row_type", "rank", "rank_lo", "rank_hi", "conservative_rank",
-                "tied_with_next_better", "system", "team", "submission_id", "date", "note"]
+                "tied_with_next_better", "system", "team", "submission_id", "date", "note",
+                "above_rank"]
         cols = [c for k in table.columns for c in (k, f"{k} lo", f"{k} hi", f"{k} tie_p")]
         frame = pd.DataFrame(columns=base + cols + ["pct_humans", *COVERAGE_COLUMNS,
                                                     *SIGNATURE_COLUMNS])
-    for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id",
+    for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id", "above_rank",
                    *COVERAGE_COLUMNS, "bootstrap_seed", "bootstrap_samples"):
         frame[column] = frame[column].astype("Int64")
     return frame

@@ -64,6 +64,16 @@ class RankingTable:
         return any(r["pct_humans"] is not None for r in self.rows)
 
     @property
+    def folded_reported(self) -> list[dict[str, Any]]:
+        """Reported rows not shown among the systems (in the folded group)."""
+        return [r for r in self.reported if r.get("place") is None]
+
+    @property
+    def reported_beats_shown(self) -> bool:
+        """Whether a reported row out of place beats a shown system (then unfold the group)."""
+        return any(r.get("above_rank") is not None for r in self.folded_reported)
+
+    @property
     def columns(self) -> tuple[str, ...]:
         """Metric keys of the view, in display order."""
         return self.view.columns
@@ -217,6 +227,8 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
     if query:
         rows = [r for r in rows if matches(r, query)]
     _sort_rows(rows, view_obj, sort, direction)
+    reported = reported_rows(data, view_obj, pos)
+    place_reported(reported, rows, view_obj, sort, direction)
     refs = []
     for ref in references:
         metrics, intervals = _block(ref, pos)
@@ -227,7 +239,7 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                      "cells": [_cell(k, metrics, intervals) for k in view_obj.columns]})
     return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),
                         data.get("generated_at"), snapshot_id, humans, entries_value, query,
-                        total, track, reported_rows(data, view_obj, pos),
+                        total, track, reported,
                         list(data.get("references_elsewhere", [])),
                         dict(data.get("signature") or {}))
 
@@ -250,6 +262,26 @@ def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dic
                     "status": "reported, not re-scored",
                     "cells": [_cell(k, metrics, {}) for k in view.columns]})
     return out
+
+
+def place_reported(reported: list[dict[str, Any]], rows: list[dict[str, Any]], view: View,
+                   sort: str, direction: str) -> None:
+    """Mark each reported row whose headline number beats a shown system: ``above_rank`` is
+    the best rank it would take (it stays unranked), ``place`` the index of ``rows`` it is
+    shown before when the table is in headline order (None otherwise). A publication that
+    beats the ranked systems must not hide in the folded group."""
+    index = view.columns.index(view.headline)
+    best_first = (sort, direction) in (("rank", "asc"), (view.headline, "desc"))
+    in_order = best_first or (sort, direction) in (("rank", "desc"), (view.headline, "asc"))
+    for row in reported:
+        value = row["cells"][index]["value"]
+        beaten = [i for i, r in enumerate(rows) if value is not None
+                  and (r["headline"] is None or r["headline"] < value)]
+        row["above_rank"] = min((rows[i]["rank"] for i in beaten
+                                 if rows[i]["rank"] is not None), default=None)
+        row["place"] = None
+        if beaten and in_order:
+            row["place"] = beaten[0] if best_first else beaten[-1] + 1
 
 
 def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str) -> None:
