@@ -60,6 +60,8 @@ def _print_table(result, keys: tuple[str, ...] = METRIC_KEYS) -> None:
     click.echo(f"\n{c['targets_answered']} of {c['targets_in_split']} targets answered; mean "
                f"list length {c['mean_list_length']:.1f}; bootstrap B="
                f"{result.signature['bootstrap']}, seed {result.signature['seed']}")
+    click.echo(f"scorer {result.signature['scorer_version']}; split checksum "
+               f"{result.signature['split_checksum']}")
 
 
 def _report_invalid(path: Path, report, as_json: bool) -> None:
@@ -150,7 +152,8 @@ def score_command(split_spec: str, submission_path: Path, more_submissions: tupl
         if as_json:
             doc = {"submission": str(path), "metrics": result.metrics,
                    "intervals": result.intervals, "by_pos": result.by_pos,
-                   "warnings": result.warnings}
+                   "warnings": result.warnings, "counts": result.counts,
+                   "signature": result.signature}
             if candidates is not None:
                 doc = {"track": track, **_only(doc, keys)}
             click.echo(json.dumps(doc))

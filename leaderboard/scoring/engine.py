@@ -113,15 +113,18 @@ def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
             lengths.append(len(ranked))
         rows[i] = target_row(ranked, target)
     answered = sum(1 for entries in submission.entries.values() if entries)
+    given = sum(1 for tid in submission.entries if tid in prepared.target_index)
     return result_from_rows(prepared, rows, warnings, answered=answered, lengths=lengths,
-                            bootstrap=b, seed=s)
+                            bootstrap=b, seed=s, given=given)
 
 
 def result_from_rows(prepared: PreparedSplit, rows: np.ndarray, warnings: list[str], *,
                      answered: int, lengths: list[int], bootstrap: int, seed: int,
-                     swords_rules: bool = True) -> ScoreResult:
+                     swords_rules: bool = True, given: int | None = None) -> ScoreResult:
     """Point estimates, intervals and per-POS blocks from per-target rows (any benchmark);
-    ``swords_rules`` adds the warnings of the original SWORDS scorer's own rules."""
+    ``swords_rules`` adds the warnings of the original SWORDS scorer's own rules. ``given``
+    (targets the file has an entry for) splits the unanswered targets into empty lists
+    (``targets_empty``) and targets left out (``targets_missing``)."""
     b, s = bootstrap, seed
     stats = TargetStats(rows, prepared.scored_pos.copy(), prepared.checksum, s, b, SCORER_VERSION)
     if swords_rules:
@@ -138,6 +141,9 @@ def result_from_rows(prepared: PreparedSplit, rows: np.ndarray, warnings: list[s
         "targets_answered": answered,
         "mean_list_length": float(np.mean(lengths)) if lengths else 0.0,
     }
+    if given is not None:
+        counts["targets_empty"] = given - answered
+        counts["targets_missing"] = len(prepared.targets) - given
     signature = {"scorer_version": SCORER_VERSION, "split_checksum": prepared.checksum,
                  "seed": s, "bootstrap": b}
     return ScoreResult(metrics, intervals, by_pos, warnings, counts, signature, stats)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+#: ``../shared/data`` beside the project, or ``$LEADERBOARD_SHARED_DIR/data`` (a worktree).
+SHARED = (Path(os.environ["LEADERBOARD_SHARED_DIR"]) / "data"
+          if os.environ.get("LEADERBOARD_SHARED_DIR")
+          else Path(__file__).resolve().parents[2].parent / "shared" / "data")
 TEST_SPLIT = SHARED / "swords" / "swords-v1.1_test.json.gz"
 SUBSET_SPLIT = SHARED / "swords" / "swords-v1.1_test-subset.json.gz"
 REFERENCE_DIR = SHARED / "reference-systems"

@@ -43,7 +43,10 @@ def test_json_output_shape(wordnet):
                "--bootstrap", "100", "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert set(doc) == {"submission", "metrics", "intervals", "by_pos", "warnings"}
+    assert set(doc) == {"submission", "metrics", "intervals", "by_pos", "warnings", "counts",
+                        "signature"}
+    assert doc["signature"]["bootstrap"] == 100 and doc["signature"]["seed"] == 0
+    assert len(doc["signature"]["split_checksum"]) == 64
     assert doc["submission"].endswith("demo_weak.json")
     assert list(doc["metrics"]) == list(METRIC_KEYS)
     assert all(len(doc["intervals"][k]) == 2 for k in METRIC_KEYS)

@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 
 from leaderboard.scoring.significance import format_p
 from leaderboard.services.ranking.ranking_table import RankingTable
+from leaderboard.services.ranking.systems import coverage_text
 
 _CACHE: OrderedDict[tuple, Markup] = OrderedDict()
 _LOCK = threading.Lock()
@@ -50,6 +51,16 @@ def _link(url: str | None, text: str) -> str:
     return f'<a href="{escape(url)}" rel="nofollow noopener">{text}</a>'
 
 
+def _coverage_mark(coverage: dict[str, Any] | None) -> str:
+    """``564/762`` beside a system that left targets unanswered (they score 0), the exact
+    answered / empty / missing counts in its title; nothing for a complete one."""
+    if not coverage or not coverage["unanswered"]:
+        return ""
+    text = coverage_text(coverage)
+    return (f' <abbr class="coverage" title="{escape(text)}">{coverage["answered"]}/'
+            f'{coverage["targets"]}</abbr><span class="sr-only">, {escape(text)}</span>')
+
+
 def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
          headline_label: str) -> str:
     rank_tie = r["tied_with_next_better"] and table.sort in ("rank", table.view.headline)
@@ -67,7 +78,7 @@ def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
     cons = "" if r["conservative_rank"] is None else r["conservative_rank"]
     parts.append(
         f'</td><th scope="row" class="col-system sticky2" data-value="{system}">'
-        f'<a href="{sys_base}{r["id"]}">{system}</a></th>')
+        f'<a href="{sys_base}{r["id"]}">{system}</a>{_coverage_mark(r.get("coverage"))}</th>')
     headline = table.view.headline
     for cell in r["cells"]:
         value = "" if cell["value"] is None else cell["value"]
@@ -94,8 +105,21 @@ def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    html = Markup("".join(_row(r, table, sys_base, team_base, headline_label)
-                          for r in table.rows))
+    inline: dict[int, list[dict[str, Any]]] = {}
+    for r in table.reported:
+        if r.get("place") is not None:
+            inline.setdefault(r["place"], []).append(r)
+    index = table.columns.index(table.view.headline)
+    best_first = (table.sort, table.direction) in (("rank", "asc"),
+                                                   (table.view.headline, "desc"))
+    parts = []
+    for i in range(len(table.rows) + 1):
+        here = sorted(inline.get(i, []), key=lambda r: r["cells"][index]["value"],
+                      reverse=best_first)
+        parts += [_reported_row(r, table, inline=True) for r in here]
+        if i < len(table.rows):
+            parts.append(_row(table.rows[i], table, sys_base, team_base, headline_label))
+    html = Markup("".join(parts))
     with _LOCK:
         _CACHE[key] = html
         while len(_CACHE) > _CACHE_SIZE:
@@ -123,25 +147,39 @@ def _printed(value: float) -> str:
 def reported_rows_html(table: RankingTable) -> Markup:
     """The reported rows' ``<tr>`` elements: name, citation link, the printed numbers (blank
     where not printed), "reported, not re-scored" and what they were computed on."""
+    return Markup("".join(_reported_row(r, table) for r in table.folded_reported))
+
+
+def _reported_row(r: dict[str, Any], table: RankingTable, inline: bool = False) -> str:
+    """One reported row; ``inline`` (shown among the systems, at the place its headline
+    number would take) adds the sort values the ranking's script reads, its rank cell
+    sorting just above the system it beats."""
     parts = []
-    for r in table.reported:
-        name = escape(r["name"])
-        note = f' title="{escape(r["note"])}"' if r["note"] else ""
-        title = escape(f"{r['citation']} ({r['source']})")
-        cite = _link(r["url"], f'<span title="{title}">{escape(short_citation(r["citation"]))}'
-                     "</span>") or f'<span title="{title}">{escape(r["citation"])}</span>'
-        parts.append(
-            '<tr class="ref ref-reported"><td class="col-rank sticky">–</td>'
-            f'<th scope="row" class="col-system sticky2"><span{note}>{name}</span>'
-            f'<span class="cite">{cite}</span></th>')
-        for cell in r["cells"]:
-            value = cell["value"]
-            printed = "" if value is None else f'<span class="v">{_printed(value)}</span>'
-            parts.append(f'<td class="num" data-key="{cell["key"]}">{printed}</td>')
-            if cell["key"] == table.view.headline and table.human_defined:
-                parts.append('<td class="num muted"></td>')
-        parts.append('<td class="num col-cons">–</td>'
-                     '<td class="muted reported-status">reported, not re-scored</td>'
-                     f'<td class="muted reported-on">{escape(r["computed_on"])}</td>'
-                     f'<td>{_link(r["url"], "paper")}</td><td></td></tr>')
-    return Markup("".join(parts))
+    name = escape(r["name"])
+    note = f' title="{escape(r["note"])}"' if r["note"] else ""
+    title = escape(f"{r['citation']} ({r['source']})")
+    cite = _link(r["url"], f'<span title="{title}">{escape(short_citation(r["citation"]))}'
+                 "</span>") or f'<span title="{title}">{escape(r["citation"])}</span>'
+    if inline:
+        above = r["above_rank"]
+        title = (f"reported, not re-scored: would rank above rank {above}; unranked"
+                 if above is not None else "reported, not re-scored; unranked")
+        parts.append(f'<tr class="ref ref-reported reported-inline" title="{title}">'
+                     f'<td class="col-rank sticky" data-value="'
+                     f'{"" if above is None else above - 0.5}">–</td>')
+    else:
+        parts.append('<tr class="ref ref-reported"><td class="col-rank sticky">–</td>')
+    parts.append(f'<th scope="row" class="col-system sticky2"><span{note}>{name}</span>'
+                 f'<span class="cite">{cite}</span></th>')
+    for cell in r["cells"]:
+        value = cell["value"]
+        printed = "" if value is None else f'<span class="v">{_printed(value)}</span>'
+        sort_value = (f' data-value="{"" if value is None else value}"' if inline else "")
+        parts.append(f'<td class="num" data-key="{cell["key"]}"{sort_value}>{printed}</td>')
+        if cell["key"] == table.view.headline and table.human_defined:
+            parts.append('<td class="num muted"></td>')
+    parts.append('<td class="num col-cons">–</td>'
+                 '<td class="muted reported-status">reported, not re-scored</td>'
+                 f'<td class="muted reported-on">{escape(r["computed_on"])}</td>'
+                 f'<td>{_link(r["url"], "paper")}</td><td></td></tr>')
+    return "".join(parts)

@@ -19,6 +19,7 @@ from leaderboard.services.ranking.metric_info import (
     displayed,
 )
 from leaderboard.services.ranking.systems import (
+    coverage_text,
     current_results,
     system_detail,
     team_systems,
@@ -56,6 +57,7 @@ def system(submission_id: int):
         keys = [k for k in VIEWS["all"].columns] + [k for k in detail["metrics"]
                                                     if k not in VIEWS["all"].columns]
     figure = charts.to_json(charts.pos_bars(detail, chart_keys)) if detail["metrics"] else None
+    detail["coverage_text"] = coverage_text(detail["coverage"])
     return render_template("public/system.html", s=detail, cards=cards,
                            choices=choices, figure=figure, keys=keys, labels=LABELS,
                            describe=describe, pos_values=POS_VALUES)

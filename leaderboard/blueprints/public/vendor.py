@@ -54,6 +54,7 @@ def plotly_style_ids() -> tuple[str, ...]:
 def _long_cached(body: bytes, mimetype: str) -> Response:
     import plotly
 
+
     response = Response(body, mimetype=mimetype)
     response.headers["Cache-Control"] = f"public, max-age={ONE_YEAR}, immutable"
     response.set_etag(plotly.__version__)
@@ -89,11 +90,12 @@ def template_helpers() -> dict[str, object]:
 
     from leaderboard.blueprints.public.common import board_bar, board_nav
     from leaderboard.blueprints.public.render import cell_html, reported_rows_html, rows_html
+    from leaderboard.scoring.version import SCORER_VERSION
 
     return {"plotly_version": plotly.__version__, "plotly_style_ids": plotly_style_ids,
             "cell_html": cell_html, "rows_html": rows_html, "inputs_url": inputs_url,
             "reported_rows_html": reported_rows_html,
-            "board_nav": board_nav, "board_bar": board_bar}
+            "board_nav": board_nav, "board_bar": board_bar, "scorer_version": SCORER_VERSION}
 
 
 def inputs_url() -> str | None:

@@ -27,6 +27,12 @@ ID_PATTERNS = {kind: re.compile(rf"^{kind}:[0-9a-f]{{40}}$") for kind in ("c", "
 MAX_PROBLEMS = 20
 
 
+def base_split(split: str) -> str:
+    """The split a subset belongs with: Humans on ``test-subset`` is part of ``test`` (its
+    reference rows are shown on, and its reported rows go with, the ``test`` boards)."""
+    return split.removesuffix("-subset")
+
+
 def get_split(session: Session, benchmark_id: int) -> Benchmark | None:
     """The split row without its two files (read only if used, e.g. on a prepared-gold cache
     miss): reading them with every job was most of a worker's growth inside a job, and with

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from leaderboard.models import Benchmark, Board, ReportedRow
 from leaderboard.scoring import reported as parsing
+from leaderboard.services.catalog.benchmarks import base_split
 
 #: Column widths of :class:`~leaderboard.models.ReportedRow`, checked before anything is stored.
 _LIMITS = {"name": 200, "citation": 500, "url": 500, "source": 200, "note": 1000,
@@ -99,11 +100,6 @@ def list_rows(session: Session, board: Board | None = None) -> list[tuple[Report
     if board is not None:
         query = query.where(ReportedRow.board_id == board.id)
     return [(r, b) for r, b in session.exec(query).all()]
-
-
-def base_split(split: str) -> str:
-    """The split a row belongs with: Humans on ``test-subset`` is part of ``test``."""
-    return split.removesuffix("-subset")
 
 
 def matching_boards(session: Session, row: parsing.ReportedRow) -> list[Board]:

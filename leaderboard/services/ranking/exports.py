@@ -9,6 +9,15 @@ import pandas as pd
 from leaderboard.scoring.significance import format_p
 from leaderboard.services.ranking.ranking_table import RankingTable
 
+#: Export column -> key of a row's ``coverage`` (blank for reference and reported rows).
+COVERAGE_COLUMNS = {"targets_in_split": "targets", "targets_answered": "answered",
+                    "targets_empty": "empty", "targets_missing": "missing"}
+
+#: Export column -> key of a row's ``signature``: every number traceable to the scorer
+#: version, the split (sha256 of its canonical JSON), the bootstrap seed and B that made it.
+SIGNATURE_COLUMNS = {"scorer_version": "scorer_version", "split_checksum": "split_checksum",
+                     "bootstrap_seed": "seed", "bootstrap_samples": "bootstrap"}
+
 
 def ranking_frame(table: RankingTable) -> pd.DataFrame:
     """One row per system, then the reference rows, then the reported ones (a publication's
@@ -25,6 +34,7 @@ def ranking_frame(table: RankingTable) -> pd.DataFrame:
             "system": row.get("system", row.get("name")), "team": row.get("team", ""),
             "submission_id": row.get("id"), "date": row.get("date", ""),
             "note": _note(row, kind),
+            "above_rank": row.get("above_rank"),
         }
         for cell in row["cells"]:
             key = cell["key"]
@@ -34,14 +44,23 @@ def ranking_frame(table: RankingTable) -> pd.DataFrame:
             record[f"{key} hi"] = interval[1]
             record[f"{key} tie_p"] = cell.get("p")
         record["pct_humans"] = row.get("pct_humans")
+        coverage = row.get("coverage") or {}
+        for column, key in COVERAGE_COLUMNS.items():
+            record[column] = coverage.get(key)
+        signature = row.get("signature") or {"scorer_version": row.get("scorer_version")}
+        for column, key in SIGNATURE_COLUMNS.items():
+            record[column] = signature.get(key)
         records.append(record)
     frame = pd.DataFrame.from_records(records)
     if frame.empty:
         base = ["row_type", "rank", "rank_lo", "rank_hi", "conservative_rank",
-                "tied_with_next_better", "system", "team", "submission_id", "date", "note"]
+                "tied_with_next_better", "system", "team", "submission_id", "date", "note",
+                "above_rank"]
         cols = [c for k in table.columns for c in (k, f"{k} lo", f"{k} hi", f"{k} tie_p")]
-        frame = pd.DataFrame(columns=base + cols + ["pct_humans"])
-    for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id"):
+        frame = pd.DataFrame(columns=base + cols + ["pct_humans", *COVERAGE_COLUMNS,
+                                                    *SIGNATURE_COLUMNS])
+    for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id", "above_rank",
+                   *COVERAGE_COLUMNS, "bootstrap_seed", "bootstrap_samples"):
         frame[column] = frame[column].astype("Int64")
     return frame
 

@@ -51,11 +51,27 @@ class RankingTable:
     track: str = "generative"
     #: A publication's numbers: pinned after the references, no intervals, never ranked.
     reported: list[dict[str, Any]] = field(default_factory=list)
+    #: Reference rows of this benchmark scored on another split (name, split, n_targets):
+    #: not shown, only named, so a dev board says why it has no Humans row.
+    references_elsewhere: list[dict[str, Any]] = field(default_factory=list)
+    #: The board's scorer version, split checksum, bootstrap seed and B (each row has its
+    #: own ``signature`` too: a result not yet re-scored keeps the one it was computed with).
+    signature: dict[str, Any] = field(default_factory=dict)
 
     @property
     def human_defined(self) -> bool:
         """Whether the Humans reference provides the headline metric (for "% of Humans")."""
         return any(r["pct_humans"] is not None for r in self.rows)
+
+    @property
+    def folded_reported(self) -> list[dict[str, Any]]:
+        """Reported rows not shown among the systems (in the folded group)."""
+        return [r for r in self.reported if r.get("place") is None]
+
+    @property
+    def reported_beats_shown(self) -> bool:
+        """Whether a reported row out of place beats a shown system (then unfold the group)."""
+        return any(r.get("above_rank") is not None for r in self.folded_reported)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -66,12 +82,15 @@ class RankingTable:
         """JSON-ready form (API and JSON export)."""
         return {
             "benchmark": self.benchmark, "generated_at": self.generated_at,
+            "scorer_version": self.signature.get("scorer_version"),
+            "signature": self.signature,
             "track": self.track, "view": self.view.key, "pos": self.pos or "ALL", "sort": self.sort,
             "dir": self.direction, "entries": self.entries, "q": self.query,
             "headline": self.view.headline, "metrics": list(self.columns),
             "rows": [_row_json(r, "system") for r in self.rows],
             "references": [_row_json(r, r["kind"]) for r in self.references],
             "reported": [_row_json(r, "reported") for r in self.reported],
+            "references_elsewhere": self.references_elsewhere,
         }
 
 
@@ -201,22 +220,28 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
             "tied_with_next_better": head_p is not None and not significant(head_p),
             "rank_p": head_p,
             "headline": None if headline is None else round(float(headline), 2),
-            "pct_humans": pct, "cells": cells,
+            "pct_humans": pct, "coverage": system.get("coverage"),
+            "signature": system.get("signature"), "cells": cells,
         })
     total = len(rows)
     if query:
         rows = [r for r in rows if matches(r, query)]
     _sort_rows(rows, view_obj, sort, direction)
+    reported = reported_rows(data, view_obj, pos)
+    place_reported(reported, rows, view_obj, sort, direction)
     refs = []
     for ref in references:
         metrics, intervals = _block(ref, pos)
         refs.append({"name": ref["name"], "kind": ref["kind"], "note": ref.get("note", ""),
                      "subset": ref.get("subset", False), "split": ref.get("split"),
                      "n_targets": ref.get("n_targets"),
+                     "scorer_version": ref.get("scorer_version"),
                      "cells": [_cell(k, metrics, intervals) for k in view_obj.columns]})
     return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),
                         data.get("generated_at"), snapshot_id, humans, entries_value, query,
-                        total, track, reported_rows(data, view_obj, pos))
+                        total, track, reported,
+                        list(data.get("references_elsewhere", [])),
+                        dict(data.get("signature") or {}))
 
 
 def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dict[str, Any]]:
@@ -237,6 +262,26 @@ def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dic
                     "status": "reported, not re-scored",
                     "cells": [_cell(k, metrics, {}) for k in view.columns]})
     return out
+
+
+def place_reported(reported: list[dict[str, Any]], rows: list[dict[str, Any]], view: View,
+                   sort: str, direction: str) -> None:
+    """Mark each reported row whose headline number beats a shown system: ``above_rank`` is
+    the best rank it would take (it stays unranked), ``place`` the index of ``rows`` it is
+    shown before when the table is in headline order (None otherwise). A publication that
+    beats the ranked systems must not hide in the folded group."""
+    index = view.columns.index(view.headline)
+    best_first = (sort, direction) in (("rank", "asc"), (view.headline, "desc"))
+    in_order = best_first or (sort, direction) in (("rank", "desc"), (view.headline, "asc"))
+    for row in reported:
+        value = row["cells"][index]["value"]
+        beaten = [i for i, r in enumerate(rows) if value is not None
+                  and (r["headline"] is None or r["headline"] < value)]
+        row["above_rank"] = min((rows[i]["rank"] for i in beaten
+                                 if rows[i]["rank"] is not None), default=None)
+        row["place"] = None
+        if beaten and in_order:
+            row["place"] = beaten[0] if best_first else beaten[-1] + 1
 
 
 def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str) -> None:

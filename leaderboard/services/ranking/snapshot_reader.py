@@ -30,7 +30,7 @@ from leaderboard.services.ranking.ranking_table import RankingTable, build_table
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT, refresh_snapshot
 
 #: Bump when the cached pages' markup changes, so validators (ETags) change with it.
-CACHE_VERSION = 5
+CACHE_VERSION = 8
 TABLES_MAX = 64
 BODIES_MAX = 48
 

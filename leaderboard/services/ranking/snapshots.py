@@ -32,10 +32,11 @@ from leaderboard.models import (
     Track,
     utcnow,
 )
-from leaderboard.scoring import TargetStats, resample_counts
+from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
 from leaderboard.scoring.significance import conservative_ranks, p_beats_rows
 from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
+from leaderboard.services.catalog.benchmarks import base_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title
 from leaderboard.services.ranking import ranking_stats as rs
 from leaderboard.services.ranking.metric_info import (
@@ -47,12 +48,16 @@ from leaderboard.services.ranking.metric_info import (
     view_set,
     views_for,
 )
+from leaderboard.services.ranking.systems import coverage_of, signature_of
 
 log = logging.getLogger(__name__)
 # A ranking needs none of the stored files (split, upload, reference file: megabytes each);
 # they are left unread, else every refresh would read all of them into the worker.
 #: 3: best-per-team blocks and ties of the board's track (GAP on a ranking board).
-SNAPSHOT_FORMAT = 3
+#: 4: reference rows of the board's split only (``references_elsewhere`` names the others).
+#: 5: each system's coverage (answered / empty / missing targets).
+#: 6: each system's signature and the board's (scorer version, split checksum, seed, B).
+SNAPSHOT_FORMAT = 6
 PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
 #: Systems per matrix product: 16 x 31 columns keep BLAS fast and the transient small
@@ -95,14 +100,17 @@ def public_counts(session: Session) -> dict[int, int]:
 
 
 def reference_rows(session: Session, board: Board,
-                   benchmark: Benchmark) -> list[dict[str, Any]]:
-    """Reference systems of the benchmark's name/version (any split), merged by name.
+                   benchmark: Benchmark) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Reference systems of the board's split, merged by name, and those of the same
+    benchmark name/version scored on another split (not shown; the board names them).
 
-    Humans comes as several rows of one name, each providing the keys in ``metric_keys``.
-    A board shows the rows made for its track; a ranking board also shows Humans (their GAP
-    is an upper reference there too), never the oracle lists, whose GAP is a generative one.
-    A Random row is scored on each split of its own (dev and test alike), so a board shows
-    only its split's: merged by name, the other split's numbers would overwrite them.
+    A reference row belongs to the split it was scored on, or to the split it is a subset of
+    (Humans on ``test-subset`` belongs to ``test``: :func:`base_split`). A dev board never
+    shows rows scored on test: "% Humans" and the API would compare dev systems with test
+    numbers. Humans comes as several rows of one name, each providing the keys in
+    ``metric_keys``. A board shows the rows made for its track; a ranking board also shows
+    Humans (their GAP is an upper reference there too), never the oracle lists, whose GAP is
+    a generative one.
     """
     if board.track == Track.RANKING:
         shown = or_(col(ReferenceSystem.track) == Track.RANKING,
@@ -117,7 +125,12 @@ def reference_rows(session: Session, board: Board,
             .order_by(col(ReferenceSystem.id))
             .options(defer(ReferenceSystem.file_bytes), *Benchmark.without_files()))
     merged: dict[str, dict[str, Any]] = {}
+    elsewhere: dict[str, dict[str, Any]] = {}
     for ref, bench in session.exec(stmt).all():
+        if base_split(bench.split) != benchmark.split:
+            elsewhere.setdefault(ref.name, {"name": ref.name, "kind": ref.kind,
+                                            "split": bench.split, "n_targets": bench.n_targets})
+            continue
         row = merged.setdefault(ref.name, {
             "name": ref.name, "kind": ref.kind, "note": ref.note, "split": bench.split,
             "n_targets": bench.n_targets, "subset": bench.id != benchmark.id,
@@ -137,7 +150,12 @@ def reference_rows(session: Session, board: Board,
                     target["intervals"][key] = block["intervals"][key]
         row["note"] = row["note"] or ref.note
     kinds = {"human": 0, "oracle": 1, "random": 2}
-    return sorted(merged.values(), key=lambda r: (kinds.get(r["kind"], 2), r["name"]))
+
+    def order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return sorted(rows, key=lambda r: (kinds.get(r["kind"], 2), r["name"]))
+
+    return (order(list(merged.values())),
+            order([r for name, r in elsewhere.items() if name not in merged]))
 
 
 def _load_stats(results: list[Result]) -> list[TargetStats | None]:
@@ -280,6 +298,7 @@ def compute_snapshot_data(session: Session, board: Board,
             "paper_url": sub.paper_url, "code_url": sub.code_url,
             "file_sha256": sub.file_sha256, "scorer_version": result.scorer_version,
             "metrics": result.metrics, "intervals": result.intervals, "by_pos": result.by_pos,
+            "coverage": coverage_of(result.counts), "signature": signature_of(result),
         })
     stats = _load_stats([r for _, r, _ in rows])
     m = len(systems)
@@ -310,19 +329,26 @@ def compute_snapshot_data(session: Session, board: Board,
                                               rank_keys=(headline,))
         if pos is None:
             pairwise = _pairwise(systems, points, resampled, members, shown_keys)
+    references, elsewhere = reference_rows(session, board, benchmark)
+    resampling = Counter((s["signature"]["seed"], s["signature"]["bootstrap"])
+                         for s in systems).most_common(1)
     return {
         "format": SNAPSHOT_FORMAT,
         "generated_at": utcnow().isoformat(),
         "benchmark": {"id": benchmark.id, "name": benchmark.name, "version": benchmark.version,
                       "split": benchmark.split, "n_targets": benchmark.n_targets,
                       "checksum": benchmark.checksum, "title": benchmark_title(benchmark)},
+        "signature": {"scorer_version": SCORER_VERSION, "split_checksum": benchmark.checksum,
+                      "seed": resampling[0][0][0] if resampling else None,
+                      "bootstrap": resampling[0][0][1] if resampling else None},
         "board": {"id": board.id, "slug": board.slug, "track": board.track, "views": views,
                   "phase": board.phase, "title": board_title(board, benchmark)},
         "systems": systems,
         "stats": per_pos,
         "best": best,
         "pairwise": pairwise,
-        "references": reference_rows(session, board, benchmark),
+        "references": references,
+        "references_elsewhere": elsewhere,
         "reported": reported_rows(session, board.id),  # type: ignore[arg-type]
     }
 

@@ -3,11 +3,62 @@ comparisons: :mod:`leaderboard.services.ranking.head_to_head`)."""
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Result, Submission, SubmissionStatus, Team
+from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, Track
+from leaderboard.scoring.families import FAMILIES, LexsubFamily
+from leaderboard.services.catalog.benchmarks import get_split
+
+
+def coverage_of(counts: dict[str, Any] | None) -> dict[str, int | None] | None:
+    """How many of the split's targets a result answers (a non-empty list), gave an empty
+    list for, and left out (None when the result predates that count; re-scoring fills it),
+    from the stored ``Result.counts``; None without counts. Unanswered targets score 0."""
+    if not counts or "targets_in_split" not in counts or "targets_answered" not in counts:
+        return None
+    total, answered = int(counts["targets_in_split"]), int(counts["targets_answered"])
+    empty, missing = counts.get("targets_empty"), counts.get("targets_missing")
+    return {"targets": total, "answered": answered, "unanswered": total - answered,
+            "empty": None if empty is None else int(empty),
+            "missing": None if missing is None else int(missing)}
+
+
+def coverage_text(coverage: dict[str, int | None] | None) -> str:
+    """``answered 564 of 762 targets (74.0%); 0 empty lists, 198 missing``: the one wording
+    of the ranking's mark, the system page and the legend."""
+    if not coverage:
+        return ""
+    total, answered = coverage["targets"] or 0, coverage["answered"] or 0
+    share = f" ({100.0 * answered / total:.1f}%)" if total else ""
+    text = f"answered {answered} of {total} targets{share}"
+    if coverage["empty"] is not None and coverage["missing"] is not None:
+        return f"{text}; {coverage['empty']} empty lists, {coverage['missing']} missing"
+    return f"{text}; {coverage['unanswered']} not answered"
+
+
+def signature_of(result: Result) -> dict[str, Any]:
+    """What makes a result reproducible: scorer version, split checksum (sha256 of the split's
+    canonical JSON, as ``leaderboard score --json`` prints it), bootstrap seed and B."""
+    return {"scorer_version": result.scorer_version, "split_checksum": result.split_checksum,
+            "seed": result.bootstrap_seed, "bootstrap": result.bootstrap_samples}
+
+
+def reproduce_command(*, name: str, version: str, split: str, track: str, seed: int,
+                      bootstrap: int, filename: str = "") -> str:
+    """The ``leaderboard score`` command that recomputes a result from its file: the split
+    by the file name SWORDS releases use (``swords-v1.1_test.json.gz``), or ``name:split``
+    for LS07/CoInCo (read from the field's own files)."""
+    if isinstance(FAMILIES.get(name), LexsubFamily):
+        spec, track_arg = f"{name}:{split}", ""
+    else:
+        spec = f"{name}-v{version}_{split}.json.gz"
+        track_arg = " --track ranking" if track == Track.RANKING else ""
+    file = shlex.quote(filename) if filename else "FILE"
+    return (f"leaderboard score --split {spec}{track_arg} --bootstrap {bootstrap} "
+            f"--seed {seed} --json --submission {file}")
 
 
 def can_view(submission: Submission, viewer: Any, team: Team | None = None) -> bool:
@@ -60,7 +111,18 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "by_pos": result.by_pos if result else {},
         "result_id": result.id if result else None,
         "bootstrap_samples": result.bootstrap_samples if result else None,
+        "coverage": coverage_of(result.counts) if result else None,
+        "signature": signature_of(result) if result else None,
+        "reproduce": _reproduce(session, sub, result) if result else None,
     }
+
+
+def _reproduce(session: Session, sub: Submission, result: Result) -> str:
+    bench, board = get_split(session, sub.benchmark_id), session.get(Board, sub.board_id)
+    return reproduce_command(name=bench.name, version=bench.version, split=bench.split,
+                             track=board.track if board else Track.GENERATIVE,
+                             seed=result.bootstrap_seed, bootstrap=result.bootstrap_samples,
+                             filename=sub.filename)
 
 
 def team_systems(*, session: Session, team_id: int, viewer: Any) -> list[Submission]:
