@@ -47,6 +47,9 @@ FIELD_LABELS = {
     "email": "e-mail address", "leaderboard": "leaderboard", "reason": "reason",
 }
 ENDPOINT_FIELD_LABELS = {"account.create_token": {"name": "token name"}}
+#: Query arguments whose view falls back to a default rather than refuse: ``next`` after
+#: login, unsafe (control characters included) means the account page (auth.safe_next).
+FALLBACK_ARGS = frozenset({"next"})
 
 
 def _label(field: str) -> str:
@@ -60,13 +63,16 @@ def request_text_problem() -> tuple[int, str] | None:
     The one rule of :func:`leaderboard.textcheck.text_problem` (control characters, lone
     surrogates), applied to the path (404: no page has such a name), every query argument
     and form field, names and values (400), and uploaded file names. Form values may hold
-    tab and newlines (text areas); query arguments may not.
+    tab and newlines (text areas); query arguments may not. :data:`FALLBACK_ARGS` are left
+    to their view.
     """
     if text_problem("path", request.path):
         return 404, "no page has a control character in its address"
     fields = [(request.args, False), (request.form, True)]
     for source, multiline in fields:
         for key, value in source.items(multi=True):
+            if source is request.args and key in FALLBACK_ARGS:
+                continue
             problem = (text_problem("name of a field", key)
                        or text_problem(_label(key), value, multiline=multiline))
             if problem:
