@@ -177,14 +177,16 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                          "parameters": [{"name": "Idempotency-Key", "in": "header",
                                          "schema": {"type": "string", "maxLength": 200},
                                          "description": "Retries with the same key never "
-                                                        "create a second submission"}],
+                                                        "create a second submission; a key "
+                                                        "names one upload to one leaderboard"}],
                          "responses": {
                              "202": {"description": "Accepted (or the earlier submission with "
                                                     "identical bytes)",
                                      "content": {"application/json": {"schema": ref}}},
                              "400": _error("Missing file or name, bad field"),
                              "404": _error("Unknown leaderboard slug"),
-                             "409": _error("Idempotency-Key reused with a different file"),
+                             "409": _error("Idempotency-Key reused with a different file or "
+                                           "for another leaderboard"),
                              "413": _error("File too large"),
                              "429": _error("Quota or rate limit; resets_at and Retry-After "
                                            "say when it resets"),
