@@ -201,7 +201,8 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                                 "schema": {"type": "integer"}}],
                 "responses": {"200": {"description": "The submission", "content": {
                     "application/json": {"schema": {"$ref": "#/components/schemas/Submission"}}}},
-                    "403": _error("Another team's submission"), "404": _error("No such id"),
+                    "404": _error("No such id, or another team's submission (the same "
+                                  "answer, so ids cannot be enumerated)"),
                     **auth_errors}}},
             "/submissions/{id}/targets": {"get": _targets_path(auth_errors)},
             "/validate": {"post": {

@@ -199,12 +199,11 @@ def _check_lengths(system_name: str, description: str, paper_url: str, code_url:
 
 
 def team_submission(*, session: Session, team_id: int, submission_id: int) -> Submission:
-    """The team's own submission; 404 when absent, 403 when it belongs to another team."""
+    """The team's own submission; the same 404 when absent and when it belongs to another
+    team (a 403 there let any token holder count and probe every team's submission ids)."""
     submission = session.get(Submission, submission_id)
-    if submission is None:
+    if submission is None or submission.team_id != team_id:
         raise SubmissionError(404, "not_found", f"no submission {submission_id}")
-    if submission.team_id != team_id:
-        raise SubmissionError(403, "forbidden", "this submission belongs to another team")
     return submission
 
 
