@@ -77,7 +77,7 @@ def request_text_problem() -> tuple[int, str] | None:
                        or text_problem(_label(key), value, multiline=multiline))
             if problem:
                 return 400, problem
-    for upload in request.files.values():
+    for _key, upload in request.files.items(multi=True):
         problem = text_problem("file name", upload.filename or "")
         if problem:
             return 400, problem

@@ -127,3 +127,15 @@ def test_ordinary_text_and_multiline_fields_still_pass(client, session, board, t
         "name": "Système ñ", "description": "line one\r\n\tline two",
         "file": (io.BytesIO(demo_bytes()), "result.json")})
     assert response.status_code == 202, response.get_data(as_text=True)
+
+
+def test_every_uploaded_file_name_is_checked_not_only_the_first(client, session, board,
+                                                                 team_token):
+    _team, _user, token = team_token
+    response = client.post("/api/v1/submissions", headers=_auth(token), data={
+        "name": "System", "file": [(io.BytesIO(demo_bytes()), "result.json"),
+                                   (io.BytesIO(b"{}"), "second\x00.json")]})
+    assert response.status_code == 400
+    assert response.get_json()["error"]["message"].startswith(
+        "the file name contains a control character (U+0000) at position 7")
+    assert session.exec(select(Submission)).all() == []
