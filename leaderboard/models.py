@@ -161,7 +161,10 @@ class Submission(SQLModel, table=True):
     progress: str = Field(default="", max_length=40)
     errors: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     warnings: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    # Shown to the team: our own words, never exception text (that is failure_detail).
     failure_reason: str = Field(default="", max_length=2000)
+    # For the hosts only (admin pages): the exception of the last failed attempt.
+    failure_detail: str = Field(default="", max_length=2000)
     attempts: int = 0
     is_public: bool = False
     hidden: bool = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlmodel import select
 
 from leaderboard.models import Team, User
@@ -82,6 +83,25 @@ def test_login_next_only_follows_local_paths(client, session):
     assert response.headers["Location"] == "/account/"
     response = client.post("/account/login?next=/account/tokens", data=data)
     assert response.headers["Location"] == "/account/tokens"
+
+
+@ALL_DATABASES
+@pytest.mark.parametrize("target", ["/account/tokens%0d%0aSet-Cookie:%20x=1", "/%0aevil",
+                                    "/account/%00", "/account/%09tokens", "/%5cevil.example",
+                                    "/%5c%5cevil.example/x"])
+def test_login_next_with_control_characters_or_backslashes_falls_back(client, session,
+                                                                      target):
+    """Issue 20: CR/LF in ``next`` answered 500 after the login was recorded (a header may
+    not hold them); a backslash reads as a slash to browsers ("/\\evil" goes off-site)."""
+    make_team(session, email="a@example.org")
+    form = client.get(f"/account/login?next={target}")
+    assert form.status_code == 200
+    data = {"email": "a@example.org", "password": DEFAULT_PASSWORD,
+            "csrf_token": csrf_token_from(form.get_data(as_text=True))}
+    response = client.post(f"/account/login?next={target}", data=data)
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/account/"
+    assert client.get("/account/").status_code == 200  # logged in
 
 
 def test_logout_is_post_only(client, session):

@@ -10,6 +10,7 @@ from sqlmodel import select
 from leaderboard.models import Submission
 from leaderboard.queue import get_redis
 from leaderboard.services.access.api_tokens import authenticate_token, revoke_token
+from tests.backends import ALL_DATABASES
 from tests.factories import make_team, make_token
 from tests.pipeline.conftest import demo_bytes, gzip_bomb, submission_doc, target_ids
 from worker import jobs
@@ -116,25 +117,30 @@ def test_missing_and_wrong_and_revoked_token_are_401(client, session, benchmark,
     assert post(client, token, demo_bytes()).status_code == 401
 
 
-def test_other_teams_submission_is_403_and_unknown_is_404(client, session, benchmark,
+@ALL_DATABASES
+def test_other_teams_submission_is_404_like_a_missing_one(client, session, benchmark,
                                                           team_token):
+    """Issue 20: 403 for another team's id and 404 for a missing one let anyone with a token
+    count every team's submissions; both are the same 404 now, on every route of an id."""
     _team, _user, token = team_token
     other, _ = make_team(session, name="Lab Two", email="two@example.org")
     other_token = make_token(session, other)
     sid = post(client, other_token, demo_bytes()).get_json()["id"]
-    response = client.get(f"/api/v1/submissions/{sid}",
-                          headers={"Authorization": f"Bearer {token}"})
-    assert response.status_code == 403
-    assert response.get_json() == {"error": {"status": 403, "code": "forbidden",
-                                              "message": "this submission belongs to another "
-                                                         "team"}}
-    missing = client.get("/api/v1/submissions/999999",
-                         headers={"Authorization": f"Bearer {token}"})
-    assert missing.status_code == 404
-    assert missing.get_json() == {"error": {"status": 404, "code": "not_found",
-                                            "message": "no submission 999999"}}
-    listed = client.get("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"})
+    missing_id = sid + 1000
+    headers = {"Authorization": f"Bearer {token}"}
+    for path in ("/api/v1/submissions/{}", "/api/v1/submissions/{}/targets"):
+        theirs = client.get(path.format(sid), headers=headers)
+        missing = client.get(path.format(missing_id), headers=headers)
+        assert theirs.status_code == missing.status_code == 404
+        assert theirs.get_json() == {"error": {"status": 404, "code": "not_found",
+                                               "message": f"no submission {sid}"}}
+        assert missing.get_json() == {"error": {"status": 404, "code": "not_found",
+                                                "message": f"no submission {missing_id}"}}
+    listed = client.get("/api/v1/submissions", headers=headers)
     assert listed.get_json() == {"submissions": []}
+    # Its own team still sees it.
+    assert client.get(f"/api/v1/submissions/{sid}",
+                      headers={"Authorization": f"Bearer {other_token}"}).status_code == 200
 
 
 def test_too_large_is_413_without_storing(app_overrides, benchmark, client, session,

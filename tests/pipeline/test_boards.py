@@ -10,7 +10,7 @@ import pytest
 
 from leaderboard.models import Submission
 from leaderboard.services.catalog.benchmarks import import_benchmark
-from leaderboard.services.catalog.boards import BoardError, create_board
+from leaderboard.services.catalog.boards import BoardError, board_by_slug, create_board
 from tests.backends import ALL_DATABASES
 from tests.pipeline.conftest import DEMO_SPLIT, demo_bytes
 from worker import jobs
@@ -19,12 +19,14 @@ DEMO = "swords-demo-v1-test-generative"
 RANKING = "swords-demo-v1-test-ranking"
 
 
-def post(client, token, raw, *, leaderboard=None, public=False, path="/api/v1/submissions"):
+def post(client, token, raw, *, leaderboard=None, public=False, path="/api/v1/submissions",
+         headers=None):
     data = {"name": "sys", "file": (io.BytesIO(raw), "result.json"),
             "public": "true" if public else "false"}
     if leaderboard is not None:
         data["leaderboard"] = leaderboard
-    return client.post(path, data=data, headers={"Authorization": f"Bearer {token}"},
+    return client.post(path, data=data,
+                       headers={"Authorization": f"Bearer {token}", **(headers or {})},
                        content_type="multipart/form-data")
 
 
@@ -83,6 +85,35 @@ def test_quotas_and_duplicates_are_per_board(client, session, benchmark, ranking
     assert post(client, token, demo_bytes("demo_weak"), leaderboard=RANKING).status_code == 429
     rows = {row.id: row.board_id for row in session.query(Submission).all()}
     assert sorted(rows.values()) == sorted([benchmark.id, ranking_board.id])
+
+
+@ALL_DATABASES
+def test_idempotency_key_replays_only_on_its_own_board(client, session, benchmark,
+                                                       ranking_board, team_token):
+    """Issue 20: the same key and bytes sent to another board replayed the first board's
+    submission labelled with the second board; now a 409 naming the board it was used on."""
+    _team, _user, token = team_token
+    key = {"Idempotency-Key": "run-7"}
+    first = post(client, token, demo_bytes(), headers=key)
+    assert first.status_code == 202 and first.get_json()["leaderboard"] == DEMO
+    again = post(client, token, demo_bytes(), headers=key)
+    assert again.status_code == 202 and again.get_json() == first.get_json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    other = post(client, token, demo_bytes(), leaderboard=RANKING, headers=key)
+    assert other.status_code == 409
+    assert other.get_json() == {"error": {
+        "status": 409, "code": "idempotency_key_reused",
+        "message": f"this Idempotency-Key was already used for a submission to leaderboard "
+                   f"{DEMO}; send a new key for {RANKING}"}}
+    assert "Idempotent-Replayed" not in other.headers
+    rows = session.query(Submission).all()
+    demo_board = board_by_slug(session, DEMO)
+    assert [(row.id, row.board_id) for row in rows] == [(first.get_json()["id"], demo_board.id)]
+    # A new key on the other board is a new submission there.
+    fresh = post(client, token, demo_bytes(), leaderboard=RANKING,
+                 headers={"Idempotency-Key": "run-8"})
+    assert fresh.status_code == 202 and fresh.get_json()["leaderboard"] == RANKING
+    assert fresh.get_json()["id"] != first.get_json()["id"]
 
 
 @ALL_DATABASES

@@ -3,8 +3,10 @@ stale running rows; the queue commands."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
+from markupsafe import escape
 from rq import Queue
 from sqlmodel import select
 
@@ -14,7 +16,8 @@ from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.reconcile import reconcile
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
-from tests.factories import make_team
+from tests.backends import ALL_DATABASES
+from tests.factories import csrf_token_from, login, make_team, make_token
 from tests.pipeline.conftest import demo_bytes
 
 
@@ -51,8 +54,9 @@ def test_our_failure_is_retried_with_backoff_then_failed_with_reason(app, sessio
     row = session.get(Submission, sid)
     session.refresh(row)
     assert row.attempts == 1
-    assert row.failure_reason.startswith("attempt 1 of 2 failed on our side (")
-    assert row.failure_reason.endswith("retrying in 30 s")
+    assert row.failure_reason == ("Attempt 1 of 2 failed because of an internal error; the "
+                                  "hosts can see what went wrong. Retrying in 30 s.")
+    assert row.failure_detail.startswith("attempt 1 of 2: ")
     # Not due yet: the reconciler waits for the backoff.
     assert reconcile_now(app, session, settings).waiting == [sid]
     report = reconcile_now(app, session, settings, now=utcnow() + timedelta(seconds=31))
@@ -62,8 +66,66 @@ def test_our_failure_is_retried_with_backoff_then_failed_with_reason(app, sessio
         assert f"score-{queue.name}-{sid}-2" in queue.job_ids
     assert run(app, sid) == "failed"
     session.refresh(row)
-    assert row.failure_reason.startswith("failed on our side after 2 attempts: ")
+    assert row.failure_reason == FAILED_FOR_TEAMS.format(attempts="2 attempts")
+    assert row.failure_detail.startswith("attempt 2 of 2: ")
     assert session.exec(select(Result)).all() == []
+
+
+FAILED_FOR_TEAMS = ("Scoring failed because of an internal error after {attempts}; "
+                    "the hosts can see what went wrong. Your file is not at fault as far as we "
+                    "can tell: you may upload it again.")
+
+
+@ALL_DATABASES
+def test_teams_see_a_stable_message_and_hosts_the_exception(app, client, session, benchmark,
+                                                            settings):
+    """Issue 20: failure_reason showed teams our exception text (file paths, SQL, library
+    internals). Teams get one stable message on the API, their page and the e-mail; the
+    exception is kept for the hosts (admin page, log). Problems with the file itself are
+    still named to the team."""
+    settings.update(MAX_JOB_RETRIES=0)
+    team, user = make_team(session, name="Lab One", email="one@example.org")
+    token = make_token(session, team)
+    board = import_board(session, benchmark)
+    session.commit()
+    sid = create_submission(session=session, team=team, board=board, raw=demo_bytes(),
+                            system_name="s", settings=settings).submission.id
+    bench = session.get(Benchmark, benchmark.id)
+    good = bench.prepared_bytes, bench.checksum
+    bench.prepared_bytes, bench.checksum = b"broken", "0" * 64
+    session.add(bench)
+    session.commit()
+    assert run(app, sid) == "failed"
+    row = session.get(Submission, sid)
+    session.refresh(row)
+    detail = row.failure_detail
+    assert detail.startswith("attempt 1 of 1: ") and len(detail) > len("attempt 1 of 1: ")
+    headers = {"Authorization": f"Bearer {token}"}
+    body = client.get(f"/api/v1/submissions/{sid}", headers=headers).get_json()
+    assert body["status"] == "failed"
+    assert body["failure_reason"] == FAILED_FOR_TEAMS.format(attempts="1 attempt")
+    exception_text = detail.removeprefix("attempt 1 of 1: ")
+    assert exception_text not in json.dumps(body) and "failure_detail" not in body
+    assert login(client, user.email).status_code == 302
+    page = client.get(f"/account/submissions/{sid}").get_data(as_text=True)
+    assert "Scoring failed because of an internal error after 1 attempt;" in page
+    assert str(escape(exception_text)) not in page
+    client.post("/account/logout", data={"csrf_token": csrf_token_from(page)})
+    make_team(session, name="Hosts", email="host@example.org", is_admin=True)
+    assert login(client, "host@example.org").status_code == 302
+    admin = client.get("/admin/submissions?status=failed").get_data(as_text=True)
+    assert str(escape(detail)) in admin
+    # A file at fault is still told exactly what is wrong with it.
+    bench.prepared_bytes, bench.checksum = good
+    session.add(bench)
+    session.commit()
+    bad = create_submission(session=session, team=team, board=board,
+                            raw=b'{"substitutes": []}', system_name="bad",
+                            settings=settings).submission.id
+    assert run(app, bad) == "invalid"
+    body = client.get(f"/api/v1/submissions/{bad}", headers=headers).get_json()
+    assert body["failure_reason"] == ""
+    assert [e["code"] for e in body["errors"]] == ["wrong_type"]
 
 
 def test_stale_running_row_is_requeued_then_failed_when_out_of_attempts(app, session,

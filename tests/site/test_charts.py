@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 
+from sqlmodel import select
+
+from leaderboard.models import ReferenceSystem, Submission, Team
 from leaderboard.services.ranking import charts
+from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 KEY = "strict_a_f@10"
 
@@ -70,3 +75,61 @@ def test_pr_scatter_leaves_unnamed_a_system_on_a_reference_marker():
     labels = [t for t in _figure(charts.precision_recall(data))["data"]
               if t.get("mode") == "text"]
     assert [t["text"] for t in labels] == [["Clear"]]
+
+
+EVIL = '<a href="https://evil.example">x</a>'
+EVIL_SHOWN = '&lt;a href="https://evil.example"&gt;x&lt;/a&gt;'
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _figures(page: str) -> list[dict]:
+    found = re.findall(r'<script type="application/json" id="[a-z0-9-]*figure[a-z0-9-]*">'
+                       r"(.*?)</script>", page, re.S)
+    assert found, "page has no chart"
+    return [json.loads(raw) for raw in found]
+
+
+def test_names_reach_every_chart_escaped_not_as_markup(client, session, seeded):
+    """Issue 20: plotly renders tags in text (tick labels, hover, legend, annotations), so a
+    system named like a link became a live link on /significance. Every name a team or the
+    hosts chose reaches the chart escaped: shown as typed, never as markup."""
+    row = session.get(Submission, seeded.public["Contextual ranker"])
+    row.system_name = EVIL
+    team = session.get(Team, seeded.teams["North Lab"])
+    team.name = "North <b>Lab</b> & Co"
+    reference = session.exec(select(ReferenceSystem)
+                             .where(ReferenceSystem.name == "Thesaurus")).one()
+    reference.name = "<i>Thesaurus</i>"
+    session.commit()
+    refresh_snapshot(session=session, board_id=seeded.board_id)
+    session.commit()
+    pages = {path: client.get(path) for path in ("/significance", "/charts", "/history",
+                                                 "/charts?view=lenient-a")}
+    for path, response in pages.items():
+        assert response.status_code == 200, path
+        strings = [s for fig in _figures(response.get_data(as_text=True))
+                   for s in _strings(fig["data"]) + _strings(fig["layout"])]
+        assert not [s for s in strings if "<a" in s or "<b>" in s or "<i>" in s], path
+        assert any(EVIL_SHOWN in s for s in strings), path
+    charts_page = [s for fig in _figures(pages["/charts?view=lenient-a"].get_data(
+        as_text=True)) for s in _strings(fig)]  # the reference rows have lenient scores
+    assert any("North &lt;b&gt;Lab&lt;/b&gt; &amp; Co" in s for s in charts_page)
+    assert any("&lt;i&gt;Thesaurus&lt;/i&gt;" in s for s in charts_page)
+    # Our own markup (the two-line titles) is kept.
+    assert any("<br>" in s for s in charts_page)
+
+
+def test_a_cut_name_is_cut_before_it_is_escaped():
+    name = "<" * 30
+    data = {"systems": [_system(1, "2026-11-20", 40.0, name)], "references": []}
+    axis = _figure(charts.score_dots(data, KEY))["layout"]["yaxis"]
+    assert axis["ticktext"] == ["&lt;" * 21 + "…"]

@@ -24,6 +24,7 @@ from leaderboard.forms import (
 )
 from leaderboard.models import Team
 from leaderboard.services.access import accounts, login_sessions
+from leaderboard.textcheck import text_problem
 
 WRONG_LOGIN = "Wrong e-mail or password."
 LOGIN_LIMITED = ("Too many login attempts from your address. Wait a minute, then try again "
@@ -76,13 +77,18 @@ SIGNUP_LIMITED = ("Too many sign-ups from your address. Try again in an hour, or
 RESET_LIMITED = "Too many password reset requests from your address. Try again in an hour."
 
 
-def _safe_next(default: str) -> str:
+def safe_next(default: str) -> str:
+    """The ``?next=`` page to go to after login, or ``default`` when it is not a same-site path.
+
+    An open redirect after login would help phishing; a backslash reads as a slash to
+    browsers ("/\\evil.example" leaves the site), and control characters (CR/LF) cannot go
+    in a Location header at all (they answered 500 after the login was recorded).
+    """
     target = request.args.get("next", "")
-    parts = urlsplit(target)
-    # Only same-site paths: an open redirect after login would help phishing.
-    if target.startswith("/") and not target.startswith("//") and not parts.netloc:
-        return target
-    return default
+    if (not target.startswith("/") or target.startswith("//") or "\\" in target
+            or text_problem("next page", target) or urlsplit(target).netloc):
+        return default
+    return target
 
 
 @bp.route("/signup", methods=["GET", "POST"])
@@ -131,7 +137,7 @@ def login():
             error = "This team is disabled. Contact the hosts of the leaderboard."
         else:
             _log_in(session, user)
-            return redirect(_safe_next(url_for("account.home")))
+            return redirect(safe_next(url_for("account.home")))
     status = 200 if request.method == "GET" else 400
     return render_template("account/login.html", form=form, error=error), status
 

@@ -177,14 +177,16 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                          "parameters": [{"name": "Idempotency-Key", "in": "header",
                                          "schema": {"type": "string", "maxLength": 200},
                                          "description": "Retries with the same key never "
-                                                        "create a second submission"}],
+                                                        "create a second submission; a key "
+                                                        "names one upload to one leaderboard"}],
                          "responses": {
                              "202": {"description": "Accepted (or the earlier submission with "
                                                     "identical bytes)",
                                      "content": {"application/json": {"schema": ref}}},
                              "400": _error("Missing file or name, bad field"),
                              "404": _error("Unknown leaderboard slug"),
-                             "409": _error("Idempotency-Key reused with a different file"),
+                             "409": _error("Idempotency-Key reused with a different file or "
+                                           "for another leaderboard"),
                              "413": _error("File too large"),
                              "429": _error("Quota or rate limit; resets_at and Retry-After "
                                            "say when it resets"),
@@ -199,7 +201,8 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                                 "schema": {"type": "integer"}}],
                 "responses": {"200": {"description": "The submission", "content": {
                     "application/json": {"schema": {"$ref": "#/components/schemas/Submission"}}}},
-                    "403": _error("Another team's submission"), "404": _error("No such id"),
+                    "404": _error("No such id, or another team's submission (the same "
+                                  "answer, so ids cannot be enumerated)"),
                     **auth_errors}}},
             "/submissions/{id}/targets": {"get": _targets_path(auth_errors)},
             "/validate": {"post": {

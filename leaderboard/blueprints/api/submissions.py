@@ -252,9 +252,8 @@ def submission_targets(submission_id: int):
     try:
         submission = service.team_submission(session=session, team_id=g.api_team.id,
                                              submission_id=submission_id)
-    except SubmissionError:
-        # Unlike the status route, never confirm that another team's id exists here.
-        return error_response(404, "not_found", f"no submission {submission_id}")
+    except SubmissionError as exc:
+        return _submission_error(exc)
     try:
         found = diagnostics.submission_diagnostics(
             session, submission, current_app.config["LEADERBOARD"], query)

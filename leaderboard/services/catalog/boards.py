@@ -51,7 +51,7 @@ def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.G
         Board.benchmark_id == benchmark.id, Board.track == track, Board.phase == phase)).first()
     if existing is None:
         slug = slug or default_slug(benchmark, track, phase)
-        if not SLUG_PATTERN.match(slug):
+        if not SLUG_PATTERN.fullmatch(slug):
             raise BoardError(f"slug {slug!r} must be lower-case letters, digits, '.' and '-'")
         if board_by_slug(session, slug) is not None:
             raise BoardError(f"a board with slug {slug!r} exists already")
@@ -93,7 +93,10 @@ def default_board(session: Session) -> Board | None:
 
 
 def board_by_slug(session: Session, slug: str) -> Board | None:
-    """The board with this slug, or None."""
+    """The board with this slug, or None (without a query for a slug no board can have: the
+    error page of a refused ``?leaderboard=`` must not send it to the database)."""
+    if not SLUG_PATTERN.fullmatch(slug):
+        return None
     return session.exec(select(Board).where(Board.slug == slug)).first()
 
 

@@ -250,6 +250,7 @@ def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
             row.scorer_version = result.scorer_version
         row.status, row.progress, row.finished_at = status, "", utcnow()
         row.errors, row.warnings, row.failure_reason = errors or [], warnings or [], ""
+        row.failure_detail = ""
         row.substitutes_lemmatized = lemmatized
         session.add(row)
         session.commit()
@@ -284,27 +285,39 @@ def retry_delay(settings: dict[str, Any], run: int) -> float:
     return settings["RETRY_BACKOFF_SECONDS"] * 2 ** (run - 1)
 
 
+#: What a team is told when an attempt fails on our side. The exception can name files,
+#: SQL, hosts or library internals: it goes to the log and to ``failure_detail`` (the admin
+#: pages), never to the team. Problems with the file itself are ``invalid`` with named errors.
+RETRYING_FOR_TEAMS = ("Attempt {run} of {max_runs} failed because of an internal error; the "
+                      "hosts can see what went wrong. Retrying in {delay:g} s.")
+FAILED_FOR_TEAMS = ("Scoring failed because of an internal error after {attempts}; the "
+                    "hosts can see what went wrong. Your file is not at fault as far as we can "
+                    "tell: you may upload it again.")
+
+
 def _fail(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
           exc: BaseException) -> str:
-    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()[:500]
     max_runs = 1 + settings["MAX_JOB_RETRIES"]
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    detail = f"attempt {run} of {max_runs}: {detail}"[:2000]
     with Session(engine) as session:
         row = _own_row(session, submission_id, run)
         if row is None:
             session.rollback()
             return session.get(Submission, submission_id).status
         now = utcnow()
-        row.progress = ""
+        row.progress, row.failure_detail = "", detail
         if run < max_runs:
             delay = retry_delay(settings, run)
             row.status = SubmissionStatus.QUEUED
             row.queued_at = now + timedelta(seconds=delay)
-            row.failure_reason = (f"attempt {run} of {max_runs} failed on our side ({detail}); "
-                                  f"retrying in {delay:g} s")
+            row.failure_reason = RETRYING_FOR_TEAMS.format(run=run, max_runs=max_runs,
+                                                           delay=delay)
         else:
             row.status = SubmissionStatus.FAILED
             row.finished_at = now
-            row.failure_reason = f"failed on our side after {run} attempts: {detail}"
+            row.failure_reason = FAILED_FOR_TEAMS.format(
+                attempts=f"{run} attempt{'s' if run != 1 else ''}")
         session.add(row)
         session.commit()
         return row.status

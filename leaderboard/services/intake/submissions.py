@@ -98,7 +98,18 @@ def _by_idempotency_key(session: Session, team: Team, key: str) -> Submission | 
         Submission.team_id == team.id, Submission.idempotency_key == key)).first()
 
 
-def _replay(existing: Submission, digest: str) -> Accepted:
+def _replay(session: Session, existing: Submission, digest: str, board: Board) -> Accepted:
+    """The earlier submission of this key, when it was the same bytes to the same board.
+
+    A key is unique per team (one row per key), so the same key for another board is a 409:
+    replaying would answer with the first board's submission labelled as the second's.
+    """
+    if existing.board_id != board.id:
+        used_on = session.get(Board, existing.board_id)
+        raise SubmissionError(409, "idempotency_key_reused",
+                              "this Idempotency-Key was already used for a submission to "
+                              f"leaderboard {used_on.slug if used_on else existing.board_id}; "
+                              f"send a new key for {board.slug}")
     if existing.file_sha256 != digest:
         raise SubmissionError(409, "idempotency_key_reused",
                               "this Idempotency-Key was already used for a different file")
@@ -113,10 +124,10 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
                       now: datetime | None = None) -> Accepted:
     """Store an upload as a queued submission and commit; the caller then enqueues it.
 
-    Same ``idempotency_key`` with the same bytes returns the earlier submission (409 with
-    other bytes); identical bytes already uploaded by the team to this board return that
-    submission. Raises :class:`SubmissionError` for a missing name, oversize file or an
-    exhausted quota of the board (429 with ``resets_at``).
+    Same ``idempotency_key`` with the same bytes to the same board returns the earlier
+    submission (409 with other bytes or another board); identical bytes already uploaded by
+    the team to this board return that submission. Raises :class:`SubmissionError` for a
+    missing name, oversize file or an exhausted quota of the board (429 with ``resets_at``).
     """
     now = now or utcnow()
     check_fields(system_name=system_name, description=description, paper_url=paper_url,
@@ -133,7 +144,7 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
     if idempotency_key:
         existing = _by_idempotency_key(session, team, idempotency_key)
         if existing is not None:
-            return _replay(existing, digest)
+            return _replay(session, existing, digest, board)
     duplicate = _find_duplicate(session, team, board, digest)
     if duplicate is not None:
         return Accepted(duplicate, False, "duplicate")
@@ -159,7 +170,7 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
         existing = _by_idempotency_key(session, team, idempotency_key or "")
         if existing is None:
             raise
-        return _replay(existing, digest)
+        return _replay(session, existing, digest, board)
     return Accepted(submission, True)
 
 
@@ -188,12 +199,11 @@ def _check_lengths(system_name: str, description: str, paper_url: str, code_url:
 
 
 def team_submission(*, session: Session, team_id: int, submission_id: int) -> Submission:
-    """The team's own submission; 404 when absent, 403 when it belongs to another team."""
+    """The team's own submission; the same 404 when absent and when it belongs to another
+    team (a 403 there let any token holder count and probe every team's submission ids)."""
     submission = session.get(Submission, submission_id)
-    if submission is None:
+    if submission is None or submission.team_id != team_id:
         raise SubmissionError(404, "not_found", f"no submission {submission_id}")
-    if submission.team_id != team_id:
-        raise SubmissionError(403, "forbidden", "this submission belongs to another team")
     return submission
 
 

@@ -5,6 +5,8 @@ Figures carry only public aggregates: point estimates, 95% intervals and per-POS
 
 from __future__ import annotations
 
+import html
+import json
 from datetime import date, timedelta
 from typing import Any
 
@@ -293,6 +295,48 @@ def heatmap(table: dict[str, Any]) -> go.Figure:
     return fig
 
 
+#: Fields plotly draws as its subset of HTML (``<a href>``, ``<b>``, entities): trace text,
+#: hover text, legend names and category values, axis tick labels and categories, and
+#: annotations. Team, system and reference names go there; titles are our own and keep
+#: their markup (``<br>``).
+_TRACE_TEXT = ("text", "hovertext", "name", "x", "y")
+_AXIS_TEXT = ("ticktext", "categoryarray")
+
+
+def _escaped(value: Any) -> Any:
+    """Strings in ``value`` with ``&``, ``<`` and ``>`` as entities (plotly shows them as
+    typed); numbers, dates and encoded arrays unchanged."""
+    if isinstance(value, str):
+        return html.escape(value, quote=False)
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    return value
+
+
+def escape_text(figure: dict[str, Any]) -> dict[str, Any]:
+    """``figure`` (plotly JSON) with every text field plotly renders as markup escaped: the
+    one place user strings are made safe for a chart (a system named
+    ``<a href=...>x</a>`` would otherwise be a live link in the heatmap's tick labels).
+    Escaped once, after names are cut (:func:`_short`), so no entity is cut in half."""
+    for trace in figure.get("data", []):
+        for key in _TRACE_TEXT:
+            if key in trace:
+                trace[key] = _escaped(trace[key])
+    layout = figure.get("layout", {})
+    for annotation in layout.get("annotations", []):
+        if "text" in annotation:
+            annotation["text"] = _escaped(annotation["text"])
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            for field in _AXIS_TEXT:
+                if field in axis:
+                    axis[field] = _escaped(axis[field])
+    return figure
+
+
 def to_json(fig: go.Figure) -> str:
-    """The figure as JSON for the page (safe inside a ``<script type=application/json>``)."""
-    return fig.to_json().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    """The figure as JSON for the page: user text escaped (:func:`escape_text`), and safe
+    inside a ``<script type=application/json>``."""
+    text = json.dumps(escape_text(json.loads(fig.to_json())), separators=(",", ":"),
+                      ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
