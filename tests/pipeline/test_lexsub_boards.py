@@ -69,6 +69,7 @@ def test_ranked_file_gets_its_gap_on_the_board_api_and_page(app, client, team_to
     assert ">ranker</a>" in html and "84.4" in html and 'data-key="gap"' in html
     assert "SemEval-2007" in html and 'id="lexsub-protocol"' in html
     assert "Random" in html          # the seeded random reference row
+    assert "SemEval-2007 Task 10 data: McCarthy" in html and "SWORDS data" not in html
     csv = client.get(f"/leaderboard.csv?leaderboard={ranking.slug}")
     assert csv.headers["Content-Disposition"] == (
         'attachment; filename="semeval07-trial-ranking-gap-all.csv"')
