@@ -22,7 +22,7 @@ CASE_VARIANTS = ["Case Team", "case team", "CASE TEAM", "Case team", "cASE tEAM"
 @pytest.fixture
 def app_overrides(app_overrides):
     # The per-address and global sign-up limits are not under test here.
-    app_overrides.update(SIGNUP_RATE_LIMIT="1000 per hour",
+    app_overrides.update(SIGNUP_RATE_LIMIT="1000 per hour", SIGNUP_EMAIL_RATE_LIMIT="1000 per hour",
                          SIGNUP_GLOBAL_RATE_LIMIT="1000 per hour")
     return app_overrides
 

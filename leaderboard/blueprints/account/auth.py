@@ -6,14 +6,13 @@ from urllib.parse import urlsplit
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask import session as cookie
-from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
 
 from leaderboard import mail, tokens
 from leaderboard.blueprints.account import bp
+from leaderboard.blueprints.account.limits import login_limits, reset_limits, signup_limits
 from leaderboard.blueprints.account.settings import send_verification_link
 from leaderboard.db import get_session
-from leaderboard.extensions import limiter
 from leaderboard.forms import (
     ActionForm,
     ChangePasswordForm,
@@ -26,18 +25,6 @@ from leaderboard.models import Team
 from leaderboard.services.access import accounts, login_sessions
 
 WRONG_LOGIN = "Wrong e-mail or password."
-LOGIN_LIMITED = ("Too many login attempts from your address. Wait a minute, then try again "
-                 "(or reset your password from the login page).")
-
-
-def _login_limit() -> str:
-    return current_app.config["LEADERBOARD"]["LOGIN_RATE_LIMIT"]
-
-
-def _login_limit_key() -> str:
-    # Per client IP. The app's RATELIMIT_KEY_PREFIX goes in the key because the limiter is
-    # shared by every app in the process and keeps only the first app's prefix.
-    return f"login:{current_app.config.get('RATELIMIT_KEY_PREFIX', '')}:{get_remote_address()}"
 
 
 def _log_in(session, user) -> None:
@@ -57,25 +44,6 @@ def _end_login() -> None:
     logout_user()
 
 
-def _signup_limit() -> str:
-    return current_app.config["LEADERBOARD"]["SIGNUP_RATE_LIMIT"]
-
-
-def _reset_limit() -> str:
-    return current_app.config["LEADERBOARD"]["RESET_RATE_LIMIT"]
-
-
-def _ip_key(kind: str):
-    def key() -> str:
-        return f"{kind}:{current_app.config.get('RATELIMIT_KEY_PREFIX', '')}:{get_remote_address()}"
-    return key
-
-
-SIGNUP_LIMITED = ("Too many sign-ups from your address. Try again in an hour, or ask the hosts "
-                  "of the leaderboard to create your team.")
-RESET_LIMITED = "Too many password reset requests from your address. Try again in an hour."
-
-
 def _safe_next(default: str) -> str:
     target = request.args.get("next", "")
     parts = urlsplit(target)
@@ -86,8 +54,7 @@ def _safe_next(default: str) -> str:
 
 
 @bp.route("/signup", methods=["GET", "POST"])
-@limiter.limit(_signup_limit, key_func=_ip_key("signup"), methods=["POST"],
-               error_message=SIGNUP_LIMITED)
+@signup_limits
 def signup():
     """Create a team and its first member, then log them in."""
     form = SignupForm()
@@ -114,8 +81,7 @@ def signup():
 
 
 @bp.route("/login", methods=["GET", "POST"])
-@limiter.limit(_login_limit, key_func=_login_limit_key, methods=["POST"],
-               error_message=LOGIN_LIMITED)
+@login_limits
 def login():
     """Log in with e-mail and password."""
     form = LoginForm()
@@ -198,8 +164,7 @@ def change_password():
 
 
 @bp.route("/reset", methods=["GET", "POST"])
-@limiter.limit(_reset_limit, key_func=_ip_key("reset"), methods=["POST"],
-               error_message=RESET_LIMITED)
+@reset_limits
 def reset_request():
     """Ask for a reset link. The answer is the same whether the e-mail is known or not."""
     form = ResetRequestForm()
