@@ -89,7 +89,7 @@ def test_signups_from_eight_addresses_hit_the_global_limit(app_overrides, reques
     app = request.getfixturevalue("app")
     responses = [_signup(_client(app, address), f"Many {i}", f"many{i}@example.org")
                  for i, address in enumerate(ADDRESSES)]
-    assert [r.status_code for r in responses] == [302] * 5 + [429] * 3
+    assert [r.status_code for r in responses] == [200] * 5 + [429] * 3
     assert limits.SIGNUP_GLOBAL_LIMITED.replace("'", "&#39;") in responses[-1].get_data(
         as_text=True)
 

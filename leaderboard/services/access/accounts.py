@@ -129,9 +129,11 @@ def create_team(*, session: Session, name: str, email: str, password: str,
         raise AccountError("Enter a valid e-mail address.")
     if len(password) < 8:
         raise AccountError("Password must be at least 8 characters.")
+    # Hashed before the checks: a taken address costs the request as long as a new one.
+    password_hash = hash_password(password)
     _refuse_taken(session, name, email)
     team = Team(name=name, signup_ip=request.remote_addr if has_request_context() else None)
-    user = User(email=email, password_hash=hash_password(password),
+    user = User(email=email, password_hash=password_hash,
                 email_verified_at=utcnow() if verified else None)
     try:
         session.add(team)
