@@ -62,7 +62,12 @@ DEFAULTS: dict[str, Any] = {
     "DEV_DAILY_ATTEMPT_CAP": 200,
     "BOOTSTRAP_SAMPLES": 1000,
     "BOOTSTRAP_SEED": 0,
+    # Login, sign-up and reset limits per client address, per e-mail address named in the
+    # form, and for the whole site (docs/security.md says what each stops). Failed logins
+    # only count against the per-e-mail and global login limits.
     "LOGIN_RATE_LIMIT": "10 per minute",
+    "LOGIN_ACCOUNT_RATE_LIMIT": "20 per hour",
+    "LOGIN_GLOBAL_RATE_LIMIT": "300 per minute",
     "API_RATE_LIMIT": "120 per minute",
     # "Check file" on the upload form, per account and per client IP.
     "DRY_RUN_RATE_LIMIT": "30 per minute",
@@ -77,7 +82,11 @@ DEFAULTS: dict[str, Any] = {
     # How long an e-mail verification link stays valid (seconds).
     "EMAIL_VERIFY_MAX_AGE": 3 * 24 * 3600,
     "SIGNUP_RATE_LIMIT": "5 per hour",
+    "SIGNUP_EMAIL_RATE_LIMIT": "3 per hour",
+    "SIGNUP_GLOBAL_RATE_LIMIT": "60 per hour",
     "RESET_RATE_LIMIT": "5 per hour",
+    "RESET_EMAIL_RATE_LIMIT": "3 per hour",
+    "RESET_GLOBAL_RATE_LIMIT": "120 per hour",
     "SESSION_HOURS": 24 * 14,
     "PORT": 8000,
     "HOST": "127.0.0.1",

@@ -6,10 +6,11 @@ SQLite and PostgreSQL and refuses naive values.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, LargeBinary, UniqueConstraint
+from sqlalchemy import JSON, Column, LargeBinary, UniqueConstraint, event
 from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
@@ -31,15 +32,34 @@ class SubmissionStatus:
     ALL = (QUEUED, RUNNING, SCORED, INVALID, FAILED)
 
 
+def team_name_key(name: str) -> str:
+    """The form of a team name that must be unique: NFKC, case-folded, blanks collapsed.
+
+    Computed here rather than with the database's ``lower()``: SQLite's folds ASCII only and
+    PostgreSQL's depends on the server's locale, so only a stored key is the same on both.
+    """
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
 class Team(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True, max_length=80)
+    # team_name_key(name), kept by the listener below; its unique index makes "Case Team"
+    # and "CASE TEAM" one name for the database, whichever request commits first.
+    # (NFKC and case-folding can lengthen a name: "ﬃ" is "ffi".)
+    name_key: str = Field(default="", index=True, unique=True, max_length=255)
     disabled: bool = False
     # Moves the start of the quota window (admin "reset quota").
     quota_reset_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
     # Client address of the sign-up request (None: created by the host with the CLI).
     signup_ip: str | None = Field(default=None, max_length=45)
+
+
+@event.listens_for(Team, "before_insert")
+@event.listens_for(Team, "before_update")
+def _set_team_name_key(_mapper, _connection, team: Team) -> None:
+    team.name_key = team_name_key(team.name)
 
 
 class User(SQLModel, table=True):

@@ -82,6 +82,34 @@ def enqueue_committed(submission_id: int) -> str | None:
         return None
 
 
+ACCOUNT_MAIL_FUNCTION = "worker.jobs.account_mail_job"
+
+
+def enqueue_account_mail(kind: str, email: str, link: str) -> str | None:
+    """From a web request: queue an account e-mail for the worker; None if Redis is away.
+
+    Takes the address, not a user: the request must not look it up (see
+    :mod:`leaderboard.services.access.account_mail`). Ahead of queued scoring jobs
+    (``at_front``), as someone waits for it.
+    """
+    import uuid
+
+    from flask import current_app
+
+    settings = current_app.config["LEADERBOARD"]
+    job_id = f"mail-{settings['QUEUE_NAME']}-{uuid.uuid4().hex}"
+    try:
+        Queue(settings["QUEUE_NAME"], connection=get_redis()).enqueue(
+            ACCOUNT_MAIL_FUNCTION, kind, email, link, job_id=job_id, job_timeout=120,
+            result_ttl=600, failure_ttl=24 * 3600, at_front=True,
+            description=f"account mail ({kind})")
+    except (RedisError, OSError):
+        log.warning("could not queue an account e-mail (%s; Redis unreachable)", kind,
+                    exc_info=True)
+        return None
+    return job_id
+
+
 def job_is_live(connection: Redis, job_id: str, queue_name: str) -> bool:
     """True when RQ still holds ``job_id`` in a state where it will run (or runs)."""
     from rq.exceptions import NoSuchJobError

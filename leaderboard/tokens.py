@@ -8,6 +8,7 @@ link works once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from flask import current_app
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
@@ -31,10 +32,11 @@ class Purpose:
     max_age: int
 
 
-def password_reset() -> Purpose:
-    """Reset link asked for on the site; lifetime ``PASSWORD_RESET_MAX_AGE``."""
-    max_age = int(current_app.config["LEADERBOARD"]["PASSWORD_RESET_MAX_AGE"])
-    return Purpose("password-reset", max_age)
+def password_reset(settings: dict[str, Any] | None = None) -> Purpose:
+    """Reset link asked for on the site; lifetime ``PASSWORD_RESET_MAX_AGE`` (of ``settings``,
+    else of the current app: a mail job has no app)."""
+    settings = settings or current_app.config["LEADERBOARD"]
+    return Purpose("password-reset", int(settings["PASSWORD_RESET_MAX_AGE"]))
 
 
 def set_password() -> Purpose:
@@ -50,9 +52,9 @@ def serializer(purpose: Purpose, secret_key: str | None = None) -> URLSafeTimedS
     return URLSafeTimedSerializer(secret_key or current_app.secret_key, salt=purpose.salt)
 
 
-def make_password_token(user: User, purpose: Purpose) -> str:
+def make_password_token(user: User, purpose: Purpose, secret_key: str | None = None) -> str:
     """A signed token naming ``user`` and their current password stamp."""
-    return serializer(purpose).dumps({"uid": user.id, "stamp": password_stamp(user)})
+    return serializer(purpose, secret_key).dumps({"uid": user.id, "stamp": password_stamp(user)})
 
 
 def read_password_token(*, session: Session, token: str, purpose: Purpose) -> User:
@@ -70,15 +72,17 @@ def read_password_token(*, session: Session, token: str, purpose: Purpose) -> Us
     return user
 
 
-def email_verification() -> Purpose:
+def email_verification(settings: dict[str, Any] | None = None) -> Purpose:
     """Link sent to a new account's address; lifetime ``EMAIL_VERIFY_MAX_AGE``."""
-    max_age = int(current_app.config["LEADERBOARD"]["EMAIL_VERIFY_MAX_AGE"])
-    return Purpose("email-verification", max_age)
+    settings = settings or current_app.config["LEADERBOARD"]
+    return Purpose("email-verification", int(settings["EMAIL_VERIFY_MAX_AGE"]))
 
 
-def make_verification_token(user: User) -> str:
+def make_verification_token(user: User, settings: dict[str, Any] | None = None,
+                            secret_key: str | None = None) -> str:
     """A signed token naming ``user`` and the address it confirms."""
-    return serializer(email_verification()).dumps({"uid": user.id, "email": user.email})
+    return serializer(email_verification(settings), secret_key).dumps(
+        {"uid": user.id, "email": user.email})
 
 
 def read_verification_token(*, session: Session, token: str) -> User:

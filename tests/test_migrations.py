@@ -114,3 +114,35 @@ def test_boards_migration_gives_each_split_its_generative_board(database_url):
         assert session.exec(select(Submission.board_id)).one() == dev.id
         assert session.exec(select(LeaderboardSnapshot.board_id)).one() == dev.id
     engine.dispose()
+
+
+@ALL_DATABASES
+def test_team_name_key_migration_renames_case_duplicates_and_enforces_them(database_url,
+                                                                           caplog):
+    """Teams whose names differ only by case (possible before 0006): the oldest keeps its
+    name, later ones get a free ``(n)`` suffix, each rename is logged; the index then refuses
+    a name that differs from another only by case, on either database."""
+    import logging
+
+    import pytest
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    engine = make_engine(database_url)
+    migrate.upgrade(engine, "0005_submission_failure_detail")
+    with engine.begin() as conn:
+        for name in ("Lab", "LAB", "lab (2)x", "Other", "lab"):
+            conn.execute(text("INSERT INTO team (name, disabled, created_at) "
+                              "VALUES (:name, false, CURRENT_TIMESTAMP)"), {"name": name})
+    with caplog.at_level(logging.WARNING):
+        migrate.upgrade(engine)
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT name, name_key FROM team ORDER BY id")).all()
+    assert [tuple(row) for row in rows] == [
+        ("Lab", "lab"), ("LAB (2)", "lab (2)"), ("lab (2)x", "lab (2)x"), ("Other", "other"),
+        ("lab (3)", "lab (3)")]
+    assert "renamed from 'LAB' to 'LAB (2)'" in caplog.text
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(text("INSERT INTO team (name, name_key, disabled, created_at) "
+                          "VALUES ('OTHER', 'other', false, CURRENT_TIMESTAMP)"))
+    engine.dispose()

@@ -149,3 +149,21 @@ def refresh_snapshot_job(board_id: int) -> str:
                 log.warning("refresh lock of leaderboard %s had expired", board_id)
         release_memory()
     return "refreshed"
+
+
+def account_mail_job(kind: str, email: str, link: str) -> bool:
+    """Send an account e-mail (reset, confirmation, "already registered") for ``email``.
+
+    Queued by the web request whether or not the address has an account, so that the
+    request takes the same time either way; the lookup and the SMTP conversation happen
+    here. Returns whether a server took a message (False for an unknown address).
+    """
+    from sqlmodel import Session
+
+    from leaderboard.config import resolve_secret_key
+    from leaderboard.services.access.account_mail import deliver
+
+    settings, engine = _ensure_context()
+    with Session(engine) as session:
+        return deliver(session=session, settings=settings, secret_key=resolve_secret_key(settings),
+                       kind=kind, email=email, link=link)

@@ -37,3 +37,27 @@ def other_app(app_overrides):
     yield build
     for built in made:
         built.extensions["db_engine"].dispose()
+
+
+@pytest.fixture
+def burst_worker(app_overrides, tmp_path):
+    """Run a real ``leaderboard worker --burst`` on the test's database, Redis and queue:
+    ``burst_worker(SMTP_URL=...)`` returns once the queue is empty (and the worker gone)."""
+    import os
+    import subprocess
+
+    from leaderboard.config import PROJECT_ROOT
+    from tests.pipeline.conftest import LEADERBOARD_BIN
+
+    def run(**settings) -> str:
+        env = dict(os.environ)
+        for key in ("INSTANCE_PATH", "DATABASE_URL", "REDIS_URL", "SECRET_KEY", "QUEUE_NAME"):
+            env[f"LEADERBOARD_{key}"] = str(app_overrides[key])
+        for key, value in settings.items():
+            env[f"LEADERBOARD_{key}"] = str(value)
+        done = subprocess.run([LEADERBOARD_BIN, "worker", "--burst"], env=env, cwd=PROJECT_ROOT,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    return run

@@ -15,7 +15,8 @@ import threading
 import pytest
 from sqlmodel import select
 
-from leaderboard.models import Submission, User
+from leaderboard.models import Submission, Team, User
+from tests.backends import ALL_DATABASES
 from tests.factories import DEFAULT_PASSWORD, csrf_token_from, login, make_team, make_token
 from tests.faults import free_port
 from tests.pipeline.conftest import (  # noqa: F401 (fixtures)
@@ -69,6 +70,12 @@ def smtp(app):
     controller.stop()
 
 
+def mail_worker(app, burst_worker) -> None:
+    """A real worker, in burst mode, with the test app's mail settings."""
+    settings = app.config["LEADERBOARD"]
+    burst_worker(SMTP_URL=settings["SMTP_URL"], MAIL_FROM=settings["MAIL_FROM"])
+
+
 def signup(client, team="Mail Lab", mail="new@example.org"):
     token = csrf_token_from(client.get("/account/signup").get_data(as_text=True))
     return client.post("/account/signup", data={
@@ -84,8 +91,11 @@ def web_upload(client):
 
 
 @pytest.mark.usefixtures("benchmark")
-def test_signup_mails_a_link_that_unlocks_hidden_submissions(smtp, app, client, session):
-    assert signup(client).status_code == 302
+def test_signup_mails_a_link_that_unlocks_hidden_submissions(smtp, app, client, session,
+                                                             burst_worker):
+    assert signup(client).status_code == 200
+    assert smtp.messages == []  # the worker sends it
+    mail_worker(app, burst_worker)
     [message] = smtp.wait(1)
     assert message["To"] == "new@example.org"
     assert message["From"] == "Leaderboard <noreply@swords.example>"
@@ -95,6 +105,7 @@ def test_signup_mails_a_link_that_unlocks_hidden_submissions(smtp, app, client, 
     assert user.email_verified_at is None
 
     # Not yet: the web form and the API both refuse, saying why and what to do.
+    assert login(client, "new@example.org").status_code == 302
     home = client.get("/account/").get_data(as_text=True)
     assert "Resend verification e-mail</button>" in home
     refused = web_upload(client)
@@ -148,16 +159,99 @@ def test_host_made_team_is_verified_and_submits(app, runner, session):
     assert web_upload(client).status_code == 303
 
 
-def test_password_reset_link_is_mailed(smtp, app, client, session):
+def test_password_reset_link_is_mailed(smtp, app, client, session, burst_worker):
     make_team(session, name="Reset Lab", email="reset@example.org")
     token = csrf_token_from(client.get("/account/reset").get_data(as_text=True))
     assert client.post("/account/reset", data={"email": "reset@example.org",
                                                "csrf_token": token}).status_code == 200
+    mail_worker(app, burst_worker)
     [message] = smtp.wait(1)
     assert (message["To"], message["Subject"]) == (
         "reset@example.org", "Reset your SWORDS leaderboard password")
     path = RESET_RE.search(Inbox.body(message)).group(1)
     assert client.get(path).status_code == 200
+
+
+def _queued_mail_jobs(app) -> list:
+    from rq import Queue
+
+    from leaderboard.queue import ACCOUNT_MAIL_FUNCTION
+
+    with app.app_context():
+        from leaderboard.queue import get_queue
+
+        queue: Queue = get_queue()
+        return [job for job in queue.get_jobs() if job.func_name == ACCOUNT_MAIL_FUNCTION]
+
+
+def _timed_post(client, path: str, data: dict):
+    import time
+
+    token = csrf_token_from(client.get(path).get_data(as_text=True))
+    started = time.perf_counter()
+    response = client.post(path, data={**data, "csrf_token": token})
+    return response, time.perf_counter() - started
+
+
+@ALL_DATABASES
+def test_reset_request_queues_the_mail_known_or_not_and_the_worker_sends_it(
+        smtp, app, client, session, burst_worker):
+    """Issue 20, item 5: the request neither looks the address up nor talks SMTP, for a
+    known address as for an unknown one; both queue one job with the address, and a real
+    worker (burst) sends the one message there is to send."""
+    make_team(session, name="Reset Lab", email="known@example.org")
+    known, known_s = _timed_post(client, "/account/reset", {"email": "Known@example.org"})
+    unknown, unknown_s = _timed_post(client, "/account/reset", {"email": "nobody@example.org"})
+    assert known.status_code == unknown.status_code == 200
+    assert known.get_data(as_text=True).replace("Known@example.org", "@") == (
+        unknown.get_data(as_text=True).replace("nobody@example.org", "@"))
+    assert smtp.messages == []  # nothing sent inside either request
+    jobs = _queued_mail_jobs(app)
+    assert [job.args[:2] for job in jobs] == [("reset", "nobody@example.org"),
+                                              ("reset", "Known@example.org")]  # at the front
+    print(f"reset request: known {known_s * 1000:.1f} ms, unknown {unknown_s * 1000:.1f} ms")
+
+    mail_worker(app, burst_worker)
+    [message] = smtp.wait(1)
+    assert message["To"] == "known@example.org"
+    path = RESET_RE.search(Inbox.body(message)).group(1)
+    assert client.get(path).status_code == 200
+    assert _queued_mail_jobs(app) == []
+    assert len(smtp.messages) == 1  # the unknown address got nothing
+
+
+@ALL_DATABASES
+def test_signup_with_a_registered_email_answers_like_a_new_one(smtp, app, client, session,
+                                                               burst_worker):
+    """Issue 20, item 5: "An account with that e-mail already exists" told who is
+    registered. Now both get "check your e-mail"; the worker mails the new address its
+    confirmation link and the registered one a note that it already has an account."""
+    make_team(session, name="Old Lab", email="old@example.org")
+    taken, taken_s = _timed_post(client, "/account/signup", {
+        "team_name": "Probe Lab", "email": "OLD@example.org", "password": DEFAULT_PASSWORD,
+        "confirm": DEFAULT_PASSWORD})
+    new, new_s = _timed_post(client, "/account/signup", {
+        "team_name": "Probe Lab", "email": "new@example.org", "password": DEFAULT_PASSWORD,
+        "confirm": DEFAULT_PASSWORD})
+    assert taken.status_code == new.status_code == 200
+    assert taken.get_data(as_text=True).replace("OLD@example.org", "@") == (
+        new.get_data(as_text=True).replace("new@example.org", "@"))
+    assert "Check your e-mail" in new.get_data(as_text=True)
+    assert smtp.messages == []
+    print(f"sign-up: registered e-mail {taken_s * 1000:.1f} ms, new {new_s * 1000:.1f} ms")
+    assert [t.name for t in session.exec(select(Team).order_by(Team.id)).all()] == [
+        "Old Lab", "Probe Lab"]
+
+    mail_worker(app, burst_worker)
+    messages = {m["To"]: m for m in smtp.wait(2)}
+    assert sorted(messages) == ["new@example.org", "old@example.org"]
+    assert messages["new@example.org"]["Subject"] == (
+        "Confirm your e-mail for the SWORDS leaderboard")
+    assert VERIFY_RE.search(Inbox.body(messages["new@example.org"]))
+    note = messages["old@example.org"]
+    assert note["Subject"] == "Sign-up attempt on the SWORDS leaderboard"
+    assert "already has an account, so no team was created" in Inbox.body(note)
+    assert "http://localhost/account/login" in Inbox.body(note)
 
 
 @pytest.mark.usefixtures("benchmark")
@@ -199,7 +293,7 @@ def test_without_smtp_the_verification_link_goes_to_the_log(app, client, caplog)
     import logging
 
     with caplog.at_level(logging.WARNING, logger="leaderboard.mail"):
-        assert signup(client, team="Log Lab", mail="log@example.org").status_code == 302
+        assert signup(client, team="Log Lab", mail="log@example.org").status_code == 200
     assert "E-mail to log@example.org (no LEADERBOARD_SMTP_URL set)" in caplog.text
     assert VERIFY_RE.search(caplog.text)
 
@@ -216,7 +310,7 @@ def test_signup_and_reset_are_rate_limited_per_address(app_overrides, request):
     client = app.test_client()
     codes = [signup(client, team=f"Flood {i}", mail=f"flood{i}@example.org").status_code
              for i in range(3)]
-    assert codes == [302, 302, 429]
+    assert codes == [200, 200, 429]
     assert "Too many sign-ups from your address" in signup(
         client, team="Flood 9", mail="flood9@example.org").get_data(as_text=True)
     resets = []
@@ -225,3 +319,23 @@ def test_signup_and_reset_are_rate_limited_per_address(app_overrides, request):
         resets.append(client.post("/account/reset", data={"email": "flood0@example.org",
                                                           "csrf_token": token}).status_code)
     assert resets == [200, 200, 429]
+
+
+def test_reset_with_redis_unreachable_answers_the_same_page(app_overrides, request, caplog):
+    """The mail cannot be queued: it is lost (logged for the hosts), the page is unchanged
+    (saying so would tell the address is known) and nothing fails."""
+    import logging
+
+    app_overrides["REDIS_URL"] = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens
+    app = request.getfixturevalue("app")
+    request.getfixturevalue("smtp")
+    client = app.test_client()
+    make_team(request.getfixturevalue("session"), name="Lost Lab", email="lost@example.org")
+    with caplog.at_level(logging.WARNING, logger="leaderboard.queue"):
+        token = csrf_token_from(client.get("/account/reset").get_data(as_text=True))
+        response = client.post("/account/reset", data={"email": "lost@example.org",
+                                                       "csrf_token": token})
+    assert response.status_code == 200
+    assert "If an account exists for <strong>lost@example.org</strong>" in (
+        response.get_data(as_text=True))
+    assert "could not queue an account e-mail (reset; Redis unreachable)" in caplog.text

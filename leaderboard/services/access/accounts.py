@@ -8,15 +8,24 @@ from functools import cache
 from flask import has_request_context, request
 from flask_login import UserMixin
 from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from leaderboard.models import Team, User, utcnow
+from leaderboard.models import Team, User, team_name_key, utcnow
 from leaderboard.textcheck import text_problem
 
 
 class AccountError(ValueError):
     """A request that cannot be carried out, with a message fit for the user."""
+
+
+class TeamNameTaken(AccountError):
+    """Another team has this name, whatever the case (:func:`team_name_key`)."""
+
+
+class EmailTaken(AccountError):
+    """An account with this e-mail address exists."""
 
 
 @dataclass
@@ -104,30 +113,47 @@ def create_team(*, session: Session, name: str, email: str, password: str,
 
     ``verified``: the host vouches for the address (``team create``); a sign-up passes
     False and confirms it by the mailed link.
+
+    The checks below give the usual message; the unique indexes on ``team.name_key`` and
+    ``user.email`` decide between parallel requests. The one that loses the race gets the
+    same AccountError (and its session is rolled back), never an IntegrityError.
     """
     for problem in (text_problem("team name", name, name=True),
                     text_problem("e-mail address", email)):
         if problem:
             raise AccountError(problem[0].upper() + problem[1:] + ".")
     name, email = name.strip(), email.strip().lower()
-    if not name or len(name) > 80:
+    if not name or len(name) > 80 or len(team_name_key(name)) > 255:
         raise AccountError("Team name must be 1 to 80 characters.")
     if "@" not in email:
         raise AccountError("Enter a valid e-mail address.")
     if len(password) < 8:
         raise AccountError("Password must be at least 8 characters.")
-    if session.exec(select(Team).where(func.lower(Team.name) == name.lower())).first():
-        raise AccountError(f"The team name {name!r} is taken.")
-    if session.exec(select(User).where(User.email == email)).first():
-        raise AccountError("An account with that e-mail already exists.")
+    # Hashed before the checks: a taken address costs the request as long as a new one.
+    password_hash = hash_password(password)
+    _refuse_taken(session, name, email)
     team = Team(name=name, signup_ip=request.remote_addr if has_request_context() else None)
-    session.add(team)
-    session.flush()
-    user = User(email=email, password_hash=hash_password(password), team_id=team.id,
+    user = User(email=email, password_hash=password_hash,
                 email_verified_at=utcnow() if verified else None)
-    session.add(user)
-    session.flush()
+    try:
+        session.add(team)
+        session.flush()
+        user.team_id = team.id
+        session.add(user)
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        _refuse_taken(session, name, email)
+        raise  # some other constraint: a real error
     return team, user
+
+
+def _refuse_taken(session: Session, name: str, email: str) -> None:
+    """Raise TeamNameTaken or EmailTaken when the name (any case) or the address is in use."""
+    if session.exec(select(Team.id).where(Team.name_key == team_name_key(name))).first():
+        raise TeamNameTaken(f"The team name {name!r} is taken.")
+    if session.exec(select(User.id).where(User.email == email)).first():
+        raise EmailTaken("An account with that e-mail already exists.")
 
 
 def authenticate(*, session: Session, email: str, password: str) -> User | None:
@@ -165,7 +191,7 @@ def find_team(*, session: Session, name: str) -> Team | None:
     """The team with this name (case-insensitive), or None."""
     if text_problem("team name", name, name=True):
         return None
-    return session.exec(select(Team).where(func.lower(Team.name) == name.strip().lower())).first()
+    return session.exec(select(Team).where(Team.name_key == team_name_key(name))).first()
 
 
 def team_members(*, session: Session, team_id: int) -> list[User]:

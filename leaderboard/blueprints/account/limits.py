@@ -1,0 +1,107 @@
+"""Rate limits of the sign-up, login and reset forms: per client address, per e-mail, global.
+
+A per-address limit alone gives way to an attacker with many addresses (issue 20, item 4):
+eight loopback addresses passed every one. So each form also has a limit keyed by the e-mail
+address it names (whether or not an account has it, so the limit tells nothing about who is
+registered) and one for the whole site. docs/security.md says what each one stops.
+
+Keys carry the app's ``RATELIMIT_KEY_PREFIX``: the limiter is shared by every app in the
+process and keeps only the first app's prefix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from flask import Response, current_app, request
+from flask_limiter.util import get_remote_address
+
+from leaderboard.extensions import limiter
+
+LOGIN_LIMITED = ("Too many login attempts from your address. Wait a minute, then try again "
+                 "(or reset your password from the login page).")
+LOGIN_ACCOUNT_LIMITED = ("Too many failed logins for this e-mail address. Wait an hour, or "
+                         "reset your password from the login page.")
+LOGIN_GLOBAL_LIMITED = ("The site is refusing logins for a moment: too many failed attempts. "
+                        "Try again in a minute.")
+SIGNUP_LIMITED = ("Too many sign-ups from your address. Try again in an hour, or ask the hosts "
+                  "of the leaderboard to create your team.")
+SIGNUP_EMAIL_LIMITED = "Too many sign-ups with this e-mail address. Try again in an hour."
+SIGNUP_GLOBAL_LIMITED = ("The site takes no more sign-ups this hour. Try again later, or ask "
+                         "the hosts of the leaderboard to create your team.")
+RESET_LIMITED = "Too many password reset requests from your address. Try again in an hour."
+RESET_EMAIL_LIMITED = ("Too many password reset requests for this e-mail address. Check your "
+                       "mail (and spam folder) for the links already sent, or try again in an "
+                       "hour.")
+RESET_GLOBAL_LIMITED = "The site takes no more password reset requests this hour. Try later."
+
+
+def _setting(name: str) -> Callable[[], str]:
+    def value() -> str:
+        return current_app.config["LEADERBOARD"][name]
+    return value
+
+
+def _prefix() -> str:
+    return current_app.config.get("RATELIMIT_KEY_PREFIX", "")
+
+
+def ip_key(kind: str) -> Callable[[], str]:
+    """Key of a per-client-address limit (the address ProxyFix trusted, see security.py)."""
+    def key() -> str:
+        return f"{kind}:{_prefix()}:{get_remote_address()}"
+    return key
+
+
+def email_key(kind: str) -> Callable[[], str]:
+    """Key of a per-e-mail limit: a digest of the form's address, trimmed and lower-cased."""
+    def key() -> str:
+        address = request.form.get("email", "").strip().lower()
+        digest = hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return f"{kind}-email:{_prefix()}:{digest}"
+    return key
+
+
+def global_key(kind: str) -> Callable[[], str]:
+    """Key of a limit shared by every client."""
+    def key() -> str:
+        return f"{kind}-global:{_prefix()}"
+    return key
+
+
+def _failed(response: Response) -> bool:
+    # A refused login answers 400 with the form; a success redirects. 429s are not counted.
+    return response.status_code == 400
+
+
+def login_limits(view: Callable) -> Callable:
+    """Per address (every attempt), per e-mail and site-wide (failed attempts only)."""
+    view = limiter.limit(_setting("LOGIN_GLOBAL_RATE_LIMIT"), key_func=global_key("login"),
+                         methods=["POST"], deduct_when=_failed,
+                         error_message=LOGIN_GLOBAL_LIMITED)(view)
+    view = limiter.limit(_setting("LOGIN_ACCOUNT_RATE_LIMIT"), key_func=email_key("login"),
+                         methods=["POST"], deduct_when=_failed,
+                         error_message=LOGIN_ACCOUNT_LIMITED)(view)
+    return limiter.limit(_setting("LOGIN_RATE_LIMIT"), key_func=ip_key("login"),
+                         methods=["POST"], error_message=LOGIN_LIMITED)(view)
+
+
+def signup_limits(view: Callable) -> Callable:
+    """Per address, per e-mail and site-wide; every POST counts."""
+    view = limiter.limit(_setting("SIGNUP_GLOBAL_RATE_LIMIT"), key_func=global_key("signup"),
+                         methods=["POST"], error_message=SIGNUP_GLOBAL_LIMITED)(view)
+    view = limiter.limit(_setting("SIGNUP_EMAIL_RATE_LIMIT"), key_func=email_key("signup"),
+                         methods=["POST"], error_message=SIGNUP_EMAIL_LIMITED)(view)
+    return limiter.limit(_setting("SIGNUP_RATE_LIMIT"), key_func=ip_key("signup"),
+                         methods=["POST"], error_message=SIGNUP_LIMITED)(view)
+
+
+def reset_limits(view: Callable) -> Callable:
+    """Per address, per e-mail and site-wide; every POST counts."""
+    view = limiter.limit(_setting("RESET_GLOBAL_RATE_LIMIT"), key_func=global_key("reset"),
+                         methods=["POST"], error_message=RESET_GLOBAL_LIMITED)(view)
+    view = limiter.limit(_setting("RESET_EMAIL_RATE_LIMIT"), key_func=email_key("reset"),
+                         methods=["POST"], error_message=RESET_EMAIL_LIMITED)(view)
+    return limiter.limit(_setting("RESET_RATE_LIMIT"), key_func=ip_key("reset"),
+                         methods=["POST"], error_message=RESET_LIMITED)(view)
