@@ -32,3 +32,30 @@ def write_semeval07(folder: Path, gold: list[str] | None = None,
     (folder / "lst.gold.candidates").write_bytes("".join(
         f"{k}::{';'.join(v)}\n" for k, v in pools.items()).encode("latin-1"))
     return folder
+
+
+#: A CoInCo-format gold (POS letters N/V/J/R; one lemma holds a space, as CoInCo's do).
+COINCO_GOLD = ["e commerce.J 101 :: online 3;electronic 2;",
+               "bank.N 102 :: shore 2;riverside 2;edge 1;",
+               "run.V 103 :: sprint 3;dash 1;",
+               "quickly.R 104 :: fast 4;rapidly 1;"]
+COINCO_POOLS = {"e commerce.J": ["online", "electronic", "digital"],
+                "bank.N": ["shore", "riverside", "edge", "lender"],
+                "run.V": ["sprint", "dash", "jog"], "quickly.R": ["fast", "rapidly", "soon"]}
+
+
+def write_coinco(folder: Path) -> Path:
+    """CoInCo-named files (all/dev/test) of :data:`COINCO_GOLD` in ``folder``; returns it.
+    The test split holds every instance; dev holds the first two."""
+    inputs = []
+    for line in COINCO_GOLD:
+        lemma_pos, _, item = line.split("::", 1)[0].strip().rpartition(" ")
+        inputs.append(f"{lemma_pos}\t{item}\t0\t{lemma_pos.rpartition('.')[0]} here")
+    (folder / "coinco_all.no_problematic.gold.gz").write_bytes(
+        gzip.compress(("\n".join(COINCO_GOLD) + "\n").encode("latin-1")))
+    for split, rows in (("all", inputs), ("test", inputs), ("dev", inputs[:2])):
+        (folder / f"coinco_{split}.no_problematic.preprocessed.gz").write_bytes(
+            gzip.compress(("\n".join(rows) + "\n").encode("latin-1")))
+    (folder / "coinco.no_problematic.candidates").write_bytes("".join(
+        f"{k}::{';'.join(v)}\n" for k, v in COINCO_POOLS.items()).encode("latin-1"))
+    return folder

@@ -12,7 +12,7 @@ from leaderboard.services.catalog.lexsub import lexsub_board
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
 from leaderboard.services.ranking.snapshots import refresh_snapshot
-from tests.lexsub_files import write_semeval07
+from tests.lexsub_files import write_coinco, write_semeval07
 from tests.live_site import live_site, walk_pages
 
 WIDTHS = (1366, 390)
@@ -37,6 +37,14 @@ PAIRS = {
 }
 
 
+COINCO = {
+    "CoInCo guesser": (b"e commerce.J 101 :: online\nbank.N 102 :: shore\nrun.V 103 :: sprint\n"
+                       b"e commerce.J 101 ::: online;electronic\nbank.N 102 ::: edge;shore\n"),
+    "CoInCo ranker": (b"RANKED\te commerce.J 101\tdigital 0.9\tonline 0.5\n"
+                      b"RANKED\tbank.N 102\tshore 0.9\tlender 0.1\n"),
+}
+
+
 def _prepare(app, seeded, folder) -> dict:
     settings, engine = app.config["LEADERBOARD"], app.extensions["db_engine"]
     ids = {}
@@ -44,11 +52,14 @@ def _prepare(app, seeded, folder) -> dict:
         boards = {"ranking": lexsub_board(session, "semeval07", "trial", "ranking",
                                           data_dir=folder),
                   "generative": lexsub_board(session, "semeval07", "trial", "generative",
-                                             data_dir=folder)}
+                                             data_dir=folder),
+                  "coinco": lexsub_board(session, "coinco", "test", "generative",
+                                         data_dir=folder)}
         session.commit()
         teams = list(seeded.teams.values())
         n = 0
-        for track, files in (("ranking", RANKED), ("generative", PAIRS)):
+        for track, files in (("ranking", RANKED), ("generative", PAIRS),
+                             ("coinco", {k: v for k, v in COINCO.items() if "guesser" in k})):
             for name, raw in files.items():
                 team = session.get(Team, teams[n % len(teams)])
                 n += 1
@@ -68,7 +79,7 @@ def _prepare(app, seeded, folder) -> dict:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    folder = write_semeval07(tmp_path_factory.mktemp("ls07-files"))
+    folder = write_coinco(write_semeval07(tmp_path_factory.mktemp("ls07-files")))
     with live_site(tmp_path_factory.mktemp("lexsub"),
                    prepare=lambda app, seeded: _prepare(app, seeded, folder),
                    SECRET_KEY="lexsub-secret") as live:
@@ -76,14 +87,17 @@ def site(tmp_path_factory):
 
 
 def _pages(extra: dict) -> dict[str, str]:
-    gap, gen = (f"leaderboard={extra['slugs'][k]}" for k in ("ranking", "generative"))
+    gap, gen, coinco = (f"leaderboard={extra['slugs'][k]}"
+                        for k in ("ranking", "generative", "coinco"))
     ids = extra["ids"]
     return {"ls07-gap": f"/?{gap}", "ls07-gap-charts": f"/charts?{gap}",
             "ls07-best": f"/?{gen}", "ls07-oot": f"/?{gen}&view=oot",
             "ls07-jabbari": f"/?{gen}&view=jabbari", "ls07-all": f"/?{gen}&view=all",
             "ls07-best-charts": f"/charts?{gen}", "ls07-significance": f"/significance?{gen}",
             "ls07-system": f"/systems/{ids['Best guesser']}",
-            "ls07-compare": f"/compare?{gen}&a={ids['Best guesser']}&b={ids['Wide guesser']}"}
+            "ls07-compare": f"/compare?{gen}&a={ids['Best guesser']}&b={ids['Wide guesser']}",
+            "coinco-best": f"/?{coinco}", "coinco-jabbari": f"/?{coinco}&view=jabbari",
+            "coinco-system": f"/systems/{ids['CoInCo guesser']}"}
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -108,4 +122,12 @@ def test_ls07_boards_rank_on_their_protocols(site):
     assert page.locator("#systems th.col-system a").all_inner_texts()[0] == "Best guesser"
     refs = page.locator("tbody.references th.col-system").all_inner_texts()
     assert any("upper bound" in r for r in refs)
+    page.goto(f"{base}/?leaderboard={extra['slugs']['coinco']}&view=jabbari")
+    assert "CoInCo test" in page.locator("#board-shown").inner_text()
+    assert page.locator("#ranking th.headline").inner_text().startswith("coverage F")
+    row = page.locator("#systems tr", has_text="CoInCo guesser")
+    # coverage on the .oot lines: e commerce 5 of 5 (F 1), bank 3 of 5 with no wrong answer
+    # (P 1, R 0.6, F 0.75), run and quickly none: F 43.75, R 40.0; best1 1, 1, 1, 0: 75.0
+    text = row.inner_text()
+    assert "43.8" in text and "40.0" in text and "75.0" in text
     context.close()
