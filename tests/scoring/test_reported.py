@@ -30,10 +30,10 @@ def _by_name(rows) -> dict:
 
 def test_every_shipped_file_loads():
     assert [p.name for p in shipped_files()] == [
-        "swords-naacl2021-generative.json", "swords-naacl2021-ranking.json",
-        "wada-coling2022-ls07.json", "wada-coling2022.json"]
+        "mccarthy-navigli-2009-ls07.json", "swords-naacl2021-generative.json",
+        "swords-naacl2021-ranking.json", "wada-coling2022-ls07.json", "wada-coling2022.json"]
     rows = load_shipped()
-    assert len(rows) == 13 + 7 + 1 + 2
+    assert len(rows) == 1 + 13 + 7 + 1 + 2
     assert {r.track for r in rows} == {"generative", "ranking"}
     for row in rows:
         assert row.citation and row.url.startswith("https://") and row.source
