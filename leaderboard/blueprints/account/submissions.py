@@ -275,6 +275,14 @@ def submission_status(submission_id: int):
                     "done": row.status not in SubmissionStatus.PENDING})
 
 
+def _queue_refresh(board_id: int) -> None:
+    """Ask a worker to recompute the board's ranking (coalesced with other requests)."""
+    from leaderboard.queue import get_redis, request_snapshot_refresh
+
+    request_snapshot_refresh(board_id, connection=get_redis(),
+                             queue_name=current_app.config["LEADERBOARD"]["QUEUE_NAME"])
+
+
 @bp.post("/submissions/<int:submission_id>/visibility")
 @login_required
 def set_visibility(submission_id: int):
@@ -286,11 +294,12 @@ def set_visibility(submission_id: int):
     from flask import request
 
     public = request.form.get("public") == "1"
-    service.set_public(session=get_session(), submission=row, public=public)
+    service.set_public(session=get_session(), submission=row, public=public,
+                       request_refresh=_queue_refresh)
     if not public:
-        message = "Unpublished: it no longer appears on the ranking."
+        message = "Unpublished: it leaves the public ranking within a few seconds."
     elif row.status == SubmissionStatus.SCORED and not row.hidden:
-        message = "Published: it is on the public ranking now."
+        message = "Published: it appears on the public ranking within a few seconds."
     else:
         message = "Published: it appears on the ranking once scored."
     flash(message, "success")

@@ -7,6 +7,8 @@ them from the database, never from a local file.
 from __future__ import annotations
 
 import hashlib
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
@@ -22,6 +24,7 @@ from leaderboard.services.ranking.metric_info import displayed
 from leaderboard.textcheck import TextRefused, check_text
 
 _READ_CHUNK = 1 << 16
+log = logging.getLogger(__name__)
 
 
 class SubmissionError(Exception):
@@ -223,14 +226,29 @@ def current_result(session: Session, submission_id: int) -> Result | None:
         .order_by(Result.id.desc())).first()
 
 
-def set_public(*, session: Session, submission: Submission, public: bool) -> None:
-    """Publish or unpublish; refreshes the board's ranking snapshot; commits."""
+def set_public(*, session: Session, submission: Submission, public: bool,
+               request_refresh: Callable[[int], object] | None = None) -> None:
+    """Publish or unpublish; commits, then asks for the board's ranking to be recomputed.
+
+    ``request_refresh(board_id)`` queues that work for a worker (``queue.
+    request_snapshot_refresh``), as a new result does: a board of 1,000 systems takes about
+    20 s to rank, which no request should wait for. Without it, or when queueing fails (Redis
+    down), the snapshot is recomputed here, so that an unpublished system never stays shown.
+    """
     submission.is_public = public
     session.add(submission)
-    session.flush()
+    session.commit()
+    board_id = submission.board_id
+    if request_refresh is not None:
+        try:
+            request_refresh(board_id)
+            return
+        except Exception:
+            log.warning("could not queue a ranking refresh of leaderboard %s; refreshing "
+                        "here", board_id, exc_info=True)
     from leaderboard.services.ranking.snapshots import refresh_snapshot
 
-    refresh_snapshot(session=session, board_id=submission.board_id)
+    refresh_snapshot(session=session, board_id=board_id)
     session.commit()
 
 
