@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
-from wtforms import EmailField, PasswordField, StringField
+from wtforms import BooleanField, EmailField, PasswordField, StringField
 from wtforms.validators import DataRequired, EqualTo, Length, Regexp
 
 MIN_PASSWORD = 8
@@ -75,6 +75,7 @@ class TokenCreateForm(FlaskForm):
         DataRequired(message="Give the token a name, e.g. ci or laptop."),
         Length(max=80, message="Token name must be at most 80 characters."),
     ])
+    read_only = BooleanField("Read only: status and lists of your submissions, no uploads")
 
 
 class ActionForm(FlaskForm):

@@ -17,13 +17,18 @@ def token_group():
 @token_group.command("create")
 @click.option("--team", "team_name", required=True, help="Team name.")
 @click.option("--name", required=True, help="What the token is for, e.g. ci.")
+@click.option("--read-only", is_flag=True,
+              help="Scope 'read' only: status and lists, no uploads or dry runs.")
 @with_appcontext
-def create_command(team_name: str, name: str):
+def create_command(team_name: str, name: str, read_only: bool):
     """Create a token; the secret is printed once, alone on the last line."""
     with command_session() as session:
         team = require_team(session, team_name)
-        row, plaintext = api_tokens.issue_token(session=session, team=team, name=name)
-    click.echo(f"Created API token {row.name!r} for team {team.name!r} (starts with {row.prefix}).")
+        row, plaintext = api_tokens.issue_token(
+            session=session, team=team, name=name,
+            scopes="read" if read_only else api_tokens.ALL_SCOPES)
+    click.echo(f"Created API token {row.name!r} for team {team.name!r} (starts with {row.prefix}, "
+               f"scopes: {row.scopes}).")
     click.echo("It is shown only now; store it (scripts: take the last line):")
     click.echo(plaintext)
 

@@ -14,7 +14,7 @@ WHOAMI = "/api/v1/_test/whoami"
 def protected(app) -> str:
     """Register a tiny token-protected route (before any request) and return its path."""
 
-    @token_required
+    @token_required("read")
     def whoami():
         return jsonify(team=g.api_team.name, token=g.api_token.name)
 

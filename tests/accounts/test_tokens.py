@@ -134,3 +134,42 @@ def test_token_pages_need_login(client):
     response = client.get("/account/tokens")
     assert response.status_code == 302
     assert response.headers["Location"].startswith("/account/login")
+
+
+@ALL_DATABASES
+def test_scopes_are_enforced_read_only_tokens_cannot_upload(app, client, session):
+    import io
+
+    from leaderboard.services.access.api_tokens import issue_token
+
+    team, _user = make_team(session, name="Scope Lab", email="scope@example.org")
+    _row, read_only = issue_token(session=session, team=team, name="dashboard", scopes="read")
+    _row, full = issue_token(session=session, team=team, name="ci")
+    session.commit()
+    for path in ("/api/v1/submissions", "/api/v1/validate"):
+        response = client.post(path, headers={"Authorization": f"Bearer {read_only}"},
+                               data={"file": (io.BytesIO(b"{}"), "r.json")},
+                               content_type="multipart/form-data")
+        assert response.status_code == 403, path
+        error = response.get_json()["error"]
+        assert error["code"] == "insufficient_scope" and "may not submit" in error["message"]
+    listing = client.get("/api/v1/submissions", headers={"Authorization": f"Bearer {read_only}"})
+    assert listing.status_code == 200 and listing.get_json() == {"submissions": []}
+    # the default token (read and submit) reaches the upload's own checks
+    response = client.post("/api/v1/validate", headers={"Authorization": f"Bearer {full}"},
+                           data={"file": (io.BytesIO(b"{}"), "r.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code != 403
+
+
+def test_account_page_makes_a_read_only_token(client, session):
+    make_team(session, "Team R", email="r@example.org")
+    login(client, "r@example.org")
+    token = csrf_token_from(client.get("/account/tokens").get_data(as_text=True))
+    response = client.post("/account/tokens", data={"csrf_token": token, "name": "dash",
+                                                    "read_only": "y"})
+    assert response.status_code == 201
+    row = session.exec(select(ApiToken)).one()
+    assert row.scopes == "read"
+    listing = client.get("/account/tokens").get_data(as_text=True)
+    assert "<td>read</td>" in listing

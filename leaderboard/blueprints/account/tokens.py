@@ -42,8 +42,9 @@ def create_token():
         return _render(team_id, form, 400)
     session = get_session()
     team = session.get(Team, team_id)
-    row, plaintext = api_tokens.issue_token(session=session, team=team, name=form.name.data,
-                                            created_by_id=current_user.id)
+    row, plaintext = api_tokens.issue_token(
+        session=session, team=team, name=form.name.data, created_by_id=current_user.id,
+        scopes="read" if form.read_only.data else api_tokens.ALL_SCOPES)
     session.commit()
     response = render_template("account/token_created.html", token=row, plaintext=plaintext)
     # The secret must not linger in a cache or be replayed by the back button.

@@ -52,15 +52,34 @@ def require_token() -> None:
     g.api_team = session.get(Team, token.team_id)
 
 
-def token_required(view: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorator: run ``require_token()`` before the view."""
+def _require_scope(scope: str) -> None:
+    """403 (JSON) unless the request's token was issued with ``scope``."""
+    from leaderboard.services.access.api_tokens import has_scope
 
-    @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        require_token()
-        return view(*args, **kwargs)
+    if not has_scope(g.api_token, scope):
+        body = {"error": {"status": 403, "code": "insufficient_scope",
+                          "message": f"This token may not {scope} (it has: "
+                                     f"{g.api_token.scopes or 'no scope'}); create a token "
+                                     f"with the {scope!r} scope on your account page."}}
+        response = jsonify(body)
+        response.status_code = 403
+        abort(response)
 
-    return wrapper
+
+def token_required(scope: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: run ``require_token()``, then check the token has ``scope`` (read,
+    submit)."""
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        @wraps(view)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            require_token()
+            _require_scope(scope)
+            return view(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 from leaderboard.blueprints.api import analysis, docs, leaderboard, submissions  # noqa: E402,F401,I001

@@ -140,7 +140,7 @@ def _status_body(submission) -> dict[str, Any]:
 
 @bp.post("/submissions")
 @rate_limited
-@token_required
+@token_required("submit")
 def create_submission():
     """Upload a result file; 202 with the new (or earlier identical) submission."""
     from leaderboard.queue import enqueue_committed
@@ -179,7 +179,7 @@ def create_submission():
 
 @bp.post("/validate")
 @rate_limited
-@token_required
+@token_required("submit")
 def validate():
     """Dry run: the full validation report; nothing stored, no quota used."""
     settings = current_app.config["LEADERBOARD"]
@@ -194,7 +194,7 @@ def validate():
 
 @bp.get("/submissions/<int:submission_id>")
 @rate_limited
-@token_required
+@token_required("read")
 def get_submission(submission_id: int):
     """Status, errors and, when scored, metrics, intervals, per-POS numbers and signature."""
     session = get_session()
@@ -216,7 +216,7 @@ def get_submission(submission_id: int):
 
 @bp.get("/submissions")
 @rate_limited
-@token_required
+@token_required("read")
 def list_submissions():
     """The team's submissions, newest first (``?status=`` filters)."""
     session = get_session()
@@ -238,7 +238,7 @@ def list_submissions():
 
 @bp.get("/submissions/<int:submission_id>/targets")
 @rate_limited
-@token_required
+@token_required("read")
 def submission_targets(submission_id: int):
     """Per-target diagnostics of one of the team's dev-phase submissions (public labels).
 

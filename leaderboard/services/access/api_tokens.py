@@ -11,6 +11,15 @@ from sqlmodel import Session, select
 from leaderboard.models import ApiToken, Team, utcnow
 
 TOKEN_PREFIX = "swl_"
+#: What a token may do: ``read`` its team's submissions (status, list, diagnostics) and
+#: ``submit`` (upload, dry run). A CI token needs both; a dashboard needs only ``read``.
+SCOPES = ("read", "submit")
+ALL_SCOPES = "submit read"
+
+
+def has_scope(token: ApiToken, scope: str) -> bool:
+    """Whether ``token`` was issued with ``scope``."""
+    return scope in token.scopes.split()
 
 
 def _hash(secret: str) -> str:
