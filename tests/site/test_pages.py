@@ -224,3 +224,53 @@ def test_jabbari_view_on_a_swords_generative_board(site):
     values = [r["metrics"]["coverage_f"]["value"] for r in api["rows"]]
     assert values and all(0 < v <= 100 for v in values)
     assert values == sorted(values, reverse=True)
+
+
+def test_two_private_files_of_one_team_are_not_compared_on_a_hidden_board(site_app):
+    """A paired test between two of one's own unpublished files reads hidden labels back
+    (issue 20, item 7): refused with its reason."""
+    seeded = site_app.config["SEEDED"]
+    own = site_app.test_client()
+    login(own, "east-lab@example.org")
+    # the API compares public systems only (404 for a private id); the page shows the team's
+    # own private ones to the team
+    page = own.get(f"/compare?a={seeded.private_id}&b={seeded.hidden_id}")
+    assert "two private submissions of one team" in page.get_data(as_text=True)
+    # a private file against a public one is compared as before
+    public = seeded.public["Contextual ranker"]
+    page = own.get(f"/compare?a={seeded.private_id}&b={public}").get_data(as_text=True)
+    assert "two private submissions" not in page and "Secret system" in page
+
+
+def test_charts_and_exports_carry_two_decimals(site):
+    """No chart or export carries finer scores than the tables print (issue 20, item 7)."""
+    import json
+    import re
+
+    client, seeded = site
+
+    def floats(value):
+        if isinstance(value, float):
+            yield value
+        elif isinstance(value, list):
+            for v in value:
+                yield from floats(v)
+        elif isinstance(value, dict):
+            for v in value.values():
+                yield from floats(v)
+
+    seen = []
+    for path in ("/charts", "/history", "/significance",
+                 f"/systems/{seeded.public['Contextual ranker']}"):
+        html = client.get(path).get_data(as_text=True)
+        for text in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', html,
+                               re.S):
+            figure = json.loads(text)
+            figure.get("layout", {}).pop("template", None)   # plotly's theme, not ours
+            seen += list(floats(figure))
+    assert seen and all(round(v, 2) == v for v in seen), [v for v in seen if round(v, 2) != v]
+    rows = json.loads(client.get("/leaderboard.json?entries=all").get_data(as_text=True))
+    for row in rows:
+        for key, value in row.items():
+            if isinstance(value, float) and not key.endswith("tie_p"):
+                assert round(value, 2) == value, (key, value)

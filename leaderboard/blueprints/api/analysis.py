@@ -31,9 +31,7 @@ def compare():
     try:
         result = head_to_head(session=get_session(), a_id=a_id, b_id=b_id, viewer=None, pos=pos)
     except NotComparable as exc:
-        return error_response(409, "not_comparable",
-                              "the two systems were not scored on the same resamples: "
-                              + str(exc))
+        return error_response(409, "not_comparable", str(exc))
     except ValueError as exc:
         return error_response(400, "bad_query", str(exc))
     if result is None:

@@ -57,9 +57,8 @@ def compare():
         try:
             result = head_to_head(session=get_session(), a_id=a_id, b_id=b_id,
                                   viewer=current_user, pos=pos)
-        except NotComparable:
-            error = ("These two systems were not scored on the same bootstrap resamples "
-                     "(different split or scorer settings), so no paired comparison is possible.")
+        except NotComparable as exc:   # the same reason as the API's 409
+            error = f"No paired comparison: {exc}."
         if result is None and error is None:
             abort(404, description="No such system, or it is not public.")
     return render_template("public/compare.html", result=result, error=error, choices=choices,

@@ -5,11 +5,13 @@ Figures carry only public aggregates: point estimates, 95% intervals and per-POS
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 from datetime import date, timedelta
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 
 from leaderboard.services.ranking.metric_info import LABELS, POS_VALUES
@@ -334,9 +336,35 @@ def escape_text(figure: dict[str, Any]) -> dict[str, Any]:
     return figure
 
 
+#: Decimals of every number a chart carries: what the tables print. Full float64 values in
+#: a chart's data helped read hidden labels back (issue 20, item 7).
+CHART_DECIMALS = 2
+
+
+def round_numbers(value: Any, decimals: int = CHART_DECIMALS) -> Any:
+    """``value`` (plotly JSON) with every float rounded, typed arrays (``bdata``) included."""
+    if isinstance(value, float):
+        return round(value, decimals)
+    if isinstance(value, list):
+        return [round_numbers(v, decimals) for v in value]
+    if isinstance(value, dict):
+        if "bdata" in value and "dtype" in value:
+            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+            if "shape" in value:
+                array = array.reshape([int(n) for n in str(value["shape"]).split(",")])
+            return round_numbers(array.tolist(), decimals)
+        return {k: round_numbers(v, decimals) for k, v in value.items()}
+    return value
+
+
 def to_json(fig: go.Figure) -> str:
-    """The figure as JSON for the page: user text escaped (:func:`escape_text`), and safe
-    inside a ``<script type=application/json>``."""
-    text = json.dumps(escape_text(json.loads(fig.to_json())), separators=(",", ":"),
-                      ensure_ascii=False)
+    """The figure as JSON for the page: its numbers rounded (:func:`round_numbers`),
+    user text escaped (:func:`escape_text`), and safe inside a
+    ``<script type=application/json>``."""
+    figure = json.loads(fig.to_json())
+    template = figure.get("layout", {}).pop("template", None)
+    figure = round_numbers(figure)   # axis ranges and shapes derive from scores too
+    if template is not None:
+        figure["layout"]["template"] = template
+    text = json.dumps(escape_text(figure), separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

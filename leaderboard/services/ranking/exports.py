@@ -116,5 +116,11 @@ def to_json(table: RankingTable) -> str:
     """The ranking as a JSON array of row objects with the CSV's columns (pandas
     ``orient="records"``), so ``pd.read_json(url)`` and any JSON tool read it as a table.
     The metadata (benchmark, view, labels) is in ``GET /api/v1/leaderboard``."""
-    rows = json.loads(ranking_frame(table).to_json(orient="records", double_precision=4))
+    frame = ranking_frame(table)
+    # Scores at the two decimals the tables print (finer ones helped read hidden labels
+    # back, issue 20); p-values keep theirs (0.0496 is significant, 0.05 is not).
+    for column in frame.columns:
+        if pd.api.types.is_float_dtype(frame[column]) and not column.endswith(" tie_p"):
+            frame[column] = frame[column].round(2)
+    rows = json.loads(frame.to_json(orient="records", double_precision=6))
     return json.dumps(rows, indent=1)

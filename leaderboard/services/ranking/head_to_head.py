@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Board, Result
+from leaderboard.models import Benchmark, Board, Result
 from leaderboard.scoring import TargetStats
 from leaderboard.scoring.bootstrap import shared_counts
 from leaderboard.scoring.significance import (
@@ -61,15 +61,16 @@ def _paired(session: Session, result_a: int, result_b: int,
     try:
         counts = shared_counts([a, b], pos)
     except ValueError as exc:
-        raise NotComparable(str(exc)) from exc
+        raise NotComparable("the two systems were not scored on the same resamples: "
+                            + str(exc)) from exc
     if counts.shape[0] == 0:
-        raise NotComparable("no bootstrap resamples")
+        raise NotComparable("the two systems were scored without bootstrap resamples")
     va, vb = a.resampled(counts, pos), b.resampled(counts, pos)
     out = {}
     for k in DISPLAYED:
         beat = p_beats(va[k], vb[k])
         p = p_value(beat)
-        out[k] = {"diff_interval": [round(x, 4) for x in diff_interval(va[k], vb[k])],
+        out[k] = {"diff_interval": [round(x, 2) for x in diff_interval(va[k], vb[k])],
                   "p_beats": round(beat, 6), "p_value": round(float(p), 6),
                   "significant": significant(p)}
     with _LOCK:
@@ -77,6 +78,13 @@ def _paired(session: Session, result_a: int, result_b: int,
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return out
+
+
+def _labels_hidden(session: Session, board_id: int) -> bool:
+    board = session.get(Board, board_id)
+    benchmark = session.get(Benchmark, board.benchmark_id,
+                            options=Benchmark.without_files()) if board else None
+    return bool(benchmark is not None and benchmark.hidden and not board.labels_public)
 
 
 def _summary(detail: dict[str, Any]) -> dict[str, Any]:
@@ -105,6 +113,13 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
         # Same split and resamples maybe, but a generative list and a scored candidate list
         # (or a dev and a test upload) answer different questions.
         raise NotComparable("the two systems are on different leaderboards")
+    if not a["public"] and not b["public"] and a["team_id"] == b["team_id"] \
+            and _labels_hidden(session, a["board_id"]):
+        # A paired test between two of one's own unpublished files, which differ on a few
+        # targets, reads those targets' hidden labels back (issue 20, item 7).
+        raise NotComparable("two private submissions of one team are not compared on a "
+                            "leaderboard whose labels are hidden; compare them on the dev "
+                            "leaderboard, or publish one")
     paired = _paired(session, a["result_id"], b["result_id"], pos)
     ma, mb = _metrics_at(a, pos), _metrics_at(b, pos)
     # The metrics of A's board's track: a ranking board compares GAP, GAP ratio and P@1 only.
@@ -117,8 +132,9 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
         if k not in ma or k not in mb:
             continue
         x, y = float(ma[k]), float(mb[k])
-        entry = {"label": LABELS.get(k, k), "a": round(x, 4), "b": round(y, 4),
-                 "diff": round(x - y, 4), **paired[k]}
+        # two decimals, as the tables print: finer values helped read hidden labels back
+        entry = {"label": LABELS.get(k, k), "a": round(x, 2), "b": round(y, 2),
+                 "diff": round(x - y, 2), **paired[k]}
         metrics[k] = entry
         side = "a" if x > y else "b" if y > x else None
         if side is None:
