@@ -6,7 +6,11 @@ bind = os.environ.get("GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:"
                       f"{os.environ.get('PORT', '8000')}")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
-worker_class = "gthread"
+# gevent: a connection waiting on a slow client is a greenlet, not one of a few threads.
+# With gthread, 8 clients trickling one header byte every 2 s held all 2 x 4 threads and the
+# site answered nothing (issue 20, slowloris); see docs/deploy.md for a proxy in front.
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 timeout = 60
 graceful_timeout = 20
 # Uploads are read and stored by the app itself; keep gunicorn's own limits generous.

@@ -64,6 +64,21 @@ def test_serve_lists_the_scored_demo_then_stops_cleanly(tmp_path):
         for system in DEMO_SYSTEMS:
             assert system in page, "demo not ranked within 60 s of start-up"
         assert re.search(r"swords-demo", page)
+        # Slowloris (issue 20): 40 clients each sending one byte of their headers or body,
+        # more than the 2 x 4 threads gthread had; the site must still answer.
+        slow = []
+        for n in range(40):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(b"GET / HTTP/1.1\r\nX" if n % 2 else
+                         b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\n"
+                         b"Content-Length: 100000\r\n\r\nx")
+            slow.append(sock)
+        try:
+            time.sleep(1)
+            assert "About" in _get(f"http://127.0.0.1:{port}/about")
+        finally:
+            for sock in slow:
+                sock.close()
     finally:
         # Twice, as an impatient user or a supervisor would: shutdown must still finish.
         process.send_signal(signal.SIGTERM)
