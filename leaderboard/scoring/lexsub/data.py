@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 
 from leaderboard.scoring.gold import PreparedSplit
-from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights
+from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights, split_last_space
 from leaderboard.scoring.lexsub.scorepl import item_of
 
 SOURCE_FORMAT = "lexsub-1"
@@ -142,6 +142,15 @@ class LexsubTarget:
     @property
     def scored(self) -> bool:
         return True
+
+    def answer_counts(self) -> dict[str, int]:
+        """Each gold answer (trimmed) and how many annotators gave it (a repeat: the last)."""
+        counts: dict[str, int] = {}
+        for entry in self.line.split("::", 1)[1].strip().split(";"):
+            if entry:
+                answer, count = split_last_space(entry)
+                counts[answer.strip()] = int(count)
+        return counts
 
 
 @dataclass

@@ -18,19 +18,10 @@ from leaderboard.scoring.diagnostics import (
     MissedSubstitute,
     TargetDiagnostics,
 )
-from leaderboard.scoring.generative import K
+from leaderboard.scoring.generative import K, safe_div
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.data import LexsubSplit, LexsubTarget
-from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe, split_last_space
-
-
-def _gold_counts(target: LexsubTarget) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for entry in target.line.split("::", 1)[1].strip().split(";"):
-        if entry:
-            sub, count = split_last_space(entry)
-            counts[sub.strip()] = int(count)
-    return counts
+from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe
 
 
 def _answer_lists(answers: formats.Answers) -> dict[str, list[str]]:
@@ -42,15 +33,11 @@ def _answer_lists(answers: formats.Answers) -> dict[str, list[str]]:
     return lists
 
 
-def _ratio(num: float, den: float) -> float:
-    return num / den if den else 0.0
-
-
 def instance_diagnostics(target: LexsubTarget, listed: list[str],
                          ranking: list[tuple[str, float]] | None) -> TargetDiagnostics:
     """One instance: ``listed`` is the system's answers in order; ``ranking`` its scored
     ranking on the ranking track (for GAP), None on the generative one."""
-    counts = _gold_counts(target)
+    counts = target.answer_counts()
     total = sum(c for c in counts.values() if c > 0) or 1
     distinct = list(dict.fromkeys(listed))
     top = [ListedSubstitute(rank, sub, sub, ACCEPTABLE if counts.get(sub, 0) > 0
@@ -63,7 +50,7 @@ def instance_diagnostics(target: LexsubTarget, listed: list[str],
               for s in gold if position.get(s, K + 1) > K]
     hits = sum(s.label == ACCEPTABLE for s in top)
     gold_k = min(len(gold), K)
-    p, r = _ratio(hits, len(top)), _ratio(hits, gold_k)
+    p, r = safe_div(hits, len(top)), safe_div(hits, gold_k)
     gap = None
     if ranking is not None:
         numerator, denominator = gap_parts(gold_weights(target.line), ranking)
@@ -71,7 +58,7 @@ def instance_diagnostics(target: LexsubTarget, listed: list[str],
     return TargetDiagnostics(
         target.target_id, target.lemma, target.pos, bool(distinct), len(distinct), top, missed,
         len(gold), 0, hits, len(top), gold_k, 100 * p, 100 * r,
-        100 * _ratio(2 * p * r, p + r), gold_k > 0, gap, None)
+        100 * safe_div(2 * p * r, p + r), gold_k > 0, gap, None)
 
 
 def diagnose(split: LexsubSplit, answers: formats.Answers,

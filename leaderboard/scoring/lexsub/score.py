@@ -15,7 +15,7 @@ from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.jabbari import jabbari_row
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.data import LexsubSplit
-from leaderboard.scoring.lexsub.gap import gap_numerator, split_last_space
+from leaderboard.scoring.lexsub.gap import gap_numerator
 from leaderboard.scoring.lexsub.scorepl import read_gold, score_lines
 from leaderboard.scoring.parse import open_upload
 from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
@@ -194,11 +194,7 @@ def _jabbari_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray
     start, width = COLUMN_INDEX["jb_item"], len(JABBARI_COLUMNS)
     best1 = COLUMN_INDEX["jb_best1"]
     for i, target in enumerate(split.targets):
-        counts: dict[str, float] = {}
-        for entry in target.line.split("::", 1)[1].strip().split(";"):
-            if entry:
-                sub, count = split_last_space(entry)
-                counts[sub.strip()] = float(int(count))
+        counts = target.answer_counts()
         rows[i, start:start + width] = jabbari_row(counts, coverage.get(target.target_id, []))
         top = best.get(target.target_id)
         if rows[i, start] and top:
