@@ -6,6 +6,8 @@ import csv
 import io
 import json
 
+import pandas as pd
+
 
 def test_csv_matches_screen_order_and_has_intervals(site):
     client, _ = site
@@ -102,8 +104,10 @@ def test_neutralise_only_touches_text():
     assert out.to_csv(index=False).splitlines()[1] == "'-1.5,-1.5"
 
 
-def test_csv_prints_tie_p_truncated_like_the_screen():
-    """0.0496 is significant (< 0.05): "%.2f" would print "0.05", the screen prints 0.049."""
+def test_csv_numeric_columns_are_numbers_pandas_reads_as_floats():
+    """0.0496 is significant (< 0.05): "%.2f" would print "0.05"; the screen's "< 0.001" is not
+    a number. The CSV prints p with six significant digits, and pd.read_csv gives floats
+    (issue 17: exports a program can read)."""
     from leaderboard.services.ranking.exports import to_csv
     from leaderboard.services.ranking.metric_info import VIEWS
     from leaderboard.services.ranking.ranking_table import RankingTable
@@ -119,8 +123,14 @@ def test_csv_prints_tie_p_truncated_like_the_screen():
             {"rank": 2, "system": "B", "team": "T", "id": 2, "cells": cells(p_values)}]
     table = RankingTable(view=view, pos=None, sort="rank", direction="asc", rows=rows,
                          references=[], benchmark={}, generated_at=None, snapshot_id=None)
-    first, second = csv.DictReader(io.StringIO(to_csv(table)))
-    assert second["strict_a_f@10 tie_p"] == "0.049"
-    assert second["strict_a_p@10 tie_p"] == "0.050"
-    assert second["strict_a_r@10 tie_p"] == "< 0.001"
+    text = to_csv(table)
+    first, second = csv.DictReader(io.StringIO(text))
+    assert second["strict_a_f@10 tie_p"] == "0.0496"
+    assert second["strict_a_p@10 tie_p"] == "0.0504"
+    assert second["strict_a_r@10 tie_p"] == "0.0004"
     assert first["strict_a_f@10 tie_p"] == "" and second["strict_a_f@10"] == "40.00"
+    frame = pd.read_csv(io.StringIO(text))
+    for key in view.columns:
+        for column in (key, f"{key} lo", f"{key} hi", f"{key} tie_p"):
+            assert frame[column].dtype == "float64", (column, frame[column].dtype)
+    assert frame["strict_a_r@10 tie_p"][1] == 0.0004

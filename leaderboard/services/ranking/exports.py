@@ -6,7 +6,6 @@ import json
 
 import pandas as pd
 
-from leaderboard.scoring.significance import format_p
 from leaderboard.services.ranking.ranking_table import RankingTable
 
 #: Export column -> key of a row's ``coverage`` (blank for reference and reported rows).
@@ -101,14 +100,15 @@ def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
 def to_csv(table: RankingTable) -> str:
     """The ranking as CSV: header row of column names (metric keys), then one row per line.
 
-    Text cells are neutralised against formula injection (:func:`neutralise_cell`). The
-    ``tie_p`` columns are printed as on screen (:func:`format_p`, truncated): two decimals
-    would print 0.0496 (significant) as 0.05.
+    Text cells are neutralised against formula injection (:func:`neutralise_cell`). Every
+    numeric column holds numbers only, so ``pd.read_csv`` reads it as float: scores with two
+    decimals, the ``tie_p`` columns with six significant digits (two decimals would print
+    0.0496, significant, as 0.05; the page's "< 0.001" is not a number).
     """
     frame = ranking_frame(table)
     for column in frame.columns:
         if column.endswith(" tie_p"):
-            frame[column] = [None if pd.isna(p) else format_p(p) for p in frame[column]]
+            frame[column] = [None if pd.isna(p) else f"{float(p):.6g}" for p in frame[column]]
     return neutralise_frame(frame).to_csv(index=False, float_format="%.2f")
 
 
