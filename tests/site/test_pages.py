@@ -285,3 +285,37 @@ def test_charts_and_exports_carry_two_decimals(site):
         for key, value in row.items():
             if isinstance(value, float) and not key.endswith("tie_p"):
                 assert round(value, 2) == value, (key, value)
+
+
+def test_date_sort_uses_the_time_not_only_the_day():
+    """Two submissions of one day: 'date' sorts them by their time (issue 19 item 22)."""
+    from leaderboard.services.ranking.metric_info import VIEWS
+    from leaderboard.services.ranking.ranking_table import _sort_rows
+
+    # the better score came first in the day: a sort by day alone keeps it first
+    rows = [{"id": 1, "date": "2026-11-24", "submitted_at": "2026-11-24T09:00:00",
+             "headline": 60.0, "system": "morning", "team": "T", "cells": []},
+            {"id": 2, "date": "2026-11-24", "submitted_at": "2026-11-24T17:30:00",
+             "headline": 50.0, "system": "evening", "team": "T", "cells": []},
+            {"id": 3, "date": "2026-11-23", "submitted_at": "2026-11-23T23:59:00",
+             "headline": 70.0, "system": "yesterday", "team": "T", "cells": []}]
+    _sort_rows(rows, VIEWS["strict-a"], "date", "desc")
+    assert [r["system"] for r in rows] == ["evening", "morning", "yesterday"]
+    _sort_rows(rows, VIEWS["strict-a"], "date", "asc")
+    assert [r["system"] for r in rows] == ["yesterday", "morning", "evening"]
+
+
+def test_matrix_heads_give_each_pos_its_number_of_targets(site):
+    """(issue 19 item 22) How many targets each column averages over."""
+    import re
+    from collections import Counter
+
+    from tests.site.seed import demo_split
+
+    client, _ = site
+    html = client.get("/matrix").get_data(as_text=True)
+    heads = dict(re.findall(r'<th scope="col" class="num">(\w+)<br><span class="muted" '
+                            r'title="targets in this column">([\d,]+) targets</span>', html))
+    expected = Counter(t["pos"] for t in demo_split()["targets"].values())
+    assert heads == {"All": str(sum(expected.values())),
+                     **{pos: str(n) for pos, n in expected.items()}}

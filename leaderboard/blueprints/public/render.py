@@ -91,7 +91,8 @@ def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
     parts.append(
         f'<td class="num col-cons" data-value="{cons}">{cons}</td>'
         f'<td data-value="{team}"><a href="{team_base}{r["team_id"]}">{team}</a></td>'
-        f'<td data-value="{r["date"]}"><time datetime="{r["date"]}">{r["date"]}</time></td>'
+        f'<td data-value="{r.get("submitted_at", r["date"])}"><time datetime="{r["date"]}">'
+        f'{r["date"]}</time></td>'
         f'<td>{_link(r.get("paper_url"), "paper")}</td>'
         f'<td>{_link(r.get("code_url"), "code")}</td></tr>')
     return "".join(parts)

@@ -213,6 +213,7 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
         rows.append({
             "id": system["id"], "system": system["system"], "team": system["team"],
             "team_id": system["team_id"], "date": system["date"][:10],
+            "submitted_at": system["date"],   # the full time: the date sort is not by day
             "paper_url": system.get("paper_url"), "code_url": system.get("code_url"),
             "rank": at(ranks, "rank", i), "rank_lo": at(ranks, "lo", i),
             "rank_hi": at(ranks, "hi", i),
@@ -287,7 +288,7 @@ def place_reported(reported: list[dict[str, Any]], rows: list[dict[str, Any]], v
 def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str) -> None:
     # Stable base order: headline descending, then date and id, so equal keys stay ranked.
     rows.sort(key=lambda r: r["id"])
-    rows.sort(key=lambda r: r["date"])
+    rows.sort(key=lambda r: r.get("submitted_at", r["date"]))
     rows.sort(key=lambda r: -(r["headline"] if r["headline"] is not None else float("-inf")))
     reverse = direction == "desc"
     if sort == "rank":
@@ -298,7 +299,7 @@ def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str
         rows.sort(key=lambda r: r[sort].casefold(), reverse=reverse)
         return
     if sort == "date":
-        rows.sort(key=lambda r: r["date"], reverse=reverse)
+        rows.sort(key=lambda r: r.get("submitted_at", r["date"]), reverse=reverse)
         return
     index = view.columns.index(sort)
     missing = float("-inf") if reverse else float("inf")

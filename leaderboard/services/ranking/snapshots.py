@@ -286,6 +286,16 @@ def reported_rows(session: Session, board_id: int) -> list[dict[str, Any]]:
                            "split": r.benchmark_split}} for r in rows]
 
 
+def _pos_targets(stats: list) -> dict[str, int]:
+    """Scored targets per POS (the matrix's column heads), from any result's statistics:
+    every result of a board has one row per scored target of its split."""
+    first = next((t for t in stats if t is not None), None)
+    if first is None:
+        return {}
+    names, counts = np.unique(first.pos, return_counts=True)
+    return {str(n): int(c) for n, c in zip(names, counts, strict=True)}
+
+
 def compute_snapshot_data(session: Session, board: Board,
                           benchmark: Benchmark) -> dict[str, Any]:
     """Everything the public pages show about a board, as JSON-ready data."""
@@ -337,7 +347,8 @@ def compute_snapshot_data(session: Session, board: Board,
         "generated_at": utcnow().isoformat(),
         "benchmark": {"id": benchmark.id, "name": benchmark.name, "version": benchmark.version,
                       "split": benchmark.split, "n_targets": benchmark.n_targets,
-                      "checksum": benchmark.checksum, "title": benchmark_title(benchmark)},
+                      "checksum": benchmark.checksum, "title": benchmark_title(benchmark),
+                      "pos_targets": _pos_targets(stats)},
         "signature": {"scorer_version": SCORER_VERSION, "split_checksum": benchmark.checksum,
                       "seed": resampling[0][0][0] if resampling else None,
                       "bootstrap": resampling[0][0][1] if resampling else None},
