@@ -39,6 +39,15 @@ class SignupForm(FlaskForm):
     confirm = _confirm("password")
 
 
+class JoinForm(FlaskForm):
+    """A new member of an existing team, from an invitation link."""
+
+    email = EmailField("E-mail", validators=[DataRequired(message="Enter your e-mail."), EMAIL,
+                                             Length(max=254)])
+    password = _new_password()
+    confirm = _confirm("password")
+
+
 class LoginForm(FlaskForm):
     """E-mail and password."""
 

@@ -14,7 +14,7 @@ from flask import current_app
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlmodel import Session
 
-from leaderboard.models import User
+from leaderboard.models import Team, User
 from leaderboard.services.access.accounts import password_stamp
 
 SET_PASSWORD_MAX_AGE = 7 * 24 * 3600
@@ -99,3 +99,29 @@ def read_verification_token(*, session: Session, token: str) -> User:
     if user is None or payload.get("email") != user.email:
         raise LinkError("This link does not belong to an existing account.")
     return user
+
+
+#: An invitation to join a team: a week, any number of members (each signs up once).
+INVITATION = Purpose("team-invitation", 7 * 24 * 3600)
+
+
+def make_invitation_token(team: Team, inviter: User) -> str:
+    """A signed link token naming the team (and who invited, for the record)."""
+    return serializer(INVITATION).dumps({"team": team.id, "by": inviter.id})
+
+
+def read_invitation_token(*, session: Session, token: str) -> Team:
+    """The team a valid invitation names; raises LinkError otherwise (expired, tampered
+    with, or the team is gone or disabled)."""
+    try:
+        payload = serializer(INVITATION).loads(token, max_age=INVITATION.max_age)
+    except SignatureExpired as exc:
+        raise LinkError("This invitation has expired (they last a week). Ask a member of the "
+                        "team for a new one.") from exc
+    except BadSignature as exc:
+        raise LinkError("This invitation link is not valid. Check that it was copied "
+                        "completely.") from exc
+    team = session.get(Team, payload.get("team")) if isinstance(payload, dict) else None
+    if team is None or team.disabled:
+        raise LinkError("This invitation is for a team that no longer takes members.")
+    return team

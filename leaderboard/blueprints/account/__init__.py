@@ -6,4 +6,10 @@ from flask import Blueprint
 
 bp = Blueprint("account", __name__, url_prefix="/account")
 
-from leaderboard.blueprints.account import auth, settings, submissions, tokens  # noqa: E402,F401
+from leaderboard.blueprints.account import (  # noqa: E402,F401
+    auth,
+    invitations,
+    settings,
+    submissions,
+    tokens,
+)

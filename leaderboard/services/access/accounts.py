@@ -148,6 +148,30 @@ def create_team(*, session: Session, name: str, email: str, password: str,
     return team, user
 
 
+def join_team(*, session: Session, team: Team, email: str, password: str) -> User:
+    """A new member of ``team`` (from an invitation): unverified until the mailed link is
+    followed, as after a sign-up. Raises EmailTaken or AccountError like :func:`create_team`."""
+    problem = text_problem("e-mail address", email)
+    if problem:
+        raise AccountError(problem[0].upper() + problem[1:] + ".")
+    email = email.strip().lower()
+    if "@" not in email:
+        raise AccountError("Enter a valid e-mail address.")
+    if len(password) < 8:
+        raise AccountError("Password must be at least 8 characters.")
+    password_hash = hash_password(password)
+    if session.exec(select(User.id).where(User.email == email)).first():
+        raise EmailTaken("An account with that e-mail already exists.")
+    user = User(email=email, password_hash=password_hash, team_id=team.id)
+    try:
+        session.add(user)
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        raise EmailTaken("An account with that e-mail already exists.") from None
+    return user
+
+
 def _refuse_taken(session: Session, name: str, email: str) -> None:
     """Raise TeamNameTaken or EmailTaken when the name (any case) or the address is in use."""
     if session.exec(select(Team.id).where(Team.name_key == team_name_key(name))).first():
