@@ -142,6 +142,25 @@ class Phase:
     ALL = (TEST, DEV)
 
 
+class Release:
+    """When a board shows a new result. ``full``: always. ``ladder`` (Blum & Hardt 2015): only
+    when it is significantly better than its team's best released result on the board, so an
+    adaptive probe reads at most one bit per submission from hidden labels."""
+
+    FULL = "full"
+    LADDER = "ladder"
+    ALL = (FULL, LADDER)
+
+
+class ReleaseState:
+    """A scored submission's release: ``""`` (not decided yet, or scored before the policy
+    existed: released), ``released`` or ``held`` (its numbers are shown to nobody but hosts)."""
+
+    UNDECIDED = ""
+    RELEASED = "released"
+    HELD = "held"
+
+
 class Board(SQLModel, table=True):
     """One leaderboard: a benchmark split × track × phase, with its own ranking and quotas."""
 
@@ -151,6 +170,8 @@ class Board(SQLModel, table=True):
     track: str = Field(default=Track.GENERATIVE, max_length=16)
     phase: str = Field(default=Phase.TEST, max_length=16)
     is_default: bool = False
+    # Release.FULL or Release.LADDER (the default for a test board with hidden labels).
+    release: str = Field(default=Release.FULL, max_length=16)
     created_at: datetime = Field(default_factory=utcnow)
 
     @property
@@ -198,6 +219,16 @@ class Submission(SQLModel, table=True):
     heartbeat_at: datetime | None = None
     # When the "your submission finished" e-mails went out (set once, atomically).
     notified_at: datetime | None = None
+    # ReleaseState; decided once, when the first result is stored (re-scoring keeps it).
+    release_state: str = Field(default=ReleaseState.UNDECIDED, max_length=16)
+    # Why held: the team's best released submission it was compared with (id, system,
+    # metric, value) and whether p reached alpha; never a number derived from this file.
+    release_detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+
+    @property
+    def held(self) -> bool:
+        """Scored under the ladder without a significant gain: no number of it is shown."""
+        return self.release_state == ReleaseState.HELD
 
 
 class Result(SQLModel, table=True):

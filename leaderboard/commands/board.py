@@ -6,7 +6,7 @@ import click
 from flask.cli import with_appcontext
 
 from leaderboard.db import get_engine, session_scope
-from leaderboard.models import Phase, Track
+from leaderboard.models import Phase, Release, Submission, Track
 from leaderboard.scoring import WordNetMissing
 from leaderboard.services.catalog.benchmarks import find_benchmark
 from leaderboard.services.catalog.boards import (
@@ -18,6 +18,7 @@ from leaderboard.services.catalog.boards import (
     set_default,
 )
 from leaderboard.services.catalog.references import ReferenceInvalid, ensure_random_reference
+from leaderboard.services.ranking import ladder
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 
@@ -39,9 +40,13 @@ def board_group() -> None:
 @click.option("--slug", default=None, help="URL name (default: e.g. swords-v1.1-dev-ranking).")
 @click.option("--default", "make_default", is_flag=True,
               help="Make it the leaderboard / shows and uploads go to when they name none.")
+@click.option("--release", type=click.Choice(Release.ALL), default=None,
+              help="ladder: a team's new score is shown only when significantly better than "
+              "its best (probes read one bit per submission); full: every score is shown. "
+              "Default: ladder on a test board with hidden labels, else full.")
 @with_appcontext
 def create_command(name: str, version: str, split: str, track: str, phase: str | None,
-                   slug: str | None, make_default: bool) -> None:
+                   slug: str | None, make_default: bool, release: str | None) -> None:
     """Make a leaderboard for an imported split (no-op when it exists). A ranking board
     gets the split's Random reference row, scored here (once per split)."""
     with session_scope(get_engine()) as session:
@@ -52,7 +57,7 @@ def create_command(name: str, version: str, split: str, track: str, phase: str |
                 "first")
         try:
             board = create_board(session, benchmark, track=track, phase=phase, slug=slug,
-                                 make_default=make_default)
+                                 make_default=make_default, release=release)
             random_row = (ensure_random_reference(session, benchmark)
                           if board.track == Track.RANKING else None)
         except (BoardError, ReferenceInvalid, WordNetMissing) as exc:
@@ -77,6 +82,7 @@ def list_command() -> None:
         for board, benchmark in rows:
             labels = "public labels" if board.labels_public else "hidden labels"
             click.echo(f"{board.slug}\t{board_title(board, benchmark)}\t{labels}"
+                       f"\trelease {board.release}"
                        + ("\tdefault" if board.is_default else ""))
 
 
@@ -92,3 +98,41 @@ def set_default_command(slug: str) -> None:
         set_default(session, board)
         session.commit()
         click.echo(f"{slug} is the default leaderboard")
+
+
+@board_group.command("set-release")
+@click.argument("slug")
+@click.argument("policy", type=click.Choice(Release.ALL))
+@with_appcontext
+def set_release_command(slug: str, policy: str) -> None:
+    """Set SLUG's release POLICY; ``full`` releases every submission the ladder held."""
+    with session_scope(get_engine()) as session:
+        board = _board(session, slug)
+        released = ladder.set_release(session, board, policy)
+        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
+        session.commit()
+        click.echo(f"{slug}: release {policy}"
+                   + (f"; {released} held submission(s) released" if released else ""))
+
+
+@board_group.command("release")
+@click.argument("submission_id", type=int)
+@with_appcontext
+def release_command(submission_id: int) -> None:
+    """Release one submission the ladder held: its numbers appear as if it had been better."""
+    with session_scope(get_engine()) as session:
+        submission = session.get(Submission, submission_id)
+        if submission is None:
+            raise click.ClickException(f"no submission {submission_id}")
+        if not ladder.release_submission(session, submission):
+            raise click.ClickException(f"submission {submission_id} is not held")
+        refresh_snapshot(session=session, board_id=submission.board_id)
+        session.commit()
+        click.echo(f"submission {submission_id} released")
+
+
+def _board(session, slug: str):
+    board = board_by_slug(session, slug)
+    if board is None:
+        raise click.ClickException(f"no leaderboard {slug!r} (see `leaderboard board list`)")
+    return board

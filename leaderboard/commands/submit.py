@@ -142,7 +142,14 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
             raise click.ClickException(f"still {status} after {timeout:.0f} s")
         time.sleep(1.0)
     click.echo(f"submission {data['id']}: {status}")
+    release = data.get("release") or {}
+    if status == "scored" and release.get("state") == "held":
+        # The ladder release policy: no number of a held submission exists for the team.
+        click.echo(release["message"])
+        return
     if status == "scored":
+        if release.get("policy") == "ladder":
+            click.echo("released")
         _print_result(data)
         return
     if status == "invalid":

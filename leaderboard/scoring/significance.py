@@ -4,7 +4,8 @@ For two systems A and B scored on the same bootstrap resamples of targets:
 
 - ``P`` = the fraction of resamples in which A scores higher than B (a tie counts half);
 - the two-sided p-value is ``2 · min(P, 1 − P)`` (capped at 1);
-- the difference is significant when ``p < ALPHA`` (0.05).
+- the difference is significant when ``p < ALPHA`` (0.05);
+- "A is significantly better than B" (the Ladder's release) when ``1 − P < ALPHA``.
 
 Every place that says "tied", "different" or "significantly better" (tie marks, the compare
 page and API, exports, the pairwise view, conservative ranks) goes through this module, so
@@ -39,6 +40,12 @@ def p_value(p_beat: float | None) -> float | None:
     if p_beat is None:
         return None
     return min(1.0, 2.0 * min(p_beat, 1.0 - p_beat))
+
+
+def p_one_sided(p_beat: float) -> float:
+    """One-sided p-value of "A is better than B": ``1 − P``, the fraction of resamples in
+    which A does not beat B (ties half). The Ladder releases A when it is below ALPHA."""
+    return 1.0 - p_beat
 
 
 def significant(p: float | None) -> bool:

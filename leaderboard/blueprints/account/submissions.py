@@ -39,6 +39,7 @@ from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.intake.results import validate_upload
 from leaderboard.services.intake.submissions import SubmissionError
+from leaderboard.services.ranking.ladder import release_dict
 
 URL = Regexp(r"^https?://", message="Links must start with http:// or https://.")
 
@@ -211,11 +212,11 @@ def submission(submission_id: int):
     """One submission: live status, every problem, or the full results and signature."""
     row = _own(submission_id)
     board = get_session().get(Board, row.board_id)
-    result = (service.current_result(get_session(), row.id)
-              if row.status == SubmissionStatus.SCORED else None)
+    result = service.current_result(get_session(), row)
     shown = service.track_metrics(board_views(board), result.metrics) if result else {}
     return render_template("submissions/detail.html", submission=row, result=result,
                            board=board, pending=row.status in SubmissionStatus.PENDING,
+                           release=release_dict(row, board),
                            visibility_form=VisibilityForm(),
                            metric_groups=grouped_metrics(shown),
                            diagnostics=_diagnostics(row) if result else None)

@@ -203,8 +203,7 @@ def get_submission(submission_id: int):
                                              submission_id=submission_id)
     except SubmissionError as exc:
         return _submission_error(exc)
-    result = (service.current_result(session, submission.id)
-              if submission.status == SubmissionStatus.SCORED else None)
+    result = service.current_result(session, submission)
     board = session.get(Board, submission.board_id)
     body = service.submission_dict(submission, result, board=board)
     if result is not None and diagnostics.diagnostics_allowed(
@@ -228,8 +227,7 @@ def list_submissions():
     items = []
     boards = _boards_by_id(session, [row.board_id for row in rows])
     for row in rows:
-        result = (service.current_result(session, row.id)
-                  if row.status == SubmissionStatus.SCORED else None)
+        result = service.current_result(session, row)
         item = service.submission_dict(row, result, board=boards[row.board_id], brief=True)
         item["status_url"] = url_for("api.get_submission", submission_id=row.id, _external=True)
         items.append(item)

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Benchmark, Board, Phase, Track
+from leaderboard.models import Benchmark, Board, Phase, Release, Track
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]{0,119}$")
 
@@ -32,12 +32,16 @@ def default_slug(benchmark: Benchmark, track: str, phase: str) -> str:
 
 def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.GENERATIVE,
                  phase: str | None = None, slug: str | None = None,
-                 make_default: bool = False) -> Board:
+                 make_default: bool = False, release: str | None = None) -> Board:
     """The board of ``benchmark`` for ``track`` and ``phase``, made if absent; flushes.
 
     ``phase`` defaults to test for a split with hidden labels and dev otherwise. A dev board
-    shows the gold, so it is refused on a split whose labels are hidden.
+    shows the gold, so it is refused on a split whose labels are hidden. A new board's
+    ``release`` defaults to :func:`default_release` (an existing one keeps its own:
+    :func:`leaderboard.services.ranking.ladder.set_release` changes it).
     """
+    if release is not None and release not in Release.ALL:
+        raise BoardError(f"release must be one of {', '.join(Release.ALL)}, not {release!r}")
     if track not in Track.ALL:
         raise BoardError(f"track must be one of {', '.join(Track.ALL)}, not {track!r}")
     phase = phase or (Phase.TEST if benchmark.hidden else Phase.DEV)
@@ -55,13 +59,20 @@ def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.G
             raise BoardError(f"slug {slug!r} must be lower-case letters, digits, '.' and '-'")
         if board_by_slug(session, slug) is not None:
             raise BoardError(f"a board with slug {slug!r} exists already")
-        existing = Board(slug=slug, benchmark_id=benchmark.id, track=track, phase=phase)
+        existing = Board(slug=slug, benchmark_id=benchmark.id, track=track, phase=phase,
+                         release=release or default_release(benchmark, phase))
         session.add(existing)
         session.flush()
     if make_default or default_board(session) is None:
         set_default(session, existing)
     session.flush()
     return existing
+
+
+def default_release(benchmark: Benchmark, phase: str) -> str:
+    """``ladder`` for a test board whose labels are hidden (each submission would otherwise
+    read some of them back), ``full`` elsewhere: the dev phase is where teams iterate."""
+    return Release.LADDER if phase == Phase.TEST and benchmark.hidden else Release.FULL
 
 
 def board_views(board: Board, session: Session | None = None) -> str:
@@ -163,5 +174,6 @@ def board_summary(board: Board, benchmark: Benchmark) -> dict[str, Any]:
                           "split": benchmark.split, "title": benchmark_title(benchmark)},
             "track": board.track, "phase": board.phase,
             "labels": "public" if board.labels_public or not benchmark.hidden else "hidden",
+            "release": board.release,
             "default": board.is_default, "title": board_title(board, benchmark),
             "n_targets": benchmark.n_targets}

@@ -129,6 +129,10 @@ def target_rows(session: Session, submission: Submission,
         raise DiagnosticsUnavailable(
             409, "not_scored", f"the submission is {submission.status}; diagnostics exist "
             "once it is scored")
+    if submission.held:
+        raise DiagnosticsUnavailable(
+            409, "held", "the submission is held by the leaderboard's ladder release policy: "
+            "nothing derived from it is shown")
     prepared = get_prepared(benchmark)
     key = (submission.id, submission.file_sha256, SCORER_VERSION, prepared.checksum)
     rows = _cached(key)

@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 
 from leaderboard import mail
 from leaderboard.models import Result, Submission, SubmissionStatus, User, utcnow
+from leaderboard.services.ranking.ladder import held_message, visible_result
 
 log = logging.getLogger(__name__)
 FINAL = (SubmissionStatus.SCORED, SubmissionStatus.INVALID, SubmissionStatus.FAILED)
@@ -40,8 +41,7 @@ def notify_finished(engine: Engine, submission_id: int, settings: dict[str, Any]
             User.team_id == row.team_id, User.notify_on_finish)).all()]
         if not recipients:
             return 0
-        result = session.exec(select(Result).where(Result.submission_id == submission_id,
-                                                   Result.is_current)).first()
+        result = visible_result(session, row)
         subject, body = _message(row, result, settings)
     return sum(mail.send(settings, to, subject, body) for to in recipients)
 
@@ -52,7 +52,9 @@ def _message(row: Submission, result: Result | None,
     subject = f"Submission {row.id} ({row.system_name}) is {row.status}"
     lines = [f"Hello,\n\nyour team's submission {row.id}, \"{row.system_name}\", finished "
              f"with status: {row.status}.\n"]
-    if row.status == SubmissionStatus.SCORED and result is not None:
+    if row.held:
+        lines.append(held_message(row.release_detail or {}) + "\n")
+    elif row.status == SubmissionStatus.SCORED and result is not None:
         lines += [f"  {key}: {result.metrics[key]:.2f}" for key in HEADLINE
                   if key in result.metrics]
         lines.append("")

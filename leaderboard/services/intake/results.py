@@ -18,7 +18,16 @@ from sqlalchemy import update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from leaderboard.models import Benchmark, Board, Result, Submission, SubmissionStatus, Track, utcnow
+from leaderboard.models import (
+    Benchmark,
+    Board,
+    ReleaseState,
+    Result,
+    Submission,
+    SubmissionStatus,
+    Track,
+    utcnow,
+)
 from leaderboard.scoring import (
     SCORER_VERSION,
     PreparedSplit,
@@ -26,6 +35,7 @@ from leaderboard.scoring import (
 )
 from leaderboard.scoring.families import SWORDS, Family, family_for
 from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared, get_split
+from leaderboard.services.ranking import ladder
 
 log = logging.getLogger(__name__)
 
@@ -241,6 +251,9 @@ def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
         if row is None:
             session.rollback()
             return session.get(Submission, submission_id).status
+        if result is not None and row.release_state == ReleaseState.UNDECIDED:
+            board = session.get(Board, row.board_id)
+            row.release_state, row.release_detail = ladder.decide(session, row, result, board)
         if result is not None:
             for old in session.exec(select(Result).where(
                     Result.submission_id == submission_id, Result.is_current)).all():
@@ -254,7 +267,7 @@ def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
         row.substitutes_lemmatized = lemmatized
         session.add(row)
         session.commit()
-        public = row.is_public and not row.hidden
+        public = row.is_public and not row.hidden and not row.held
         board_id = row.board_id
     if status == SubmissionStatus.SCORED and public:
         if request_refresh is not None:

@@ -20,6 +20,7 @@ from sqlmodel import Session, select
 from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, Track, utcnow
 from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.intake.quotas import quota_status
+from leaderboard.services.ranking import ladder
 from leaderboard.services.ranking.metric_info import displayed
 from leaderboard.textcheck import TextRefused, check_text
 
@@ -219,11 +220,9 @@ def list_team_submissions(*, session: Session, team_id: int, limit: int = 200,
     return list(session.exec(query.order_by(Submission.id.desc()).limit(limit)).all())
 
 
-def current_result(session: Session, submission_id: int) -> Result | None:
-    """The current result of a submission, if scored."""
-    return session.exec(select(Result).where(
-        Result.submission_id == submission_id, Result.is_current)
-        .order_by(Result.id.desc())).first()
+def current_result(session: Session, submission: Submission) -> Result | None:
+    """The current result of a submission, if scored and not held by the Ladder."""
+    return ladder.visible_result(session, submission)
 
 
 def set_public(*, session: Session, submission: Submission, public: bool,
@@ -298,6 +297,7 @@ def submission_dict(submission: Submission, result: Result | None, *, board: Boa
         "system_name": submission.system_name, "is_public": submission.is_public,
         "created_at": _iso(submission.created_at), "finished_at": _iso(submission.finished_at),
         "file_sha256": submission.file_sha256,
+        "release": ladder.release_dict(submission, board),
     }
     if brief:
         if result is not None:

@@ -39,6 +39,7 @@ from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
 from leaderboard.services.catalog.benchmarks import base_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title
 from leaderboard.services.ranking import ranking_stats as rs
+from leaderboard.services.ranking.ladder import NOT_HELD
 from leaderboard.services.ranking.metric_info import (
     DISPLAYED,
     HEADLINES,
@@ -85,7 +86,7 @@ def public_submissions(session: Session,
 
 
 #: What puts a submission on its board's ranking (see :func:`public_submissions`).
-_SHOWN = (Submission.status != SubmissionStatus.INVALID,
+_SHOWN = (Submission.status != SubmissionStatus.INVALID, NOT_HELD,
           col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
           col(Result.is_current).is_(True), col(Team.disabled).is_(False))
 

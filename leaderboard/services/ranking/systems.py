@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, Track
 from leaderboard.scoring.families import FAMILIES, LexsubFamily
 from leaderboard.services.catalog.benchmarks import get_split
+from leaderboard.services.ranking.ladder import NOT_HELD, held_message, visible_result
 
 
 def coverage_of(counts: dict[str, Any] | None) -> dict[str, int | None] | None:
@@ -78,13 +79,6 @@ def can_view(submission: Submission, viewer: Any, team: Team | None = None) -> b
     return bool(getattr(viewer, "is_admin", False)) or viewer.team_id == submission.team_id
 
 
-def current_result(session: Session, submission_id: int) -> Result | None:
-    """The current result of a submission, if scored."""
-    return session.exec(select(Result).where(Result.submission_id == submission_id,
-                                             col(Result.is_current).is_(True))
-                        .order_by(col(Result.id).desc())).first()
-
-
 def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[str, Any] | None:
     """Everything a system page shows (public aggregates only), or None when the viewer may
     not see it or it does not exist: callers answer 404 alike, so private ids don't leak."""
@@ -94,14 +88,16 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
     team = session.get(Team, sub.team_id)
     if not can_view(sub, viewer, team):
         return None
-    result = current_result(session, submission_id) if sub.status == SubmissionStatus.SCORED \
-        else None
+    # The hosts see a held result (to release it); nobody else sees a number of it.
+    result = visible_result(session, sub, include_held=bool(getattr(viewer, "is_admin", False)))
     return {
         "id": sub.id, "system": sub.system_name, "team": team.name if team else "",
         "team_id": sub.team_id, "benchmark_id": sub.benchmark_id,
         "board_id": sub.board_id,
         "description": sub.description, "paper_url": sub.paper_url, "code_url": sub.code_url,
         "date": sub.created_at.isoformat()[:10], "status": sub.status,
+        "held": sub.held, "held_message": held_message(sub.release_detail or {})
+        if sub.held else "",
         "public": sub.is_public and not sub.hidden, "hidden": sub.hidden,
         "file_sha256": sub.file_sha256, "filename": sub.filename, "file_size": sub.file_size,
         "scorer_version": result.scorer_version if result else sub.scorer_version,
@@ -135,9 +131,11 @@ def team_systems(*, session: Session, team_id: int, viewer: Any) -> list[Submiss
 
 
 def current_results(session: Session, submission_ids: list[int]) -> dict[int, Result]:
-    """Current result per submission id (one query)."""
+    """Current result per submission id (one query); held submissions have none."""
     if not submission_ids:
         return {}
-    rows = session.exec(select(Result).where(col(Result.submission_id).in_(submission_ids),
-                                             col(Result.is_current).is_(True))).all()
+    rows = session.exec(select(Result)
+                        .join(Submission, col(Submission.id) == col(Result.submission_id))
+                        .where(col(Result.submission_id).in_(submission_ids),
+                               col(Result.is_current).is_(True), NOT_HELD)).all()
     return {r.submission_id: r for r in rows}

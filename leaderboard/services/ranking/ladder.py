@@ -1,0 +1,163 @@
+"""The Ladder (Blum & Hardt 2015): what a board releases of a new result.
+
+Under ``Release.LADDER`` a team's new result is released only when it is significantly better
+than that team's best released result on the board: on the board's headline, paired on the
+shared bootstrap resamples, one-sided (:func:`~leaderboard.scoring.significance.
+p_one_sided` against ``ALPHA``). A held result is stored, but nobody except the hosts sees a
+number derived from it; its team learns one bit ("held") and the best it is measured against.
+A padding probe therefore reads at most one bit per submission from hidden labels.
+
+Every reader of results goes through :func:`visible_result` (one result) or
+:data:`NOT_HELD` (queries), so a held result cannot leak from one route and not another.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from leaderboard.models import (
+    Board,
+    Release,
+    ReleaseState,
+    Result,
+    Submission,
+    SubmissionStatus,
+    utcnow,
+)
+from leaderboard.scoring import TargetStats
+from leaderboard.scoring.bootstrap import shared_counts
+from leaderboard.scoring.significance import ALPHA, p_beats, p_one_sided
+from leaderboard.services.catalog.boards import board_views
+from leaderboard.services.ranking.metric_info import LABELS, default_sort
+
+log = logging.getLogger(__name__)
+
+#: Query condition: the submission's numbers may be shown (released, or scored before the
+#: policy existed).
+NOT_HELD = col(Submission.release_state) != ReleaseState.HELD
+
+
+def visible_result(session: Session, submission: Submission, *,
+                   include_held: bool = False) -> Result | None:
+    """The submission's current result when scored and not held (``include_held``: the
+    hosts' pages)."""
+    if submission.status != SubmissionStatus.SCORED:
+        return None
+    if submission.held and not include_held:
+        return None
+    return session.exec(select(Result).where(Result.submission_id == submission.id,
+                                             col(Result.is_current).is_(True))
+                        .order_by(col(Result.id).desc())).first()
+
+
+def _best_released(session: Session, submission: Submission,
+                   headline: str) -> tuple[Submission, Result] | None:
+    rows = session.exec(
+        select(Submission, Result)
+        .join(Result, col(Result.submission_id) == col(Submission.id))
+        .where(Submission.team_id == submission.team_id,
+               Submission.board_id == submission.board_id,
+               Submission.id != submission.id,
+               col(Submission.hidden).is_(False),
+               Submission.status != SubmissionStatus.INVALID,
+               col(Result.is_current).is_(True), NOT_HELD)).all()
+    scored = [(s, r) for s, r in rows if headline in (r.metrics or {})]
+    if not scored:
+        return None
+    return max(scored, key=lambda sr: (float(sr[1].metrics[headline]), -sr[0].id))
+
+
+def decide(session: Session, submission: Submission, result: Result,
+           board: Board) -> tuple[str, dict[str, Any]]:
+    """The release state of ``submission``'s first result and what the team is told.
+
+    Under ``full``, and for a team's first result on the board: released. Otherwise the
+    comparison with the team's best released result decides. A result that cannot be paired
+    with it (other resamples) is held, for the hosts to release: comparing it another way
+    would read more than one bit.
+    """
+    if board.release != Release.LADDER:
+        return ReleaseState.RELEASED, {}
+    headline = default_sort(board_views(board, session))
+    best = _best_released(session, submission, headline)
+    if best is None:
+        return ReleaseState.RELEASED, {"first": True}
+    best_sub, best_result = best
+    detail: dict[str, Any] = {
+        "against_id": best_sub.id, "against_system": best_sub.system_name,
+        "metric": headline, "metric_label": LABELS.get(headline, headline),
+        "against_value": round(float(best_result.metrics[headline]), 2), "alpha": ALPHA}
+    try:
+        new = TargetStats.from_bytes(result.target_stats)
+        old = TargetStats.from_bytes(best_result.target_stats)
+        counts = shared_counts([new, old])
+        if counts.shape[0] == 0:
+            raise ValueError("scored without bootstrap resamples")
+    except ValueError as exc:
+        log.warning("submission %s not paired with %s: %s", submission.id, best_sub.id, exc)
+        return ReleaseState.HELD, {**detail, "not_comparable": True}
+    p = p_one_sided(p_beats(new.resampled(counts)[headline], old.resampled(counts)[headline]))
+    if p < ALPHA:
+        return ReleaseState.RELEASED, detail
+    return ReleaseState.HELD, detail
+
+
+def held_message(detail: dict[str, Any]) -> str:
+    """What the team, the API and the CLI read about a held submission: the released best it
+    was measured against, and only that p did not reach alpha (the exact p would carry
+    nearly as much about the labels as the score itself)."""
+    if not detail:
+        return "held"
+    best = (f"your best, {detail.get('against_system', '')} (#{detail.get('against_id')}), "
+            f"{detail.get('metric_label', '')} {detail.get('against_value', 0):.2f}")
+    if detail.get("not_comparable"):
+        return (f"held: could not be compared with {best} (other bootstrap settings); "
+                "the hosts can release it")
+    return (f"held: not significantly better than {best} "
+            f"(p ≥ {detail.get('alpha', ALPHA):g}, one-sided paired bootstrap)")
+
+
+def release_dict(submission: Submission, board: Board) -> dict[str, Any]:
+    """The ``release`` block of the API's submission JSON."""
+    state = submission.release_state or (ReleaseState.RELEASED
+                                         if submission.status == SubmissionStatus.SCORED
+                                         else "")
+    out: dict[str, Any] = {"policy": board.release, "state": state}
+    if submission.held:
+        detail = submission.release_detail or {}
+        out.update({"message": held_message(detail),
+                    "against": {"id": detail.get("against_id"),
+                                "system_name": detail.get("against_system"),
+                                "metric": detail.get("metric"),
+                                "value": detail.get("against_value")}})
+    return out
+
+
+def release_submission(session: Session, submission: Submission) -> bool:
+    """Release a held submission (host); True when it was held. Commits nothing."""
+    if not submission.held:
+        return False
+    submission.release_state = ReleaseState.RELEASED
+    submission.release_detail = {**(submission.release_detail or {}),
+                                 "released_by_host_at": utcnow().isoformat()}
+    session.add(submission)
+    return True
+
+
+def set_release(session: Session, board: Board, policy: str) -> int:
+    """Set ``board``'s policy; ``full`` releases every held submission of the board. Returns
+    how many were released. Commits nothing; the caller refreshes the ranking."""
+    if policy not in Release.ALL:
+        raise ValueError(f"release must be one of {', '.join(Release.ALL)}, not {policy!r}")
+    board.release = policy
+    session.add(board)
+    released = 0
+    if policy == Release.FULL:
+        for sub in session.exec(select(Submission).where(
+                Submission.board_id == board.id,
+                Submission.release_state == ReleaseState.HELD)).all():
+            released += release_submission(session, sub)
+    return released
