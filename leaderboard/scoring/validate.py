@@ -212,22 +212,26 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     answered = sum(1 for tid in subs if tid in split_ids and isinstance(subs[tid], list)
                    and subs[tid])
     missing = [tid for tid in split_ids if tid not in subs]
+    empty_lists = sum(1 for tid in subs if tid in split_ids and subs[tid] == [])
     report.counts.update(answered=answered, missing=len(missing), unknown=len(unknown),
+                         empty_lists=empty_lists, abstentions=len(missing) + empty_lists,
                          substitutes_total=sum(len(v) for v in subs.values()
                                                if isinstance(v, list)))
     required = math.ceil(min_answered_fraction * len(split_ids) - 1e-9)
     if answered < required:
         report.error("too_few_targets", f"{answered} of {len(split_ids)} targets are answered "
                      f"(a non-empty list); this split's labels are hidden, so at least "
-                     f"{required} ({min_answered_fraction:.0%}) must be")
+                     f"{required} ({min_answered_fraction:.0%}) must be answered. Give a "
+                     "ranked list of substitutes for more targets.")
     if report.counts.get("empty_substitutes"):
         report.warnings.append(Problem(
             "empty_substitutes", f"{report.counts['empty_substitutes']} empty substitutes are "
             "kept as guesses that match nothing"))
-    if missing:
+    if missing or empty_lists:
         report.warnings.append(Problem(
-            "missing_targets", f"{len(missing)} of {len(split_ids)} targets have no entry; "
-            "they count as abstentions (empty lists)"))
+            "missing_targets", f"{len(missing) + empty_lists} of {len(split_ids)} targets are "
+            f"abstentions ({len(missing)} without an entry, {empty_lists} with an empty "
+            "list); they score 0"))
     if report.ok:
         report.submission = Submission(lemmatized is True, entries)
     return report

@@ -88,8 +88,25 @@ def test_missing_targets_are_a_warning_and_still_scored(app, client, benchmark, 
     status, errors, warnings = codes_of(submission_doc({T0: [["word", 1.0]]}), client, app,
                                         token)
     assert (status, errors) == ("scored", [])
-    assert f"{len(IDS) - 1} of {len(IDS)} targets have no entry; they count as abstentions " \
-           "(empty lists)" in warnings
+    assert f"{len(IDS) - 1} of {len(IDS)} targets are abstentions ({len(IDS) - 1} without " \
+           "an entry, 0 with an empty list); they score 0" in warnings
+
+
+def test_dry_run_counts_empty_lists_as_abstentions(client, benchmark, team_token):
+    """Issue 19 item 6: 98 missing and 11 empty lists are 109 abstentions, not 98."""
+    _team, _user, token = team_token
+    doc = {t: [["word", 1.0]] for t in IDS[:9]} | {IDS[9]: [], IDS[10]: []}
+    response = client.post("/api/v1/validate", headers={"Authorization": f"Bearer {token}"},
+                           data={"file": (io.BytesIO(submission_doc(doc)), "r.json")},
+                           content_type="multipart/form-data")
+    body = response.get_json()
+    assert response.status_code == 200 and body["ok"] is True
+    assert {k: body["counts"][k] for k in ("answered", "empty_lists", "missing",
+                                           "abstentions")} == {
+        "answered": 9, "empty_lists": 2, "missing": 2, "abstentions": 4}
+    assert [w["message"] for w in body["warnings"] if w["code"] == "missing_targets"] == [
+        "4 of 13 targets are abstentions (2 without an entry, 2 with an empty list); they "
+        "score 0"]
 
 
 def test_hidden_split_needs_half_of_its_targets_answered(app, client, benchmark, team_token):
@@ -100,7 +117,8 @@ def test_hidden_split_needs_half_of_its_targets_answered(app, client, benchmark,
     assert status == "invalid"
     assert [(e["code"], e["message"]) for e in errors] == [(
         "too_few_targets", "1 of 13 targets are answered (a non-empty list); this split's "
-        "labels are hidden, so at least 7 (50%) must be")]
+        "labels are hidden, so at least 7 (50%) must be answered. Give a ranked list of "
+        "substitutes for more targets.")]
     # An empty list is an abstention, not an answer.
     six = {t: [["word", 1.0]] for t in IDS[:6]} | {IDS[6]: []}
     status, errors, _ = codes_of(submission_doc(six), client, app, token)

@@ -43,13 +43,15 @@ def test_leaderboards_api_lists_every_board_default_first(client, session, bench
     assert body == {"leaderboards": [
         {"slug": DEMO, "benchmark": {"name": "swords-demo", "version": "1", "split": "test",
                                     "title": "swords-demo v1"},
-         "track": "generative", "phase": "test", "labels": "hidden", "default": True,
+         "track": "generative", "phase": "test", "labels": "hidden", "release": "ladder",
+         "default": True,
          "title": "swords-demo 1 test · generative", "n_targets": benchmark.n_targets,
          "ranking_url": f"http://localhost/api/v1/leaderboards/{DEMO}/ranking",
          "page_url": "http://localhost/?leaderboard=" + DEMO},
         {"slug": RANKING, "benchmark": {"name": "swords-demo", "version": "1", "split": "test",
                                     "title": "swords-demo v1"},
-         "track": "ranking", "phase": "test", "labels": "hidden", "default": False,
+         "track": "ranking", "phase": "test", "labels": "hidden", "release": "ladder",
+         "default": False,
          "title": "swords-demo 1 test · ranking", "n_targets": benchmark.n_targets,
          "ranking_url": f"http://localhost/api/v1/leaderboards/{RANKING}/ranking",
          "page_url": "http://localhost/?leaderboard=" + RANKING}]}
