@@ -69,6 +69,12 @@ def format_p(p: float | None) -> str:
     return f"{shown:.3f}"
 
 
+def p_phrase(p: float | None) -> str:
+    """``p = 0.023`` or ``p < 0.001``: :func:`format_p` in a sentence."""
+    shown = format_p(p)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
 def holm_rejections(p_values: Sequence[float]) -> int:
     """How many hypotheses Holm's step-down procedure rejects at :data:`ALPHA`.
 

@@ -197,6 +197,11 @@ def test_systems_of_two_boards_are_not_compared(app, client, session, benchmark,
     refused = client.get(f"/api/v1/compare?a={a}&b={b}")
     assert refused.status_code == 409
     assert "different leaderboards" in refused.get_json()["error"]["message"]
+    # The page answers as the API does (issue 19 item 11), with the same reason.
+    page = client.get(f"/compare?a={a}&b={b}")
+    assert page.status_code == 409
+    assert ("No paired comparison: the two systems are on different leaderboards."
+            in page.get_data(as_text=True))
 
 
 def test_a_ranking_track_result_shows_only_the_tracks_metrics(app, client, session, benchmark,

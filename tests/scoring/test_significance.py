@@ -77,3 +77,11 @@ def test_compact_letters_share_a_letter_only_when_not_different():
                     [1, 0, 0, 0],
                     [1, 1, 0, 0]], dtype=bool)
     assert compact_letters(sig) == ["a", "ab", "bc", "c"]
+
+
+def test_p_phrase_reads_as_a_sentence():
+    from leaderboard.scoring.significance import p_phrase
+
+    assert p_phrase(0.0004) == "p < 0.001"
+    assert p_phrase(0.0234) == "p = 0.023"
+    assert p_phrase(None) == "p = –"

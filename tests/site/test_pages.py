@@ -149,6 +149,10 @@ def test_system_page(site):
     assert moved.headers["Location"].endswith(f"/compare?a={sid}&b={other}")
     compared = client.get(moved.headers["Location"]).get_data(as_text=True)
     assert "Summary" in compared and "P(A beats B)" in compared and "verdict-yes" in compared
+    # "p < 0.001" or "p = 0.012" in the sentence, never "p = < 0.001" (issue 19 item 11)
+    headline = compared.split("On the headline")[1].split("</p>")[0]
+    assert re.search(r"\), p (&lt;|=) 0\.\d{3}: <strong>", headline), headline
+    assert "p = &lt;" not in compared
 
 
 def test_system_page_bad_compare(site):

@@ -8,7 +8,7 @@ from flask_login import current_user
 from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.common import current_board, current_views, snapshot_or_empty
 from leaderboard.db import get_session
-from leaderboard.scoring.significance import ALPHA, format_p
+from leaderboard.scoring.significance import ALPHA, format_p, p_phrase
 from leaderboard.services.ranking import charts
 from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
 from leaderboard.services.ranking.metric_info import (
@@ -61,9 +61,11 @@ def compare():
             error = f"No paired comparison: {exc}."
         if result is None and error is None:
             abort(404, description="No such system, or it is not public.")
-    return render_template("public/compare.html", result=result, error=error, choices=choices,
+    page = render_template("public/compare.html", result=result, error=error, choices=choices,
                            a_id=a_id, b_id=b_id, pos=pos, pos_values=POS_VALUES, labels=LABELS,
-                           describe=describe, format_p=format_p, alpha=ALPHA)
+                           describe=describe, format_p=format_p, p_phrase=p_phrase, alpha=ALPHA)
+    # Not comparable: 409 with the API's reason, not a 200 page that looks like a result.
+    return (page, 409) if error else page
 
 
 @bp.get("/significance")
