@@ -238,7 +238,8 @@ def _reported_trs(html: str) -> list[str]:
 def _cells(tr: str) -> dict[str, str]:
     """The non-blank metric cells of a reported row, by metric key."""
     return {k: v for k, v in re.findall(
-        r'<td class="num" data-key="([^"]+)">(?:<span class="v">([^<]*)</span>)?</td>', tr) if v}
+        r'<td class="num" data-key="([^"]+)">(?:<span class="v"[^>]*>([^<]*)</span>)?</td>', tr)
+        if v}
 
 
 @ALL_DATABASES

@@ -141,8 +141,11 @@ def short_citation(citation: str) -> str:
 
 
 def _printed(value: float) -> str:
-    # As the publication printed it: one decimal, or two when it gave two (33.61).
-    return f"{value:.1f}" if round(value, 1) == value else f"{value:.2f}"
+    """One decimal, as every other cell; the publication's own figure (33.61) in the title
+    when it printed more."""
+    if round(value, 1) == value:
+        return f'<span class="v">{value:.1f}</span>'
+    return f'<span class="v" title="{value:g} as published">{value:.1f}</span>'
 
 
 def reported_rows_html(table: RankingTable) -> Markup:
@@ -174,7 +177,7 @@ def _reported_row(r: dict[str, Any], table: RankingTable, inline: bool = False) 
                  f'<span class="cite">{cite}</span></th>')
     for cell in r["cells"]:
         value = cell["value"]
-        printed = "" if value is None else f'<span class="v">{_printed(value)}</span>'
+        printed = "" if value is None else _printed(value)
         sort_value = (f' data-value="{"" if value is None else value}"' if inline else "")
         parts.append(f'<td class="num" data-key="{cell["key"]}"{sort_value}>{printed}</td>')
         if cell["key"] == table.view.headline and table.human_defined:
