@@ -323,3 +323,17 @@ def test_matrix_heads_give_each_pos_its_number_of_targets(site):
     expected = Counter(t["pos"] for t in demo_split()["targets"].values())
     assert heads == {"All": str(sum(expected.values())),
                      **{pos: str(n) for pos, n in expected.items()}}
+
+
+def test_system_count_is_the_boards_not_the_rows_shown(site):
+    """Issue 19 item 10: the lede counts the board's public systems, and says how many of
+    them the entries choice or a filter shows."""
+    client, seeded = site
+    n = len(seeded.public)
+    count = re.compile(r'<span id="system-count">([^<]*)</span>')
+    all_entries = count.search(client.get("/?entries=all").get_data(as_text=True)).group(1)
+    assert all_entries == f"{n} public systems"
+    nothing = count.search(client.get("/?entries=all&q=zzz").get_data(as_text=True)).group(1)
+    assert nothing == f"{n} public systems, showing 0 matching “zzz”"
+    best = count.search(client.get("/").get_data(as_text=True)).group(1)
+    assert best.startswith(f"{n} public systems")

@@ -57,6 +57,8 @@ class RankingTable:
     #: The board's scorer version, split checksum, bootstrap seed and B (each row has its
     #: own ``signature`` too: a result not yet re-scored keeps the one it was computed with).
     signature: dict[str, Any] = field(default_factory=dict)
+    #: Public systems on the board, whatever the entries choice and filter show.
+    n_systems: int = 0
 
     @property
     def human_defined(self) -> bool:
@@ -242,7 +244,7 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                         data.get("generated_at"), snapshot_id, humans, entries_value, query,
                         total, track, reported,
                         list(data.get("references_elsewhere", [])),
-                        dict(data.get("signature") or {}))
+                        dict(data.get("signature") or {}), len(all_systems))
 
 
 def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dict[str, Any]]:
