@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.ops.splits import REFERENCE_DIR, SHARED, TEST_SPLIT
@@ -37,3 +39,11 @@ def test_ranking_board_shows_humans_gap_on_the_subset_and_random_at_32_5(runner,
     assert '<span class="badge badge-random">baseline</span>' in page
     assert 'title="95% interval 31.47 to 33.62">32.5</span>' in page  # Random's GAP
     assert ">66.6</span>" in page  # Humans' GAP
+    # The matrix of a ranking board (issue 19 item 5): its footnote says what applies there
+    # and links only pages that answer.
+    matrix = client.get("/matrix?leaderboard=swords-v1.1-test-ranking")
+    assert matrix.status_code == 200
+    note = matrix.get_data(as_text=True).split('id="fn-subset"')[1].split("</p>")[0]
+    assert "lenient" not in note and "not directly comparable" in note
+    for href in re.findall(r'href="([^"]+)"', note):
+        assert client.get(href.replace("&amp;", "&")).status_code == 200, href

@@ -67,8 +67,11 @@ def matrix():
     except BadQuery as exc:
         abort(400, description=str(exc))
     metrics = list(displayed(current_views()))
+    # The subset footnote points at the lenient view only where the board has one.
+    lenient_view = "lenient-a" if "lenient-a" in views_for(current_views()) else None
     return render_template("public/matrix.html", grid=grid, metrics=metrics,
-                           benchmark=data.get("benchmark"), **_context())
+                           benchmark=data.get("benchmark"), lenient_view=lenient_view,
+                           **_context())
 
 
 @bp.get("/charts")
