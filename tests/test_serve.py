@@ -152,3 +152,35 @@ def test_a_killed_serve_leaves_nothing_the_next_start_keeps(tmp_path):
         second.send_signal(signal.SIGTERM)
         assert second.wait(timeout=60) == 0
     assert not (instance / "serve.pid").exists() and not (instance / "serve-url").exists()
+
+
+@pytest.mark.slow
+def test_serve_with_a_benchmark_never_shows_the_demo_boards(tmp_path):
+    """Issue 19 item 20: `make run BENCHMARK=…` after `make run` (the demo in instance/) must
+    show the benchmark's boards instead of the demo's, not beside them."""
+    leaderboard = str(Path(sys.executable).with_name("leaderboard"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
+    env["LEADERBOARD_INSTANCE_PATH"] = str(tmp_path / "instance")
+    for step in (["db", "upgrade"], ["benchmark", "load-demo"]):  # what `make run` left
+        done = subprocess.run([leaderboard, *step], cwd=PROJECT_ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    split = tmp_path / "mini_test.json"
+    split.write_bytes((PROJECT_ROOT / "leaderboard" / "demo" / "demo_split.json").read_bytes())
+    port = _free_port()
+    with open(tmp_path / "serve.log", "w") as log:
+        process = subprocess.Popen([leaderboard, "serve", "--port", str(port), "--benchmark",
+                                    str(split)], cwd=PROJECT_ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait_for_line(tmp_path / "serve.log", "running at", process)
+        import json
+
+        boards = json.loads(_get(f"http://127.0.0.1:{port}/api/v1/leaderboards"))
+        slugs = [b["slug"] for b in boards["leaderboards"]]
+        assert "swords-v1.1-test-generative" in slugs
+        assert not [s for s in slugs if s.startswith("swords-demo")], slugs
+        assert (tmp_path / "instance" / "mini_test" / "leaderboard.db").is_file()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0

@@ -39,6 +39,13 @@ def serve_command(host: str | None, port: int | None, benchmark_path: str | None
     signal.signal(signal.SIGINT, _raise_interrupt)
     signal.signal(signal.SIGTERM, _raise_interrupt)
     supervisor = Supervisor(echo=lambda line: click.echo(line, err=True))
+    if benchmark_path:
+        # A folder of its own: the demo's database would otherwise show its boards beside
+        # the benchmark's (README: the benchmark comes instead of the demo).
+        instance = benchmark_instance(Path(load_settings()["INSTANCE_PATH"]),
+                                      Path(benchmark_path))
+        os.environ["LEADERBOARD_INSTANCE_PATH"] = str(instance)
+        click.echo(f"Instance folder for this benchmark: {instance}")
     # Everything from here on, set-up included, ends in stop_all: nothing started is left.
     try:
         _serve(supervisor, host, port, benchmark_path, workers)
@@ -50,6 +57,12 @@ def serve_command(host: str | None, port: int | None, benchmark_path: str | None
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         supervisor.stop_all()
     sys.exit(0)
+
+
+def benchmark_instance(instance: Path, benchmark_path: Path) -> Path:
+    """``instance/swords-v1.1_test`` for ``…/swords-v1.1_test.json.gz``."""
+    stem = benchmark_path.name.removesuffix(".gz").removesuffix(".json")
+    return instance / stem
 
 
 def _serve(supervisor: Supervisor, host: str | None, port: int | None,
