@@ -35,16 +35,15 @@ def app_free_group() -> click.Group:
 
 
 def full_group() -> click.Group:
-    """Flask's group: host commands come from the app, app-free ones are added directly."""
-    from flask.cli import FlaskGroup
-
-    from leaderboard import create_app
+    """Every command of ours in a plain click group (Flask's own group would list ``--app``,
+    ``routes``, ``shell`` and its plugins' commands, which are not this tool's); host
+    commands find the app through the :class:`flask.cli.ScriptInfo` that :func:`main`
+    passes as the context object."""
     from leaderboard.commands import all_commands
 
-    group = FlaskGroup(create_app=lambda: create_app(), help=HELP)
+    group = click.Group("leaderboard", help=HELP)
     for command in all_commands():
-        if command.name in APP_FREE:
-            group.add_command(command)
+        group.add_command(command)
     return group
 
 
@@ -52,5 +51,12 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: app-free commands skip the web stack entirely."""
     args = sys.argv[1:] if argv is None else argv
     first = next((a for a in args if not a.startswith("-")), None)
-    group = app_free_group() if first in APP_FREE else full_group()
-    group(args=args, prog_name="leaderboard")
+    if first in APP_FREE:
+        app_free_group()(args=args, prog_name="leaderboard")
+        return
+    from flask.cli import ScriptInfo
+
+    from leaderboard import create_app
+
+    full_group()(args=args, prog_name="leaderboard",
+                 obj=ScriptInfo(create_app=lambda: create_app(), set_debug_flag=False))

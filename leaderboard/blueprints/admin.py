@@ -18,6 +18,7 @@ from leaderboard.models import SubmissionStatus
 from leaderboard.queue import get_redis
 from leaderboard.services.catalog.boards import list_boards
 from leaderboard.services.intake import admin as service
+from leaderboard.services.ranking.ladder import held_message
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 # CSRF is checked in require_admin, after the admin check, so that nobody else can tell
@@ -78,7 +79,7 @@ def submissions_page() -> str:
         teams=[r["team"] for r in service.team_rows(session)],
         boards=[board for board, _bench in list_boards(session)],
         selected={"status": status, "team": team_id, "leaderboard": board_id},
-        limit=service.MAX_ROWS)
+        limit=service.MAX_ROWS, held_message=held_message)
 
 
 @bp.post("/submissions/<int:submission_id>/<any(hide, unhide):action>")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from leaderboard.commands.metric_table import echo_metrics, fmt_interval
 from leaderboard.commands.score_family import is_family_split, score_family_split
 from leaderboard.scoring import (
     METRIC_KEYS,
@@ -36,15 +37,9 @@ def _only(doc: dict, keys: tuple[str, ...]) -> dict:
                        for pos, b in doc["by_pos"].items()}}
 
 
-def _fmt_interval(interval: list[float] | None) -> str:
-    return f"[{interval[0]:6.2f}, {interval[1]:6.2f}]" if interval else ""
-
-
 def _print_table(result, keys: tuple[str, ...] = METRIC_KEYS) -> None:
-    click.echo(f"{'metric':<16} {'value':>7}  95% interval")
-    for key in keys:
-        click.echo(f"{key:<16} {result.metrics[key]:7.2f}  "
-                   f"{_fmt_interval(result.intervals.get(key))}")
+    # keys come in the board's order, its headline first (F^10 strict, or GAP on ranking)
+    echo_metrics(((k, result.metrics[k], result.intervals.get(k)) for k in keys), keys[0])
     if result.by_pos:
         click.echo("\nPer part of speech (value [95% interval]):")
         names = list(result.by_pos)
@@ -54,7 +49,7 @@ def _print_table(result, keys: tuple[str, ...] = METRIC_KEYS) -> None:
             for name in names:
                 block = result.by_pos[name]
                 cells.append(f"{block['metrics'][key]:6.2f} "
-                             f"{_fmt_interval(block['intervals'].get(key)):<17}")
+                             f"{fmt_interval(block['intervals'].get(key)):<17}")
             click.echo(f"{key:<16} " + " ".join(cells))
     c = result.counts
     click.echo(f"\n{c['targets_answered']} of {c['targets_in_split']} targets answered; mean "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from leaderboard.commands.metric_table import echo_metrics
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.scoring.families import FAMILIES, LexsubFamily, lexsub_data_dir
 from leaderboard.scoring.lexsub import formats
@@ -77,14 +78,10 @@ def _table(path: Path, result, keys: tuple[str, ...], track: str) -> None:
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(f"== {path} ({track}) ==")
-    click.echo(f"{'metric':<16} {'value':>7}  95% interval")
-    for key in keys:
-        interval = result.intervals.get(key)
-        shown = f"[{interval[0]:6.2f}, {interval[1]:6.2f}]" if interval else ""
-        # score.pl's own rounding (half up) for its metrics, so the figures read alike
-        value = perl_round(result.metrics[key] / 100) if key.startswith(("best_", "oot_")) \
-            else round(result.metrics[key], 2)
-        click.echo(f"{key:<16} {value:7.2f}  {shown}")
+    # score.pl's own rounding (half up) for its metrics, so the figures read alike
+    echo_metrics(((k, perl_round(result.metrics[k] / 100) if k.startswith(("best_", "oot_"))
+                   else round(result.metrics[k], 2), result.intervals.get(k)) for k in keys),
+                 keys[0])
     c, s = result.counts, result.signature
     click.echo(f"{c['targets_scored']} instances scored, {c['targets_answered']} of "
                f"{c['targets_in_split']} answered; scorer {SCORER_VERSION}, split "

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from leaderboard.commands.metric_table import echo_metrics
+
 EXIT_INVALID = 2
 EXIT_FAILED = 3
 TERMINAL = ("scored", "invalid", "failed")
@@ -61,11 +63,11 @@ def _fail(response) -> None:
 
 def _print_result(data: dict) -> None:
     result = data["result"]
-    click.echo(f"{'metric':<16} {'value':>7}  95% interval")
-    for key, value in result["metrics"].items():
-        interval = result["intervals"].get(key)
-        shown = f"[{interval[0]:6.2f}, {interval[1]:6.2f}]" if interval else ""
-        click.echo(f"{key:<16} {value:7.2f}  {shown}")
+    # The board's order, headline first (the API says which); older servers: as sent.
+    order = result.get("metric_order") or list(result["metrics"])
+    order += [k for k in result["metrics"] if k not in order]
+    echo_metrics(((k, result["metrics"][k], result["intervals"].get(k)) for k in order
+                  if k in result["metrics"]), result.get("headline") or order[0])
     sig = result["signature"]
     click.echo(f"\nscorer {sig['scorer_version']}, split {sig['split_checksum'][:12]}, "
                f"bootstrap B={sig['bootstrap']}, seed {sig['seed']}")
@@ -82,22 +84,27 @@ def _visibility(is_public: bool, base: str, submission_id: int) -> str:
 
 @click.command("submit")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--url", required=True, envvar="LEADERBOARD_SUBMIT_URL",
+@click.option("--url", required=True, envvar=["LEADERBOARD_URL", "LEADERBOARD_SUBMIT_URL"],
+              show_envvar=True,
               help="Base URL of the leaderboard, e.g. https://leaderboard.example.org")
-@click.option("--token", required=True, envvar="LEADERBOARD_TOKEN",
-              help="API token (or set LEADERBOARD_TOKEN).")
+@click.option("--token", required=True, envvar="LEADERBOARD_TOKEN", show_envvar=True,
+              help="API token.")
 @click.option("--leaderboard", "leaderboard", default=None, envvar="LEADERBOARD_SLUG",
+              show_envvar=True,
               help="Slug of the leaderboard (default: the site's default one); "
               "GET /api/v1/leaderboards lists them.")
 @click.option("--name", default=None, help="System name (default: the file name).")
 @click.option("--description", default="", help="Short description of the system.")
+@click.option("--paper-url", default="", help="Link to the paper (http:// or https://).")
+@click.option("--code-url", default="", help="Link to the code (http:// or https://).")
 @click.option("--public", is_flag=True, help="Publish on the ranking once scored.")
 @click.option("--wait", is_flag=True, help="Poll until scored; exit non-zero if not.")
 @click.option("--timeout", default=1800.0, show_default=True, help="Seconds to wait at most.")
 @click.option("--retry-for", default=300.0, show_default=True,
               help="Keep retrying connection errors and 502/503/504 for this many seconds.")
 def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
-                   name: str | None, description: str, public: bool, wait: bool,
+                   name: str | None, description: str, paper_url: str, code_url: str,
+                   public: bool, wait: bool,
                    timeout: float, retry_for: float) -> None:
     """Upload FILE to the leaderboard API: a result JSON, or on LS07/CoInCo boards RANKED
     lines, .best/.oot lines or both (cat run.best run.oot); plain or gzipped.
@@ -113,7 +120,8 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
     # The same file sent to two leaderboards is two submissions: the key names the board.
     digest = hashlib.sha256((leaderboard or "").encode() + b"\0" + raw).hexdigest()
     headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "submit-" + digest[:32]}
-    data = {"name": name or file.name, "description": description,
+    data = {"system_name": name or file.name, "description": description,
+            "paper_url": paper_url, "code_url": code_url,
             "public": "true" if public else "false"}
     if leaderboard:
         data["leaderboard"] = leaderboard

@@ -151,3 +151,23 @@ def test_rescore_button(admin_client, demo, session):
                              follow_redirects=True).get_data(as_text=True)
     assert "0 submission(s) re-queued, 0 reference row(s) re-scored" in page
     assert session.exec(select(AuditLog)).one().action == "rescore_all"
+
+
+def test_admin_without_a_team_gets_links_that_answer(app, client, runner, session, demo):
+    """Issue 19 item 21: no "Submissions" link that answers 403 for an admin without a team,
+    and the admin list links each scored submission to its page."""
+    from worker import jobs
+
+    result = runner.invoke(args=["admin", "create", "solo@example.org", "--password",
+                                 "a long enough password"])
+    assert result.exit_code == 0, result.output
+    assert login(client, "solo@example.org", "a long enough password").status_code == 302
+    home = client.get("/").get_data(as_text=True)
+    assert '<li><a href="/account/submissions">Submissions</a></li>' not in home
+    assert 'href="/admin/submissions">All submissions</a>' in home
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    assert jobs.score_submission_job(demo[0].id) == "scored"
+    page = client.get("/admin/submissions").get_data(as_text=True)
+    link = f'<a href="/systems/{demo[0].id}">{demo[0].system_name}</a>'
+    assert link in page
+    assert client.get(f"/systems/{demo[0].id}").status_code == 200  # private: admins see it

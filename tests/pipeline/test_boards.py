@@ -162,7 +162,7 @@ def test_board_cli_creates_lists_and_sets_default(runner, session, benchmark):
     assert runner.invoke(args=["board", "set-default", RANKING]).exit_code == 0
     listed = runner.invoke(args=["board", "list"]).output.splitlines()
     assert listed[0].split("\t") == [RANKING, "swords-demo 1 test · ranking", "hidden labels",
-                                     "default"]
+                                     "release ladder", "default"]
     assert listed[1].split("\t")[0] == DEMO
 
 
@@ -180,7 +180,12 @@ def test_systems_of_two_boards_are_not_compared(app, client, session, benchmark,
                                                 ranking_board, team_token):
     from leaderboard.models import Result
     from leaderboard.services.catalog.boards import import_board
+    from leaderboard.services.ranking.ladder import set_release
 
+    # Both of the team's files must be shown: the second, weaker one would be held under the
+    # ladder, which tests/pipeline/test_ladder.py covers.
+    set_release(session, import_board(session, benchmark), "full")
+    session.commit()
     _team, _user, token = team_token
     a = post(client, token, demo_bytes(), public=True).get_json()["id"]
     b = post(client, token, demo_bytes("demo_weak"), public=True).get_json()["id"]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import signal
 
 from rq import Queue
+from sqlmodel import select
 
 from leaderboard.commands.score import score_command
-from leaderboard.models import SubmissionStatus
+from leaderboard.models import Submission, SubmissionStatus
 from leaderboard.queue import get_redis
 from leaderboard.services.intake.reconcile import reconcile
 from leaderboard.services.intake.submissions import rounded
@@ -140,7 +142,7 @@ def test_web_form_submission_reaches_scored_with_the_cli_numbers(app, client, ru
     assert wait_for_status(session, sid, DONE).status == "scored"
     from leaderboard.services.intake.submissions import current_result
 
-    result = current_result(session, sid)
+    result = current_result(session, session.get(Submission, sid))
     expected = cli_scores(runner, "demo_weak")
     assert (result.metrics, result.intervals, result.by_pos) == (
         expected["metrics"], expected["intervals"], expected["by_pos"])
@@ -169,11 +171,23 @@ def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session
     bad = tmp_path / "bad.json"
     bad.write_bytes(b'{"substitutes": []}')
     try:
-        ok = subprocess.run([LEADERBOARD_BIN, "submit", str(good), "--url", url, "--token",
-                             token, "--name", "cli system", "--wait"],
-                            capture_output=True, text=True, timeout=120)
+        # The server URL from the environment, links as options (issue 19 item 19).
+        ok = subprocess.run([LEADERBOARD_BIN, "submit", str(good), "--token", token, "--name",
+                             "cli system", "--paper-url", "https://arxiv.org/abs/1",
+                             "--code-url", "https://example.org/code", "--wait"],
+                            capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "LEADERBOARD_URL": url})
         assert ok.returncode == 0, ok.stderr
         assert "scored" in ok.stdout and "strict_a_f@10" in ok.stdout
+        # The board's order, its headline first and marked; not alphabetical.
+        table = [line for line in ok.stdout.splitlines() if "@" in line or "gap" in line]
+        assert table[0].startswith("* strict_a_f@10 ")
+        assert [line.split()[0] for line in table[1:4]] == [
+            "strict_a_p@10", "strict_a_r@10", "strict_c_p@1"]
+        assert "* headline: what the leaderboard ranks by" in ok.stdout
+        row = session.exec(select(Submission).where(Submission.system_name == "cli system")).one()
+        assert (row.paper_url, row.code_url) == ("https://arxiv.org/abs/1",
+                                                 "https://example.org/code")
         assert "private: only your team sees it" in ok.stdout
         invalid = subprocess.run([LEADERBOARD_BIN, "submit", str(bad), "--url", url, "--token",
                                   token, "--wait"], capture_output=True, text=True, timeout=120)

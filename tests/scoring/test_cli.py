@@ -266,3 +266,22 @@ def test_ranking_score_imports_nothing_from_the_web_stack(wordnet, cache_dir,
          "--submission", str(random_ranking_file), "--json"], cache_dir)
     assert '"track": "ranking"' in out
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_top_level_help_lists_our_commands_only():
+    """Issue 19 item 19: no Flask options or commands (--app, routes, shell, limiter)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    binary = str(Path(sys.executable).with_name("leaderboard"))
+    out = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    for flask_only in ("--app", "Flask version", "routes", "shell", "limiter", "--env-file"):
+        assert flask_only not in out.stdout, flask_only
+    for ours in ("score", "submit", "serve", "board", "benchmark", "worker", "team", "token"):
+        assert f"\n  {ours} " in out.stdout, ours
+    sub = subprocess.run([binary, "submit", "--help"], capture_output=True, text=True,
+                         timeout=60)
+    assert "--paper-url" in sub.stdout and "--code-url" in sub.stdout
+    assert "LEADERBOARD_URL" in sub.stdout and "LEADERBOARD_TOKEN" in sub.stdout

@@ -153,9 +153,10 @@ def create_submission():
         raw, filename = _read_file(settings)
         accepted = service.create_submission(
             session=session, team=g.api_team, board=board, raw=raw,
-            system_name=request.form.get("name", ""), settings=settings,
-            description=request.form.get("description", ""),
-            paper_url=request.form.get("url", request.form.get("paper_url", "")),
+            # system_name and paper_url, as listings say; name and url: older clients
+            system_name=request.form.get("system_name", request.form.get("name", "")),
+            settings=settings, description=request.form.get("description", ""),
+            paper_url=request.form.get("paper_url", request.form.get("url", "")),
             code_url=request.form.get("code_url", ""), filename=filename,
             is_public=request.form.get("public", "").strip().lower() in TRUE_VALUES,
             idempotency_key=(request.headers.get("Idempotency-Key") or "").strip()[:200] or None)

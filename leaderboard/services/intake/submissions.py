@@ -21,7 +21,7 @@ from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team
 from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.ranking import ladder
-from leaderboard.services.ranking.metric_info import displayed
+from leaderboard.services.ranking.metric_info import default_sort, displayed
 from leaderboard.textcheck import TextRefused, check_text
 
 _READ_CHUNK = 1 << 16
@@ -314,7 +314,11 @@ def submission_dict(submission: Submission, result: Result | None, *, board: Boa
     })
     if result is not None:
         metrics, intervals, by_pos = _track_result(board_views(board), result)
+        views = board_views(board)
         data["result"] = {
+            "headline": default_sort(views),
+            "metric_order": [k for k in displayed(views) if k in metrics]
+            + [k for k in metrics if k not in displayed(views)],
             "metrics": rounded(metrics), "intervals": rounded(intervals),
             "by_pos": rounded(by_pos), "counts": result.counts,
             "signature": {"scorer_version": result.scorer_version,
