@@ -111,6 +111,8 @@ def test_signup_mails_a_link_that_unlocks_hidden_submissions(smtp, app, client, 
     refused = web_upload(client)
     assert refused.status_code == 403
     assert "no member has confirmed their e-mail address" in refused.get_data(as_text=True)
+    # With SMTP the account page says a link was mailed (issue 19 item 8).
+    assert "We sent a link to new@example.org." in home
     token = make_token(session, _team_of(session, user))
     api = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
                       data={"name": "api", "file": (io.BytesIO(demo_bytes()), "r.json")})
@@ -339,3 +341,27 @@ def test_reset_with_redis_unreachable_answers_the_same_page(app_overrides, reque
     assert "If an account exists for <strong>lost@example.org</strong>" in (
         response.get_data(as_text=True))
     assert "could not queue an account e-mail (reset; Redis unreachable)" in caplog.text
+
+
+@pytest.mark.usefixtures("benchmark")
+def test_unverified_team_is_told_before_and_after_a_refused_upload(app, client):
+    """Issue 19 item 8: the submit page says verification comes first; the refusal is a
+    sentence with a real link, not "(/account/).."; without SMTP the account page says where
+    the link went (the `make run` console)."""
+    assert signup(client, team="Wait Lab", mail="wait@example.org").status_code == 200
+    assert login(client, "wait@example.org").status_code == 302
+    form = client.get("/account/submit").get_data(as_text=True)
+    notice = form.split('id="verify-first"')[1].split("</section>")[0]
+    assert "Confirm your e-mail address first." in notice
+    assert '<a href="/account/">your account page</a>' in notice
+    refused = web_upload(client)
+    assert refused.status_code == 403
+    text = refused.get_data(as_text=True)
+    error = text.split('id="unverified-error">')[1].split("</p>")[0]
+    assert '<a href="/account/">your account page</a>' in error
+    assert "choose your file again" in error and "nothing was stored" in error
+    assert "(/account/)" not in text and ".." not in error
+    home = client.get("/account/").get_data(as_text=True)
+    where = home.split('id="verify-where">')[1].split("</p>")[0]
+    assert "No mail server is configured here" in where
+    assert "<code>make run</code>" in where

@@ -20,6 +20,7 @@ from leaderboard.forms import (
     ResetRequestForm,
     SignupForm,
 )
+from leaderboard.mail import smtp_configured
 from leaderboard.models import Team
 from leaderboard.services.access import account_mail, accounts, login_sessions
 from leaderboard.textcheck import text_problem
@@ -151,7 +152,8 @@ def home():
     members = []
     if current_user.team_id is not None:
         members = accounts.team_members(session=session, team_id=current_user.team_id)
-    return render_template("account/home.html", members=members)
+    return render_template("account/home.html", members=members,
+                           smtp=smtp_configured(current_app.config["LEADERBOARD"]))
 
 
 @bp.route("/password", methods=["GET", "POST"])

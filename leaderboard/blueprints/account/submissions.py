@@ -26,7 +26,7 @@ from leaderboard.blueprints.account import bp
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
 from leaderboard.models import Benchmark, Board, SubmissionStatus, Team
-from leaderboard.services.access.verification import require_verified
+from leaderboard.services.access.verification import require_verified, team_is_verified
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import (
     BoardError,
@@ -102,9 +102,11 @@ def _render_form(form: SubmitForm, status: int = 200, report: dict | None = None
     quota = (quota_status(session=session, team=_team(), board=board, settings=settings)
              if board is not None else None)
     benchmark = get_split(session, board.benchmark_id) if board is not None else None
+    needs_verification = bool(benchmark is not None and benchmark.hidden
+                              and not team_is_verified(session, current_user.team_id))
     return render_template("submissions/submit.html", form=form, quota=quota, report=report,
                            error=error, board=board, benchmark=benchmark, boards=boards,
-                           settings=settings), status
+                           settings=settings, needs_verification=needs_verification), status
 
 
 def _board_or_503(form: SubmitForm) -> Board:

@@ -17,7 +17,7 @@ from leaderboard.services.intake.submissions import SubmissionError
 UNVERIFIED_MESSAGE = (
     "Your team cannot submit to the hidden split yet: no member has confirmed their e-mail "
     "address. Open the link we sent at sign-up, or ask for a new one with 'Resend "
-    "verification e-mail' on your account page (/account/).")
+    "verification e-mail' on your account page, /account/")
 
 
 def team_is_verified(session: Session, team_id: int) -> bool:
