@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from rq import Queue, SimpleWorker
@@ -120,7 +121,12 @@ def test_gold_ordered_ranking_file_gets_gap_100_and_the_board_shows_gap_not_f10(
     sig = client.get(f"/api/v1/significance?leaderboard={ranking_board.slug}").get_json()
     assert sig["metric"] == "gap" and [s["system"] for s in sig["systems"]] == ["oracle"]
     team_page = client.get(f"/teams/{team.id}").get_data(as_text=True)
-    assert 'ranking track · GAP</span> <span class="v">100.0</span>' in team_page
+    # The ranking board's own table and columns: GAP under a GAP header (issue 19 item 9).
+    table = team_page.split(f'<a href="/?leaderboard={ranking_board.slug}">')[1]
+    table = table.split("</table>")[0]
+    assert re.findall(r'<th scope="col" class="num" title="([^"]+)">', table) == [
+        "gap", "gap_rat", "strict_c_p@1"]
+    assert '<td class="num" data-key="gap"><span class="v">100.0</span>' in table
 
 
 @ALL_DATABASES

@@ -192,6 +192,13 @@ def test_team_page(site):
     client, seeded = site
     html = client.get(f"/teams/{seeded.teams['North Lab']}").get_data(as_text=True)
     assert "Contextual ranker" in html and "Ranker top-3" in html
+    # One table per leaderboard, headed by the board's name, with display labels rather than
+    # raw "F^10 strict" (issue 19 item 9).
+    assert re.search(r'<h2 id="team-board-\d+"><a href="/\?leaderboard=[^"]+">swords-demo', html)
+    heads = re.findall(r'<th scope="col" class="num" title="([^"]+)">(.*?)</th>', html)
+    assert heads[:2] == [("strict_a_f@10", "F<sup>10</sup> strict"),
+                         ("strict_c_f@10", "F<sub>c</sub><sup>10</sup> strict")]
+    assert "F^10 strict" not in html
     response = client.get("/teams/9999")
     assert response.status_code == 404 and "No such team." in response.get_data(as_text=True)
 

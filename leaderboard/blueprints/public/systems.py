@@ -23,6 +23,7 @@ from leaderboard.services.ranking.systems import (
     current_results,
     system_detail,
     team_systems,
+    team_tables,
 )
 
 #: Metrics of the system page's per-POS chart (headline figures only, to stay readable).
@@ -81,9 +82,5 @@ def team(team_id: int):
         abort(404, description="No such team.")
     subs = team_systems(session=session, team_id=team_id, viewer=current_user)
     results = current_results(session, [s.id for s in subs])
-    # Ranking-track systems show GAP instead of the F^10 columns (meaningless there).
-    ranking_ids = {s.id for s in subs
-                   if (board := session.get(Board, s.board_id)) is not None
-                   and board.track == Track.RANKING}
-    return render_template("public/team.html", team=team_row, submissions=subs, results=results,
-                           ranking_ids=ranking_ids)
+    return render_template("public/team.html", team=team_row, tables=team_tables(session, subs),
+                           results=results, labels=LABELS)

@@ -139,3 +139,22 @@ def current_results(session: Session, submission_ids: list[int]) -> dict[int, Re
                         .where(col(Result.submission_id).in_(submission_ids),
                                col(Result.is_current).is_(True), NOT_HELD)).all()
     return {r.submission_id: r for r in rows}
+
+
+def team_tables(session: Session, subs: list[Submission]) -> list[dict[str, Any]]:
+    """A team's systems grouped by leaderboard, each group with the columns of that board's
+    track (F^10 and F_c^10 strict; GAP, GAP ratio and P@1 on a ranking board; best and oot
+    on LS07/CoInCo), in the order the boards are listed elsewhere."""
+    from leaderboard.services.catalog.boards import board_title, board_views, list_boards
+    from leaderboard.services.ranking.metric_info import displayed, headlines
+
+    groups = []
+    for board, benchmark in list_boards(session):
+        rows = [s for s in subs if s.board_id == board.id]
+        if not rows:
+            continue
+        views = board_views(board, session)
+        keys = headlines(views)[:2] if len(headlines(views)) > 1 else displayed(views)[:3]
+        groups.append({"board": board, "title": board_title(board, benchmark),
+                       "columns": list(keys), "submissions": rows})
+    return groups
