@@ -137,3 +137,37 @@ def test_check_file_keeps_the_chosen_file_and_token_copy_works(live, tmp_path):
     page.screenshot(path=str(ARTIFACTS / "token-created-390.png"), full_page=True)
     context.close()
     assert errors == []
+
+
+ROWS_JS = """els => els.map(e => ({
+    over: e.scrollWidth > e.clientWidth + 1, left: e.hasAttribute('data-more-left'),
+    right: e.hasAttribute('data-more-right'),
+    mask: getComputedStyle(e).maskImage || getComputedStyle(e).webkitMaskImage || 'none'}))"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_rows_that_scroll_sideways_show_which_way_there_is_more(live, width):
+    """Issue 19 item 16: at 390 px the switchers and board chips were cut ("Strict · conce")
+    with nothing saying the row scrolls. A row with more to its right fades on that side;
+    scrolled to its end, the fade moves to the left; a row that fits has none."""
+    context = live.browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    page.goto(live.url + "/")
+    rows = page.locator(".board-shown, .board-chips, .controls .segmented ul")
+    before = rows.evaluate_all(ROWS_JS)
+    assert before, "no sideways rows on the ranking page"
+    for row in before:
+        assert row["right"] == row["over"], row
+        assert (row["mask"] != "none") == row["over"], row
+    if width == 390:
+        assert any(row["over"] for row in before)
+        page.screenshot(path=str(ARTIFACTS / "scroll-cue-390.png"))
+        rows.evaluate_all("els => els.forEach(e => { e.scrollLeft = e.scrollWidth; })")
+        page.wait_for_timeout(100)
+        for row in rows.evaluate_all(ROWS_JS):
+            if row["over"]:
+                assert row["left"] and not row["right"], row
+        page.screenshot(path=str(ARTIFACTS / "scroll-cue-390-end.png"))
+    else:
+        assert not any(row["over"] for row in before)
+    context.close()

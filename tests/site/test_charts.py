@@ -133,3 +133,31 @@ def test_a_cut_name_is_cut_before_it_is_escaped():
     data = {"systems": [_system(1, "2026-11-20", 40.0, name)], "references": []}
     axis = _figure(charts.score_dots(data, KEY))["layout"]["yaxis"]
     assert axis["ticktext"] == ["&lt;" * 21 + "…"]
+
+
+def test_history_of_one_day_draws_the_best_line_and_band_with_length():
+    """Issue 19 item 13: all submissions on one day left the step line and band without
+    length (one x); they now reach the next day, inside the widened axis."""
+    data = {"systems": [_system(1, "2026-11-20", 30.0), _system(2, "2026-11-20", 35.0)],
+            "references": []}
+    traces = {t.get("name"): t for t in _figure(charts.history(data, KEY))["data"]}
+    best = traces["Best so far"]
+    assert [x[:10] for x in best["x"]] == ["2026-11-20", "2026-11-20", "2026-11-21"]
+    assert best["y"] == [30.0, 35.0, 35.0]
+    assert len({x[:10] for x in traces["95% interval of the best"]["x"]}) == 2
+
+
+def test_history_shows_reported_rows_and_keeps_labels_apart():
+    """Issue 19 item 13: a publication's number is on the timeline (dotted, marked), and the
+    axes' labels stand off the corner where the first y and x labels met."""
+    data = {"systems": [_system(1, "2026-11-20", 30.0)], "references": [],
+            "reported": [{"name": "Wada et al.", "metrics": {KEY: 24.52}},
+                         {"name": "No such metric", "metrics": {"gap": 50.0}}]}
+    layout = _layout(charts.history(data, KEY))
+    dotted = [s for s in layout["shapes"] if s["line"].get("dash") == "dot"]
+    assert [s["y0"] for s in dotted] == [24.52]
+    texts = [a["text"] for a in layout["annotations"]]
+    assert "Wada et al. (reported, not re-scored)" in texts
+    assert "No such metric (reported, not re-scored)" not in texts
+    assert layout["xaxis"]["ticklabelstandoff"] == 6
+    assert layout["yaxis"]["ticklabelstandoff"] == 6

@@ -204,7 +204,8 @@ def _short(name: str, limit: int = SHORT_NAME) -> str:
 
 def history(data: dict[str, Any], metric: str) -> go.Figure:
     """Best score so far by submission date (step line with the best system's 95% band),
-    every public system as a point and reference rows as horizontal lines."""
+    every public system as a point, reference rows as dashed lines and a publication's
+    reported numbers as dotted ones (they have no submission date here)."""
     label = _label(metric)
     systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
                      key=lambda s: (s["date"], s["id"]))
@@ -220,6 +221,14 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
         lo.append(interval[0])
         hi.append(interval[1])
         names.append(current["system"])
+    if dates and min(dates) == max(dates):
+        # All on one day: a step line of one x has no length. Carry the best to the next
+        # day (the axis shows the day before and after), so the line and band are drawn.
+        dates.append(str(date.fromisoformat(dates[-1]) + timedelta(days=1)))
+        best.append(best[-1])
+        lo.append(lo[-1])
+        hi.append(hi[-1])
+        names.append(names[-1])
     if systems:
         fig.add_trace(go.Scatter(x=dates, y=hi, mode="lines", line=dict(width=0, shape="hv"),
                                  hoverinfo="skip", showlegend=False))
@@ -241,10 +250,18 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
         fig.add_hline(y=r["metrics"][metric], line_dash="dash", line_color="#8a939e",
                       annotation_text=r["name"] + (" (subset)" if r.get("subset") else ""),
                       annotation_position=places[n % 4], annotation_font_size=10)
+    reported = [r for r in data.get("reported", []) if r.get("metrics", {}).get(metric)
+                is not None]
+    for n, r in enumerate(reported):
+        fig.add_hline(y=r["metrics"][metric], line_dash="dot", line_color="#b07d2b",
+                      annotation_text=f"{r['name']} (reported, not re-scored)",
+                      annotation_position=places[(n + len(refs)) % 4], annotation_font_size=10)
     fig.update_layout(title=_title(f"Best {label} over time", "step: best so far · band: its "
                                    "95% interval"),
                       xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
-    fig.update_xaxes(**_date_axis(dates))
+    fig.update_xaxes(**_date_axis([s["date"][:10] for s in systems]), ticklabelstandoff=6)
+    # The lowest y label kept clear of the first date label at the corner.
+    fig.update_yaxes(ticklabelstandoff=6, automargin=True)
     return fig
 
 
