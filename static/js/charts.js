@@ -12,6 +12,12 @@
     if (el.getAttribute("data-narrow-ticks") === "numbers" && layout.xaxis) {
       layout.xaxis.showticklabels = false;
     }
+    // F=20, 40 and 60 only: at phone width the labels ran into each other, and F=80 into
+    // the names of the top systems at the top right.
+    (layout.annotations || []).forEach(function (a) {
+      var f = a.name === "iso-f" ? parseInt(a.text.slice(2), 10) : 0;
+      if (f && (f % 20 || f >= 80)) { a.visible = false; }
+    });
   }
   function draw() {
     if (!window.Plotly) { return; }

@@ -171,3 +171,32 @@ def test_rows_that_scroll_sideways_show_which_way_there_is_more(live, width):
     else:
         assert not any(row["over"] for row in before)
     context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_charts_fit_their_boxes_with_whole_names_and_apart_labels(live, width):
+    """Issue 19 item 12: at 390 px the dot plot cut names ("Ranker top-3 (North L…"), left
+    about 100 px empty under it, and the iso-F labels ran into each other."""
+    context = live.browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.goto(live.url + "/charts?view=lenient-a")
+    page.locator(".chart .main-svg").first.wait_for()
+    page.wait_for_timeout(300)
+    for box in page.locator(".chart[data-figure]").all():
+        card = box.bounding_box()
+        svg = box.locator(".main-svg").first.bounding_box()
+        assert card["height"] - svg["height"] < 12, (card, svg)
+    dots = page.locator(".chart[data-figure]").nth(1)
+    ticks = dots.locator(".yaxislayer-above .ytick text").all()
+    labels = [t.text_content() for t in ticks]
+    assert labels and not [x for x in labels if "…" in x], labels
+    boxes = [t.bounding_box() for t in ticks]
+    card = dots.bounding_box()
+    for a, b in zip(boxes, boxes[1:], strict=False):
+        assert a["y"] + a["height"] <= b["y"] + 0.5, (a, b)  # one row's name above the next
+    assert all(b["x"] >= card["x"] for b in boxes)
+    iso = page.locator(".chart[data-figure]").first.locator(".annotation-text").all_text_contents()
+    shown = [t for t in iso if t.startswith("F=")]
+    assert len(shown) == (8 if width == 1366 else 3), shown
+    page.screenshot(path=str(ARTIFACTS / f"charts-fit-{width}.png"), full_page=True)
+    context.close()

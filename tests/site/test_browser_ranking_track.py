@@ -53,7 +53,9 @@ def _prepare(app, seeded) -> tuple[str, dict[str, int]]:
         from leaderboard.models import Benchmark
 
         bench = session.get(Benchmark, seeded.benchmark_id)
-        board = create_board(session, bench, track="ranking")
+        # full: the fourth system shares a team with the first and is worse; under the
+        # ladder it would be held (tests/pipeline/test_ladder.py), and not drawn here
+        board = create_board(session, bench, track="ranking", release="full")
         assert set(get_candidates(bench)) == set(demo_split()["targets"])
         ensure_random_reference(session, bench)
         session.commit()
@@ -117,4 +119,21 @@ def test_ranking_track_table_is_ranked_on_gap_without_f10(site):
     page.goto(f"{base}/charts?leaderboard={slug}")
     assert page.locator(".chart[data-figure]").count() == 1  # the GAP dot plot only
     assert "drawn only on generative leaderboards" in page.locator("#no-pr-chart").inner_text()
+    context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_ranking_track_dot_plot_stays_inside_its_card(site, width):
+    """Issue 19 item 12: the ranking board's plot was drawn over its card's border."""
+    base, (slug, _ids) = site.url, site.extra
+    context = site.browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.goto(f"{base}/charts?leaderboard={slug}")
+    chart = page.locator(".chart[data-figure]").first
+    page.locator(".chart .main-svg").first.wait_for()
+    card, svg = chart.bounding_box(), page.locator(".chart .main-svg").first.bounding_box()
+    assert svg["x"] >= card["x"] - 0.5
+    assert svg["x"] + svg["width"] <= card["x"] + card["width"] + 0.5
+    assert svg["y"] + svg["height"] <= card["y"] + card["height"] + 0.5
+    assert card["height"] - svg["height"] < 12, (card, svg)  # no empty band under it
     context.close()

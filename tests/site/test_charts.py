@@ -46,7 +46,9 @@ def _figure(fig) -> dict:
     return json.loads(charts.to_json(fig))
 
 
-def test_dot_plot_cuts_long_names_but_keeps_two_rows_and_full_hover():
+def test_dot_plot_wraps_long_names_keeps_two_rows_and_full_hover():
+    """Issue 19 item 12: names were cut ("Ranker top-3 (North L…") on a phone; they wrap at
+    22 characters, the team on a line of its own, and only a fourth line would be cut."""
     long_a = "A very long system name number one"
     long_b = "A very long system name number two"
     data = {"systems": [_system(1, "2026-11-20", 40.0, long_a),
@@ -54,9 +56,15 @@ def test_dot_plot_cuts_long_names_but_keeps_two_rows_and_full_hover():
                         _system(3, "2026-11-20", 20.0, "Short")], "references": []}
     fig = _figure(charts.score_dots(data, KEY))
     axis = fig["layout"]["yaxis"]
-    # "A very long system name number one (Team)" cut to 21 characters plus the ellipsis
-    assert axis["ticktext"] == ["A very long system na…", "A very long system na…",
-                              "Short (Team)"]
+    assert axis["ticktext"] == ["A very long system<br>name number one<br>Team",
+                              "A very long system<br>name number two<br>Team",
+                              "Short<br>Team"]
+    endless = _figure(charts.score_dots({"systems": [_system(
+        4, "2026-11-20", 9.0, "word " * 30)], "references": []}, KEY))["layout"]["yaxis"]
+    first, second, third, team = endless["ticktext"][0].split("<br>")
+    assert len(first) <= 22 and third.endswith("…") and len(third) <= 22 and team == "Team"
+    # The figure is as tall as its rows: no empty band under three systems.
+    assert fig["layout"]["height"] == 150 + 14 * 8 + 10 * 3  # 8 label lines, 3 rows
     assert axis["tickvals"] == [0, 1, 2] and fig["data"][0]["y"] == [0, 1, 2]
     assert fig["data"][0]["text"] == [f"{long_a} (Team)", f"{long_b} (Team)", "Short (Team)"]
     assert "%{text}" in fig["data"][0]["hovertemplate"]
@@ -128,11 +136,15 @@ def test_names_reach_every_chart_escaped_not_as_markup(client, session, seeded):
     assert any("<br>" in s for s in charts_page)
 
 
-def test_a_cut_name_is_cut_before_it_is_escaped():
+def test_a_wrapped_name_is_wrapped_before_it_is_escaped():
     name = "<" * 30
     data = {"systems": [_system(1, "2026-11-20", 40.0, name)], "references": []}
     axis = _figure(charts.score_dots(data, KEY))["layout"]["yaxis"]
-    assert axis["ticktext"] == ["&lt;" * 21 + "…"]
+    assert axis["ticktext"] == ["&lt;" * 22 + "<br>" + "&lt;" * 8 + "<br>Team"]
+    # Line breaks are the one tag left to plotly; a link in a name stays text.
+    evil = _figure(charts.score_dots({"systems": [_system(
+        1, "2026-11-20", 40.0, '<a href="x">y</a>')], "references": []}, KEY))
+    assert "<a" not in evil["layout"]["yaxis"]["ticktext"][0]
 
 
 def test_history_of_one_day_draws_the_best_line_and_band_with_length():
@@ -161,3 +173,33 @@ def test_history_shows_reported_rows_and_keeps_labels_apart():
     assert "No such metric (reported, not re-scored)" not in texts
     assert layout["xaxis"]["ticklabelstandoff"] == 6
     assert layout["yaxis"]["ticklabelstandoff"] == 6
+
+
+def test_significance_grid_cells_touch_and_carry_the_scale():
+    """Issue 19 item 14: cells were pixel-sized markers with gaps; now rectangles one cell
+    wide (a hairline apart), coloured by P on plotly's RdBu scale, grey on the diagonal."""
+    table = {"metric": KEY, "systems": [{"system": "A"}, {"system": "B"}, {"system": "C"}],
+             "p_beats": [[0.5, 1.0, 0.75], [0.0, 0.5, 0.25], [0.25, 0.75, 0.5]],
+             "significant": [[False, True, False], [True, False, False],
+                             [False, False, False]]}
+    layout = _layout(charts.heatmap(table))
+    rects = [s for s in layout["shapes"] if s["type"] == "rect"]
+    assert len(rects) == 9
+    cell = {(round((s["y0"] + s["y1"]) / 2), round((s["x0"] + s["x1"]) / 2)): s for s in rects}
+    for s in rects:
+        assert abs((s["x1"] - s["x0"]) - 0.96) < 1e-9 and abs((s["y1"] - s["y0"]) - 0.96) < 1e-9
+    assert cell[(0, 1)]["fillcolor"] == "rgb(5, 48, 97)"      # row A always beats B: blue
+    assert cell[(1, 0)]["fillcolor"] == "rgb(103, 0, 31)"     # row B always loses: red
+    assert cell[(0, 2)]["fillcolor"] == "rgb(107, 172, 208)"  # 0.75: light blue
+    assert cell[(1, 1)]["fillcolor"] == "#e9ecef"             # itself
+    assert layout["xaxis"]["ticktext"] == ["1. A", "2. B", "3. C"]
+    assert layout["yaxis"]["range"] == [2.5, -0.5]
+
+
+def test_significance_page_prints_the_colour_scale(site):
+    client, _ = site
+    html = client.get("/significance").get_data(as_text=True)
+    legend = html.split('id="sig-legend"')[1].split("</figure>")[0]
+    assert '<div class="scale-bar" aria-hidden="true"></div>' in legend
+    assert "0: the row system loses in every resample" in legend
+    assert "1: it wins in every resample" in legend and "✱: significant" in legend

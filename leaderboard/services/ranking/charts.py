@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 
 from leaderboard.services.ranking.metric_info import LABELS, POS_VALUES
 
@@ -21,6 +22,7 @@ _LAYOUT = dict(template="plotly_white", margin=dict(l=55, r=15, t=70, b=60),
                legend=dict(orientation="h", y=-0.2))
 LABELLED_TOP = 8
 SHORT_NAME = 22  # characters of a y-axis system name: longer ones overflow a phone
+HEATMAP_GAP = 0.02  # between two cells of the significance grid, in cells: a hairline
 ISO_F = (10, 20, 30, 40, 50, 60, 70, 80)
 
 
@@ -81,8 +83,9 @@ def _iso_f(fig: go.Figure, limit: float) -> None:
                                  line=dict(color="#c4cbd3", width=1, dash="dot"),
                                  hoverinfo="skip", showlegend=False))
         r, p = pts[-1]
+        # named so that a phone-width chart can keep every other one (static/js/charts.js)
         fig.add_annotation(x=r, y=p, text=f"F={f}", showarrow=False, xanchor="right",
-                           yanchor="bottom", font=dict(size=9, color="#8a939e"))
+                           yanchor="bottom", font=dict(size=9, color="#8a939e"), name="iso-f")
 
 
 def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a") -> go.Figure:
@@ -168,6 +171,8 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
     systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
                      key=lambda s: -s["metrics"][metric])[:top]
     names = [f"{s['system']} ({s['team']})" for s in systems]
+    # The name wrapped, the team on a line of its own: nothing cut on a phone.
+    labels = [_wrapped(s["system"]) + "<br>" + _short(s["team"]) for s in systems]
     xs = [s["metrics"][metric] for s in systems]
     errs = [_errors(s["metrics"][metric], s["intervals"].get(metric)) for s in systems]
     # Rows by index, not by name: two names cut to the same label stay two rows.
@@ -189,12 +194,30 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
                       annotation_text=r["name"], annotation_position=place,
                       annotation_font_size=10)
     shown = f"top {len(systems)}" if len(data.get("systems", [])) > len(systems) else "all"
+    lines = sum(label.count("<br>") + 1 for label in labels)
     fig.update_layout(title=_title(f"{label}: {shown} systems", "95% interval bars"),
                       xaxis_title=f"{label} (%)", showlegend=False,
-                      height=max(320, 120 + 24 * len(systems)), **_LAYOUT)
+                      height=150 + 14 * lines + 10 * len(systems), **_LAYOUT)
     fig.update_yaxes(autorange="reversed", automargin=True, tickmode="array", tickvals=rows,
-                     ticktext=[_short(n) for n in names], zeroline=False)
+                     ticktext=labels, zeroline=False)
     return fig
+
+
+def _wrapped(name: str, width: int = SHORT_NAME, lines: int = 3) -> str:
+    """``name`` in lines of at most ``width`` characters (broken at spaces where it can),
+    at most ``lines`` of them, the last cut with an ellipsis (the hover text keeps it)."""
+    out: list[str] = []
+    for word in name.split():
+        while len(word) > width:  # a word longer than a line: hard break
+            out.append(word[:width])
+            word = word[width:]
+        if out and len(out[-1]) + 1 + len(word) <= width:
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    if len(out) > lines:
+        out = out[:lines - 1] + [_short(" ".join(out[lines - 1:]), width)]
+    return "<br>".join(out)
 
 
 def _short(name: str, limit: int = SHORT_NAME) -> str:
@@ -281,36 +304,45 @@ def _date_axis(days: list[str]) -> dict[str, Any]:
 
 
 def heatmap(table: dict[str, Any]) -> go.Figure:
-    """P(row beats column) among the top systems as a grid of coloured squares (blue: the
-    row system wins, red: it loses), significant cells marked with ✱.
+    """P(row beats column) among the top systems as a grid of touching coloured squares
+    (blue: the row system wins, red: it loses, white: even), significant cells marked ✱.
 
-    Drawn with scatter markers, not ``go.Heatmap``: plotly.js writes inline styles for the
-    heatmap image and its colour bar, which our CSP blocks."""
+    Cells are rectangles in data units, so they fill the grid at any width (markers have a
+    size in pixels and left gaps, or overlapped, as the page's width changed). Not
+    ``go.Heatmap``: plotly.js writes inline styles for its image and colour bar, which our
+    CSP blocks; the page prints the colour scale below the chart instead."""
     names = [f"{n + 1}. {s['system']}" for n, s in enumerate(table["systems"])]
     n = len(names)
     row = 30 if n <= 10 else 22  # pixels per row; the figure's height follows
     cells = [(i, j) for i in range(n) for j in range(n) if i != j]
+    colours = sample_colorscale("RdBu", [min(1.0, max(0.0, table["p_beats"][i][j]))
+                                         for i, j in cells]) if cells else []
+    half = 0.5 - HEATMAP_GAP
+    shapes = [dict(type="rect", xref="x", yref="y", x0=j - half, x1=j + half, y0=i - half,
+                   y1=i + half, line=dict(width=0), fillcolor=colour, layer="below")
+              for (i, j), colour in zip(cells, colours, strict=True)]
+    shapes += [dict(type="rect", xref="x", yref="y", x0=k - half, x1=k + half, y0=k - half,
+                    y1=k + half, line=dict(width=0), fillcolor="#e9ecef", layer="below")
+               for k in range(n)]
     fig = go.Figure(go.Scatter(
-        x=[names[j] for _, j in cells], y=[names[i] for i, _ in cells], mode="markers",
-        marker=dict(symbol="square", size=row - 4,
-                    color=[table["p_beats"][i][j] for i, j in cells], cmin=0, cmax=1,
-                    colorscale="RdBu", showscale=False),
+        x=[j for _, j in cells], y=[i for i, _ in cells], mode="markers",
+        marker=dict(symbol="square", size=row, opacity=0),  # hover targets only
+        text=[f"P({names[i]} beats {names[j]})" for i, j in cells],
         customdata=[table["p_beats"][i][j] for i, j in cells], showlegend=False,
-        hovertemplate="P(%{y} beats %{x}) = %{customdata:.3f}<extra></extra>"))
-    marks = [(names[j], names[i]) for i, row in enumerate(table["significant"])
-             for j, sig in enumerate(row) if sig]
+        hovertemplate="%{text} = %{customdata:.3f}<extra></extra>"))
+    marks = [(j, i) for i, line in enumerate(table["significant"])
+             for j, sig in enumerate(line) if sig]
     if marks:
         fig.add_trace(go.Scatter(x=[x for x, _ in marks], y=[y for _, y in marks],
                                  mode="text", text=["✱"] * len(marks), hoverinfo="skip",
                                  showlegend=False, textfont=dict(size=11, color="#ffffff")))
     fig.update_layout(title=_title(f"P(row beats column) · {_label(table['metric'])}",
                                    "blue: row wins · red: row loses · ✱ significant"),
-                      height=max(360, 230 + row * n), **_LAYOUT)
-    # Categories in rank order on both axes (plotly would order them by first appearance).
-    fig.update_yaxes(autorange="reversed", automargin=True, showgrid=False,
-                     categoryorder="array", categoryarray=names)
-    fig.update_xaxes(tickangle=-60, automargin=True, showgrid=False,
-                     categoryorder="array", categoryarray=names)
+                      height=max(360, 230 + row * n), shapes=shapes, **_LAYOUT)
+    ticks = dict(tickmode="array", tickvals=list(range(n)), ticktext=names, showgrid=False,
+                 zeroline=False, automargin=True, range=[-0.5, n - 0.5])
+    fig.update_yaxes(autorange=False, **{**ticks, "range": [n - 0.5, -0.5]})
+    fig.update_xaxes(tickangle=-60, **ticks)
     return fig
 
 
@@ -332,6 +364,14 @@ def _escaped(value: Any) -> Any:
     return value
 
 
+def _unbreak(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace("&lt;br&gt;", "<br>")
+    if isinstance(value, list):
+        return [_unbreak(v) for v in value]
+    return value
+
+
 def escape_text(figure: dict[str, Any]) -> dict[str, Any]:
     """``figure`` (plotly JSON) with every text field plotly renders as markup escaped: the
     one place user strings are made safe for a chart (a system named
@@ -349,7 +389,8 @@ def escape_text(figure: dict[str, Any]) -> dict[str, Any]:
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
             for field in _AXIS_TEXT:
                 if field in axis:
-                    axis[field] = _escaped(axis[field])
+                    # tick labels may be wrapped by us: <br> is the one tag left to plotly
+                    axis[field] = _unbreak(_escaped(axis[field]))
     return figure
 
 
