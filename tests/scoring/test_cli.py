@@ -217,8 +217,9 @@ def test_ranking_track_prints_gap_gap_ratio_and_p1_only(wordnet, random_ranking_
     lines = res.stdout.splitlines()
     # GAP 69.13 and GAP ratio 70.74: worked out by hand in tests/pipeline/test_ranking_track.py;
     # P@1: the random first candidate has a positive label on 11 of the 13 targets.
-    assert [line.split()[:2] for line in lines[1:4]] == [
+    assert [line.lstrip("* ").split()[:2] for line in lines[1:4]] == [
         ["gap", "69.13"], ["gap_rat", "70.74"], ["strict_c_p@1", "84.62"]]
+    assert lines[1].startswith("* gap ")  # the headline, marked (issue 19 item 19)
     assert "f@10" not in res.stdout and "best_p" not in res.stdout
     assert "Per part of speech" in res.stdout
     assert "13 of 13 targets answered" in res.stdout

@@ -29,7 +29,7 @@ def test_valid_submission_is_parsed(tiny, ids):
     assert report.submission.entries[ids["run"]] == [("dash", 0.0), ("jog", -1.0)]
     assert report.submission.substitutes_lemmatized is True
     assert report.counts == {"targets_in_split": 5, "answered": 2, "missing": 3, "unknown": 0,
-                             "substitutes_total": 4}
+                             "empty_lists": 0, "abstentions": 3, "substitutes_total": 4}
     assert [w.code for w in report.warnings] == ["missing_targets"]
     assert "3 of 5" in report.warnings[0].message
 
