@@ -92,8 +92,10 @@ def _forms_of(session, sid: int) -> set[str]:
 PUBLIC_ROUTES = ("/api/v1/leaderboard", "/api/v1/leaderboard?entries=all", "/?entries=all",
                  "/?entries=all&view=all", "/matrix", "/significance", "/history",
                  "/leaderboard.csv?entries=all", "/leaderboard.json?entries=all",
+                 "/charts", "/charts?view=lenient-a", "/api/v1/significance",
                  "/teams/{team}")
-PROBE_ROUTES = ("/systems/{sid}", "/compare?a={sid}&b={best}", "/account/submissions",
+PROBE_ROUTES = ("/systems/{sid}", "/compare?a={sid}&b={best}",
+                "/api/v1/compare?a={sid}&b={best}", "/account/submissions",
                 "/account/submissions/{sid}", "/api/v1/submissions/{sid}",
                 "/api/v1/submissions")
 
@@ -169,6 +171,10 @@ def test_ladder_holds_probes_and_releases_significant_gains(app, client, session
         f"F^10 strict {best_value:.2f} (p ≥ 0.05, one-sided paired bootstrap)")
     row = session.get(Submission, held["id"])
     assert row.release_state == ReleaseState.HELD  # scored and stored, privately
+    page = client.get(f"/account/submissions/{held['id']}").get_data(as_text=True)
+    assert "Release (ladder policy): <strong>held: not significantly better than your best, " \
+           "ladder-coinco" in page
+    assert ">Results</h2>" not in page
     # Any later event re-ranks the board (another team's result, a host action): the held
     # probe must stay off the ranking then too.
     refresh_snapshot(session=session, board_id=ladder_board.id)

@@ -185,6 +185,16 @@ def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session
         assert [line.split()[0] for line in table[1:4]] == [
             "strict_a_p@10", "strict_a_r@10", "strict_c_p@1"]
         assert "* headline: what the leaderboard ranks by" in ok.stdout
+        assert "\nreleased\n" in ok.stdout  # the team's first on a ladder board
+        # A weaker file is held: the client prints the reason and no number of it.
+        weak = tmp_path / "weak.json"
+        weak.write_bytes(demo_bytes("demo_weak"))
+        held = subprocess.run([LEADERBOARD_BIN, "submit", str(weak), "--token", token,
+                               "--wait"], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "LEADERBOARD_URL": url})
+        assert held.returncode == 0, held.stderr
+        assert "held: not significantly better than your best, cli system (#" in held.stdout
+        assert "strict_a_f@10" not in held.stdout and "interval" not in held.stdout
         row = session.exec(select(Submission).where(Submission.system_name == "cli system")).one()
         assert (row.paper_url, row.code_url) == ("https://arxiv.org/abs/1",
                                                  "https://example.org/code")
