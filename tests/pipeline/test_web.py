@@ -79,6 +79,16 @@ def test_check_button_lists_every_problem_and_stores_nothing(client, session, be
     assert session.exec(select(Submission)).all() == []
 
 
+def test_check_button_counts_empty_lists_as_abstentions(client, session, benchmark):
+    """Issue 19 item 6, on the web form: 2 empty lists and 2 missing are 4 abstentions."""
+    logged_in(client, session)
+    ids = target_ids()
+    raw = submission_doc({t: [["word", 1.0]] for t in ids[:9]} | {ids[9]: [], ids[10]: []})
+    page = client.post("/account/submit/check",
+                       data=form_data(client, raw, name="")).get_data(as_text=True)
+    assert "9 of 13 targets answered,\n    2 empty lists and 2 missing: 4 abstentions," in page
+
+
 def test_invalid_submission_page_shows_every_problem(app, client, session, benchmark):
     logged_in(client, session)
     response = client.post("/account/submit", data=form_data(client, b"\xff\xfe not utf8"))
