@@ -164,6 +164,16 @@ def test_ladder_holds_probes_and_releases_significant_gains(app, client, session
     probe = {t: (coinco[t] if n < 40 else [["qqjunk", 1.0]]) for n, t in enumerate(coinco)}
     held = _submit(app, client, token, _file(probe), "ladder-probe")
     assert held["release"]["state"] == "held" and held["result"] is None
+    # Its warnings are those a dry run gives (the file's own), none from scoring against the
+    # gold ("no hit at all for ...": a bit of the labels).
+    dry = client.post("/api/v1/validate", headers={"Authorization": f"Bearer {token}"},
+                      content_type="multipart/form-data",
+                      data={"file": (io.BytesIO(_file(probe)), "r.json")}).get_json()
+    assert set(held["warnings"]) <= {w["message"] for w in dry["warnings"]}
+    nothing = _submit(app, client, token, _file({t: [["qqjunk", 1.0]] for t in coinco}),
+                      "ladder-nothing")
+    assert nothing["release"]["state"] == "held"
+    assert not [w for w in nothing["warnings"] if "hit" in w], nothing["warnings"]
     assert held["release"]["against"] == {"id": better["id"], "system_name": "ladder-coinco",
                                           "metric": "strict_a_f@10", "value": best_value}
     assert held["release"]["message"] == (
@@ -201,7 +211,7 @@ def test_ladder_holds_probes_and_releases_significant_gains(app, client, session
     # The host moves the board to ``full``: held submissions are released.
     result = runner.invoke(args=["board", "set-release", ladder_board.slug, "full"])
     assert result.exit_code == 0, result.output
-    assert "2 held submission(s) released" in result.output
+    assert "3 held submission(s) released" in result.output
     body = client.get(f"/api/v1/submissions/{nudge['id']}",
                       headers={"Authorization": f"Bearer {token}"}).get_json()
     assert body["release"]["state"] == "released"

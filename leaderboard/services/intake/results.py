@@ -238,14 +238,18 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
         intervals=scored.intervals, by_pos=scored.by_pos, counts=scored.counts,
         target_stats=scored.target_stats.to_bytes())
     return _finish(engine, submission_id, run, SubmissionStatus.SCORED, result=result,
-                   warnings=warnings + [w for w in scored.warnings if w not in warnings],
+                   warnings=warnings,
+                   scoring_warnings=[w for w in scored.warnings if w not in warnings],
                    lemmatized=lemmatized, request_refresh=request_refresh)
 
 
 def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
             errors: list | None = None, warnings: list[str] | None = None,
             result: Result | None = None, lemmatized: bool | None = None,
-            request_refresh: RefreshRequest | None = None) -> str:
+            request_refresh: RefreshRequest | None = None,
+            scoring_warnings: list[str] | None = None) -> str:
+    """Store the outcome. ``scoring_warnings`` come from scoring against the gold ("no hit
+    at all for strict_a@10"): a held result keeps them out of what its team sees."""
     with Session(engine, expire_on_commit=False) as session:
         row = _own_row(session, submission_id, run)
         if row is None:
@@ -262,7 +266,8 @@ def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
             session.add(result)
             row.scorer_version = result.scorer_version
         row.status, row.progress, row.finished_at = status, "", utcnow()
-        row.errors, row.warnings, row.failure_reason = errors or [], warnings or [], ""
+        shown_warnings = (warnings or []) + ([] if row.held else scoring_warnings or [])
+        row.errors, row.warnings, row.failure_reason = errors or [], shown_warnings, ""
         row.failure_detail = ""
         row.substitutes_lemmatized = lemmatized
         session.add(row)
