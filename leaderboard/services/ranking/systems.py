@@ -96,8 +96,7 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "board_id": sub.board_id,
         "description": sub.description, "paper_url": sub.paper_url, "code_url": sub.code_url,
         "date": sub.created_at.isoformat()[:10], "status": sub.status,
-        "held": sub.held, "held_message": held_message(sub.release_detail or {})
-        if sub.held else "",
+        "held": sub.held, "held_message": _held_text(sub, viewer),
         "public": sub.is_public and not sub.hidden, "hidden": sub.hidden,
         "file_sha256": sub.file_sha256, "filename": sub.filename, "file_size": sub.file_size,
         "scorer_version": result.scorer_version if result else sub.scorer_version,
@@ -111,6 +110,16 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "signature": signature_of(result) if result else None,
         "reproduce": _reproduce(session, sub, result) if result else None,
     }
+
+
+def _held_text(sub: Submission, viewer: Any) -> str:
+    """The reason a submission is held: in full for its team and the hosts; for others
+    without the best it was measured against, which may be the team's private one."""
+    if not sub.held:
+        return ""
+    if getattr(viewer, "is_admin", False) or getattr(viewer, "team_id", None) == sub.team_id:
+        return held_message(sub.release_detail or {})
+    return "held: not significantly better than its team's best released result"
 
 
 def _reproduce(session: Session, sub: Submission, result: Result) -> str:
