@@ -345,3 +345,22 @@ def test_system_count_is_the_boards_not_the_rows_shown(site):
     # Best per team shows fewer rows (the caption says so); the count is still the board's.
     best = count.search(client.get("/").get_data(as_text=True)).group(1)
     assert best == f"{n} public systems"
+
+
+def test_api_ranking_pages_and_says_how_many_rows(site):
+    """Issue 17 (API part): page/per_page, and the total the pages come from."""
+    client, seeded = site
+    n = len(seeded.public)
+    whole = client.get("/api/v1/leaderboard?entries=all").get_json()
+    assert (whole["total_rows"], whole["page"], whole["per_page"], whole["pages"]) == (
+        n, 1, 100, 1)
+    names = [r["system"] for r in whole["rows"]]
+    second = client.get("/api/v1/leaderboard?entries=all&per_page=2&page=2").get_json()
+    assert [r["system"] for r in second["rows"]] == names[2:4]
+    assert (second["total_rows"], second["pages"]) == (n, -(-n // 2))
+    past = client.get(f"/api/v1/leaderboard?entries=all&per_page=2&page={n}").get_json()
+    assert past["rows"] == [] and past["total_rows"] == n
+    for bad in ("page=0", "per_page=0", "per_page=1001", "page=x"):
+        response = client.get(f"/api/v1/leaderboard?{bad}")
+        assert response.status_code == 400, bad
+        assert response.get_json()["error"]["code"] == "bad_query"

@@ -47,7 +47,12 @@ def _ranking_query() -> list[dict[str, Any]]:
          "description": "best (default): each team's best system on the view's headline; "
                         "all: every public submission"},
         {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": 100},
-         "description": "Keep rows whose system or team name contains this"}]
+         "description": "Keep rows whose system or team name contains this"},
+        {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1},
+         "description": "Page of rows (default 1); the answer gives total_rows and pages"},
+        {"name": "per_page", "in": "query",
+         "schema": {"type": "integer", "minimum": 1, "maximum": 1000},
+         "description": "Rows a page (default 100)"}]
 
 
 LEADERBOARD = {"type": "object", "properties": {

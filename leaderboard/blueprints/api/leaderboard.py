@@ -3,7 +3,7 @@ from each board's snapshot."""
 
 from __future__ import annotations
 
-from flask import current_app, jsonify, url_for
+from flask import current_app, jsonify, request, url_for
 
 from leaderboard.blueprints.api import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
@@ -16,7 +16,7 @@ from leaderboard.services.catalog.boards import (
     default_board,
     list_boards,
 )
-from leaderboard.services.ranking.ranking_table import BadQuery
+from leaderboard.services.ranking.ranking_table import BadQuery, paged, parse_page
 
 
 @bp.get("/leaderboards")
@@ -57,10 +57,12 @@ def board_ranking(slug: str):
 
 def _ranking(board: Board):
     try:
-        # Serialised once per snapshot and query, then served as bytes (with ETag / 304).
+        page, per_page = parse_page(request.args.get("page"), request.args.get("per_page"))
+        # Serialised once per snapshot, query and page, then served as bytes (ETag / 304).
         return ranking_response(
             board.id, "api.json",  # type: ignore[arg-type]
-            lambda table: current_app.json.response(table.to_dict()).get_data(),
-            "application/json")
+            lambda table: current_app.json.response(
+                paged(table.to_dict(), page, per_page)).get_data(),
+            "application/json", extra=(page, per_page))
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))

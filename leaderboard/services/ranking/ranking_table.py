@@ -105,6 +105,32 @@ def _row_json(row: dict[str, Any], row_type: str) -> dict[str, Any]:
     return out
 
 
+API_PER_PAGE = 100
+API_MAX_PER_PAGE = 1000
+
+
+def parse_page(page: str | None, per_page: str | None) -> tuple[int, int]:
+    """``(page, per_page)`` of the API ranking: page from 1, 100 rows a page by default, at
+    most 1,000; raises :class:`BadQuery`."""
+    try:
+        number = int(page) if page not in (None, "") else 1
+        size = int(per_page) if per_page not in (None, "") else API_PER_PAGE
+    except ValueError:
+        raise BadQuery("page and per_page must be whole numbers") from None
+    if number < 1 or not 1 <= size <= API_MAX_PER_PAGE:
+        raise BadQuery(f"page must be 1 or more and per_page from 1 to {API_MAX_PER_PAGE}")
+    return number, size
+
+
+def paged(doc: dict[str, Any], page: int, per_page: int) -> dict[str, Any]:
+    """``doc`` (:meth:`RankingTable.to_dict`) with one page of its rows and the counts a
+    client pages with: ``total_rows``, ``page``, ``per_page``, ``pages``."""
+    total = len(doc["rows"])
+    start = (page - 1) * per_page
+    return {**doc, "rows": doc["rows"][start:start + per_page], "total_rows": total,
+            "page": page, "per_page": per_page, "pages": max(1, -(-total // per_page))}
+
+
 def parse_entries(entries: str | None) -> str:
     """``best`` (one row per team, the default) or ``all``; raises :class:`BadQuery`."""
     value = entries or DEFAULT_ENTRIES
