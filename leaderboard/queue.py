@@ -173,3 +173,16 @@ def request_snapshot_refresh(board_id: int, *, connection: Redis, queue_name: st
 def release_refresh(connection: Redis, board_id: int, queue_name: str, job_id: str) -> None:
     """Clear the pending marker if it names ``job_id`` (the job has started or was not queued)."""
     connection.eval(_RELEASE_SCRIPT, 1, refresh_keys(board_id, queue_name)["pending"], job_id)
+
+
+def refresh_from_request(board_id: int) -> bool:
+    """The read path's way to get a board's snapshot: inside a web request, queue its refresh
+    for a worker and answer True (the page shows "updating"); elsewhere (a host command,
+    a script) False, and the caller computes it."""
+    from flask import current_app, has_request_context
+
+    if not has_request_context():
+        return False
+    request_snapshot_refresh(board_id, connection=get_redis(),
+                             queue_name=current_app.config["LEADERBOARD"]["QUEUE_NAME"])
+    return True

@@ -131,3 +131,64 @@ def test_snapshot_of_an_older_format_is_recomputed_once(session, seeded):
         LeaderboardSnapshot.id.desc())).first()
     assert newest.id != latest.id and "best" in newest.data
     assert newest.data["format"] == SNAPSHOT_FORMAT
+
+
+def _snapshot_ids(session, board_id) -> list[int]:
+    session.expire_all()
+    return [s.id for s in session.exec(select(LeaderboardSnapshot).where(
+        LeaderboardSnapshot.board_id == board_id)).all()]
+
+
+def _refresh_jobs(app) -> list[str]:
+    from rq import Queue
+
+    from leaderboard.queue import get_redis
+
+    with app.app_context():
+        queue = Queue(app.config["LEADERBOARD"]["QUEUE_NAME"], connection=get_redis())
+        return [j for j in queue.job_ids if j.startswith("refresh-")]
+
+
+def test_a_request_on_a_board_without_snapshot_answers_at_once_without_computing(
+        app, client, session, seeded):
+    """Issue 17: a page never computes a ranking (a 10,000-system board takes minutes); it
+    says the board is updating and a worker's job writes the snapshot."""
+    from leaderboard.services.ranking.snapshot_reader import clear_caches
+    from worker import jobs
+
+    for snapshot in session.exec(select(LeaderboardSnapshot)).all():
+        session.delete(snapshot)
+    session.commit()
+    clear_caches()
+    page = client.get("/")
+    assert page.status_code == 200
+    assert 'id="updating"' in page.get_data(as_text=True)
+    api = client.get("/api/v1/leaderboard").get_json()
+    assert api["updating"] is True and api["rows"] == []
+    for path in ("/matrix", "/charts", "/history", "/significance", "/compare",
+                 "/api/v1/significance", "/leaderboard.csv", "/leaderboard.json",
+                 f"/systems/{seeded.public['Ranker top-3']}"):
+        assert client.get(path).status_code == 200, path
+    assert _snapshot_ids(session, seeded.board_id) == []  # nothing computed in the request
+    assert len(_refresh_jobs(app)) == 1  # one job asked for, however many requests
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    assert jobs.refresh_snapshot_job(seeded.board_id) == "refreshed"
+    after = client.get("/?entries=all").get_data(as_text=True)
+    assert 'id="updating"' not in after and "Ranker top-3" in after
+
+
+def test_an_old_format_snapshot_is_not_shown_and_not_recomputed_in_the_request(
+        app, client, session, seeded):
+    from leaderboard.services.ranking.snapshot_reader import clear_caches
+
+    latest = session.exec(select(LeaderboardSnapshot).order_by(
+        LeaderboardSnapshot.id.desc())).first()
+    latest.data = dict(latest.data, format=1)
+    session.add(latest)
+    session.commit()
+    clear_caches()
+    before = _snapshot_ids(session, seeded.board_id)
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="updating"' in page and "Ranker top-3" not in page
+    assert _snapshot_ids(session, seeded.board_id) == before
+    assert len(_refresh_jobs(app)) == 1

@@ -63,6 +63,10 @@ def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.G
                          release=release or default_release(benchmark, phase))
         session.add(existing)
         session.flush()
+        # Its first snapshot now, while it is cheap (no systems yet): pages only read them.
+        from leaderboard.services.ranking.snapshots import refresh_snapshot
+
+        refresh_snapshot(session=session, board_id=existing.id)  # type: ignore[arg-type]
     if make_default or default_board(session) is None:
         set_default(session, existing)
     session.flush()

@@ -59,6 +59,8 @@ class RankingTable:
     signature: dict[str, Any] = field(default_factory=dict)
     #: Public systems on the board, whatever the entries choice and filter show.
     n_systems: int = 0
+    #: The board's snapshot is being computed by a worker (nothing to show yet).
+    updating: bool = False
 
     @property
     def human_defined(self) -> bool:
@@ -93,6 +95,7 @@ class RankingTable:
             "references": [_row_json(r, r["kind"]) for r in self.references],
             "reported": [_row_json(r, "reported") for r in self.reported],
             "references_elsewhere": self.references_elsewhere,
+            "updating": self.updating,
         }
 
 
@@ -270,7 +273,8 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                         data.get("generated_at"), snapshot_id, humans, entries_value, query,
                         total, track, reported,
                         list(data.get("references_elsewhere", [])),
-                        dict(data.get("signature") or {}), len(all_systems))
+                        dict(data.get("signature") or {}), len(all_systems),
+                        bool(data.get("updating")))
 
 
 def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dict[str, Any]]:

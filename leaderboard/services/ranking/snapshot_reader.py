@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -28,6 +29,8 @@ from sqlmodel import Session, col, select
 from leaderboard.models import LeaderboardSnapshot
 from leaderboard.services.ranking.ranking_table import RankingTable, build_table
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT, refresh_snapshot
+
+log = logging.getLogger(__name__)
 
 #: Bump when the cached pages' markup changes, so validators (ETags) change with it.
 CACHE_VERSION = 8
@@ -65,14 +68,48 @@ class CachedBody:
     etag: str
 
 
+#: How a web request asks the workers for a board's snapshot (the app sets it: a queued
+#: refresh job; it answers False outside a request). Without one, or when it answers False
+#: (host commands, scripts), a missing snapshot is computed here.
+_refresh_requester: Callable[[int], bool] | None = None
+
+#: What a board shows while its first (or first current-format) snapshot is computed.
+UPDATING: dict[str, Any] = {"updating": True}
+_EPOCH = datetime(1970, 1, 1)
+
+
+def set_refresh_requester(requester: Callable[[int], bool] | None) -> None:
+    """Make reads ask ``requester(board_id)`` for a snapshot instead of computing one."""
+    global _refresh_requester
+    _refresh_requester = requester
+
+
+def _refreshed(session: Session, board_id: int) -> LeaderboardSnapshot | None:
+    """Ask the workers for the board's snapshot and return None (the caller serves
+    :data:`UPDATING`); without a requester (a host command) compute it here instead."""
+    try:
+        asked = _refresh_requester is not None and _refresh_requester(board_id)
+    except Exception:  # Redis down: the page still answers; the next request asks again
+        log.warning("could not queue a refresh of leaderboard %s", board_id, exc_info=True)
+        asked = True
+    if asked:
+        return None
+    snapshot = refresh_snapshot(session=session, board_id=board_id)
+    session.commit()
+    return snapshot
+
+
 def latest_snapshot(session: Session, board_id: int) -> SnapshotRef:
-    """The latest snapshot of a board (computes and commits one if none exists yet)."""
+    """The latest snapshot of a board. A board without one yet gets a refresh job and, until
+    a worker has written it, a placeholder (id 0, data :data:`UPDATING`): a request never
+    waits on a ranking computation (a 10,000-system board takes minutes)."""
     latest = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.created_at)
                           .where(LeaderboardSnapshot.board_id == board_id)
                           .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
     if latest is None:
-        snapshot = refresh_snapshot(session=session, board_id=board_id)
-        session.commit()
+        snapshot = _refreshed(session, board_id)
+        if snapshot is None:
+            return SnapshotRef(str(session.get_bind().url), board_id, 0, _EPOCH)
         latest = (snapshot.id, snapshot.created_at)
     return SnapshotRef(str(session.get_bind().url), board_id, int(latest[0]), latest[1])
 
@@ -85,6 +122,8 @@ def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
         return cached[1]
     with _lock:
         load_lock = _load_locks.setdefault(slot, threading.Lock())
+    if ref.id == 0:
+        return UPDATING
     with load_lock:
         cached = _data.get(slot)
         if cached is not None and cached[0] == ref.key:
@@ -101,12 +140,12 @@ def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
 
 def _upgraded(session: Session, ref: SnapshotRef, data: dict[str, Any]) -> dict[str, Any]:
     """A snapshot written by an older version (other significance rule, no best-per-team
-    blocks) is recomputed once, so no page mixes the old and the new rule after a deploy."""
+    blocks) is not shown: a worker recomputes it, and meanwhile the board says it is
+    updating, so no page mixes the old and the new rule after a deploy."""
     if not data or int(data.get("format", 0)) >= SNAPSHOT_FORMAT:
         return data
-    fresh = refresh_snapshot(session=session, board_id=ref.board_id)
-    session.commit()
-    return fresh.data
+    snapshot = _refreshed(session, ref.board_id)
+    return UPDATING if snapshot is None else snapshot.data
 
 
 def snapshot_data(session: Session, board_id: int) -> tuple[int | None, dict[str, Any]]:
