@@ -190,6 +190,8 @@ def test_ladder_holds_probes_and_releases_significant_gains(app, client, session
     assert "Release (ladder policy): <strong>held: not significantly better than your best, " \
            "ladder-coinco" in page
     assert ">Results</h2>" not in page
+    listing = client.get("/account/submissions").get_data(as_text=True)
+    assert listing.count('<span class="held"') == 2  # the probe and the all-junk file
     # Any later event re-ranks the board (another team's result, a host action): the held
     # probe must stay off the ranking then too.
     refresh_snapshot(session=session, board_id=ladder_board.id)
