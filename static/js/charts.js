@@ -17,6 +17,8 @@
     (layout.annotations || []).forEach(function (a) {
       var f = a.name === "iso-f" ? parseInt(a.text.slice(2), 10) : 0;
       if (f && (f % 20 || f >= 80)) { a.visible = false; }
+      // The labels kept sit in the right margin, which must hold them.
+      if (f) { layout.margin.r = 34; }
     });
   }
   function draw() {

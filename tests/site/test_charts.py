@@ -203,3 +203,26 @@ def test_significance_page_prints_the_colour_scale(site):
     assert '<div class="scale-bar" aria-hidden="true"></div>' in legend
     assert "0: the row system loses in every resample" in legend
     assert "1: it wins in every resample" in legend and "✱: significant" in legend
+
+
+def test_history_names_only_reported_rows_far_apart_and_hovers_them_all():
+    """Issue 19 item 13, with the paper's 13 rows: their names (a dotted line each) piled up
+    into an unreadable block. A few far-apart ones are named (highest first, a tenth of the
+    span apart and a sixth from a reference line); every row is in the hover layer."""
+    values = [48.8, 34.1, 33.6, 33.4, 32.4, 31.9, 30.7, 29.8, 26.4, 25.9, 24.5, 18.0, 12.2]
+    data = {"systems": [_system(1, "2026-11-20", 30.0), _system(2, "2026-11-22", 84.0)],
+            "references": [{"name": "Thesaurus", "kind": "oracle", "metrics": {KEY: 55.0},
+                            "intervals": {}}],
+            "reported": [{"name": f"Row {n}", "metrics": {KEY: v}}
+                         for n, v in enumerate(values)]}
+    fig = _figure(charts.history(data, KEY))
+    named = sorted(float(a["y"]) for a in fig["layout"]["annotations"]
+                   if "(reported, not re-scored)" in a["text"])
+    span = 84.0 - 12.2
+    assert named == [18.0, 26.4, 34.1]  # 48.8 is near the reference at 55
+    assert all(b - a > span / 10 for a, b in zip(named, named[1:], strict=False))
+    dotted = [s for s in fig["layout"]["shapes"] if s["line"].get("dash") == "dot"]
+    assert len(dotted) == 13
+    hover = next(t for t in fig["data"] if t.get("name", "").startswith("Reported"))
+    assert hover["y"] == values and len(hover["hovertext"]) == 13
+    assert hover["hovertext"][0] == "Row 0: reported, not re-scored"

@@ -24,6 +24,7 @@ LABELLED_TOP = 8
 SHORT_NAME = 22  # characters of a y-axis system name: longer ones overflow a phone
 HEATMAP_GAP = 0.02  # between two cells of the significance grid, in cells: a hairline
 ISO_F = (10, 20, 30, 40, 50, 60, 70, 80)
+ISO_MARGIN = 40  # pixels right of the precision-recall plot, for the iso-F labels
 
 
 def _label(key: str) -> str:
@@ -72,7 +73,8 @@ def _point_trace(entries: list[dict[str, Any]], px: str, py: str, name: str,
 
 
 def _iso_f(fig: go.Figure, limit: float) -> None:
-    """Dotted curves of constant F (P = F·R / (2R − F)), labelled at their top end."""
+    """Dotted curves of constant F (P = F·R / (2R − F)), labelled in the right margin where
+    each meets the plot's edge: off the plot, so never on a system's name or marker."""
     for f in ISO_F:
         rs = [f / 2 + (limit - f / 2) * i / 60 for i in range(1, 61)]
         pts = [(r, f * r / (2 * r - f)) for r in rs if 2 * r - f > 0]
@@ -82,10 +84,11 @@ def _iso_f(fig: go.Figure, limit: float) -> None:
         fig.add_trace(go.Scatter(x=[r for r, _ in pts], y=[p for _, p in pts], mode="lines",
                                  line=dict(color="#c4cbd3", width=1, dash="dot"),
                                  hoverinfo="skip", showlegend=False))
-        r, p = pts[-1]
+        _, p = pts[-1]
         # named so that a phone-width chart can keep every other one (static/js/charts.js)
-        fig.add_annotation(x=r, y=p, text=f"F={f}", showarrow=False, xanchor="right",
-                           yanchor="bottom", font=dict(size=9, color="#8a939e"), name="iso-f")
+        fig.add_annotation(x=1, xref="paper", xanchor="left", xshift=3, y=p, yref="y",
+                           text=f"F={f}", showarrow=False, font=dict(size=9, color="#8a939e"),
+                           name="iso-f")
 
 
 def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a") -> go.Figure:
@@ -135,7 +138,7 @@ def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a")
     fig.update_layout(title=_title("Precision vs recall at 10",
                                    f"{mode}, {ref_name} gold · dotted: equal F"),
                       xaxis_title=f"Recall@10 ({mode})", yaxis_title=f"Precision@10 ({mode})",
-                      **_LAYOUT)
+                      **{**_LAYOUT, "margin": {**_LAYOUT["margin"], "r": ISO_MARGIN}})
     return fig
 
 
@@ -275,10 +278,23 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
                       annotation_position=places[n % 4], annotation_font_size=10)
     reported = [r for r in data.get("reported", []) if r.get("metrics", {}).get(metric)
                 is not None]
+    values = [r["metrics"][metric] for r in reported]
+    named = _spaced(values, [r["metrics"][metric] for r in refs], best)
     for n, r in enumerate(reported):
-        fig.add_hline(y=r["metrics"][metric], line_dash="dot", line_color="#b07d2b",
-                      annotation_text=f"{r['name']} (reported, not re-scored)",
-                      annotation_position=places[(n + len(refs)) % 4], annotation_font_size=10)
+        fig.add_hline(y=values[n], line_dash="dot", line_color="#b07d2b",
+                      **(dict(annotation_text=f"{r['name']} (reported, not re-scored)",
+                              annotation_position="top right", annotation_font_size=10)
+                         if n in named else {}))
+    if reported:
+        # Every reported row by hover at the right end (most lines are not named, their
+        # names would pile up), and the legend saying what the dotted lines are.
+        end = max(dates) if dates else str(date.today())
+        fig.add_trace(go.Scatter(
+            x=[end] * len(reported), y=values, mode="markers",
+            name="Reported, not re-scored (dotted)",
+            marker=dict(symbol="diamond-open", size=8, color="#b07d2b"),
+            hovertext=[f"{r['name']}: reported, not re-scored" for r in reported],
+            hovertemplate="%{hovertext}<br>%{y:.1f}<extra></extra>"))
     fig.update_layout(title=_title(f"Best {label} over time", "step: best so far · band: its "
                                    "95% interval"),
                       xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
@@ -286,6 +302,24 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
     # The lowest y label kept clear of the first date label at the corner.
     fig.update_yaxes(ticklabelstandoff=6, automargin=True)
     return fig
+
+
+REPORTED_NAMED = 4  # reported rows named on /history at most (the others by hover)
+
+
+def _spaced(values: list[float], references: list[float], others: list[float]) -> set[int]:
+    """Indexes of ``values`` (reported rows) to name on the history chart: highest first, at
+    most :data:`REPORTED_NAMED`, each a tenth of the chart's span from every value named
+    before and a sixth from the reference lines (whose names may sit above or below)."""
+    span = (max([*values, *references, *others], default=0.0)
+            - min([*values, *references, *others], default=0.0)) or 1.0
+    named: set[int] = set()
+    for n in sorted(range(len(values)), key=lambda n: -values[n]):
+        if (len(named) < REPORTED_NAMED
+                and all(abs(values[n] - values[m]) > span / 10 for m in named)
+                and all(abs(values[n] - v) > span / 6 for v in references)):
+            named.add(n)
+    return named
 
 
 def _date_axis(days: list[str]) -> dict[str, Any]:
