@@ -305,6 +305,31 @@ class LeaderboardSnapshot(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class ResultResamples(SQLModel, table=True):
+    """A result's values of its board's headline metrics on the shared bootstrap resamples of
+    one POS ("all" for every target): what an incremental ranking refresh reads instead of
+    recomputing them from the target statistics. Written by the scoring job."""
+
+    __table_args__ = (UniqueConstraint("result_id", "pos"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    result_id: int = Field(foreign_key="result.id", index=True)
+    pos: str = Field(max_length=8)
+    keys: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    # float64 array (len(keys), B), C order.
+    values: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class RankingState(SQLModel, table=True):
+    """What an incremental refresh of a board needs beside its snapshot's public data
+    (:mod:`leaderboard.scoring.rank_state`, one per ranked metric and POS)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    snapshot_id: int = Field(foreign_key="leaderboardsnapshot.id", unique=True, index=True,
+                             ondelete="CASCADE")
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
 class AuditLog(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     actor_id: int | None = Field(default=None, foreign_key="user.id")

@@ -8,8 +8,9 @@ For two systems A and B scored on the same bootstrap resamples of targets:
 - "A is significantly better than B" (the Ladder's release) when ``1 − P < ALPHA``.
 
 Every place that says "tied", "different" or "significantly better" (tie marks, the compare
-page and API, exports, the pairwise view, conservative ranks) goes through this module, so
-they cannot disagree. Pure numpy.
+page and API, exports, the pairwise view, conservative ranks in
+:mod:`leaderboard.scoring.rank_state`) goes through this module, so they cannot disagree.
+Pure numpy.
 """
 
 from __future__ import annotations
@@ -95,63 +96,30 @@ def diff_interval(a: np.ndarray, b: np.ndarray) -> list[float]:
     return [float(lo), float(hi)]
 
 
-def conservative_ranks(values: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """1 + the number of systems significantly better than each one, Holm-adjusted.
+def beat_q(rows: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """For each row j of ``rows`` against ``own`` (paired resamples): ``B · p`` as an integer
+    when j beats ``own`` in more than half of the resamples, else -1.
 
-    ``values`` is (m, B) on the shared resamples, ``points`` the point estimates. For system
-    i the family is every system with a higher point estimate; system j counts when it beats
-    i in more than half of the resamples and survives Holm's procedure over that family.
-    Only overlapping neighbours need the pairwise comparison, which keeps 1,000 systems fast:
-    subtracting the same number from both systems in a resample does not change who wins
-    it, so after removing each resample's mean over systems (the part all systems share), a j
-    whose lowest value exceeds i's highest beats i in every resample: P = 1, p = 0, exactly.
+    With P = (wins + ties / 2) / B, the two-sided p-value 2 · min(P, 1 − P) of a j with
+    P > 1/2 is (B − wins + losses) / B. Keeping the integer numerator lets Holm's test and
+    the incremental ranking state agree exactly (no float noise at a threshold).
     """
-    m = len(points)
-    out = np.ones(m, dtype=int)
-    if m < 2:
-        return out
-    finite = np.isfinite(values).all(axis=0)
-    shift = values[:, finite].mean(axis=0) if finite.any() else 0.0
-    residual = values - (shift if np.ndim(shift) == 0 else _expand(shift, finite))
-    lows, highs = residual.min(axis=1), residual.max(axis=1)
-    order = np.argsort(-points, kind="stable")
-    b = values.shape[1]
-    for pos in range(1, m):
-        i = order[pos]
-        above = order[:pos]
-        family = above[points[above] > points[i]]
-        if family.size == 0:
-            continue
-        unsure = family[lows[family] <= highs[i]]
-        n_sure = family.size - unsure.size
-        rest = np.ones(0)
-        if unsure.size:
-            # P(j beats i) = (B + wins - losses) / 2B (ties half); boolean counts are several
-            # times faster than float means here, which is most of the refresh time.
-            rows, own = values[unsure], values[i]
-            wins = np.count_nonzero(rows > own, axis=1)
-            losses = np.count_nonzero(rows < own, axis=1)
-            beat = (b + wins - losses) / (2.0 * b)
-            # A "better" system that loses in most resamples cannot be significantly better.
-            rest = np.where(beat > 0.5, np.minimum(1.0, 2.0 * np.minimum(beat, 1.0 - beat)),
-                            1.0)
-        out[i] = 1 + _holm_after_zeros(n_sure, rest, family.size)
-    return out
+    b = own.shape[-1]
+    wins = np.count_nonzero(rows > own, axis=-1)
+    losses = np.count_nonzero(rows < own, axis=-1)
+    return np.where(wins > losses, b - wins + losses, -1)
 
 
-def _holm_after_zeros(zeros: int, rest: np.ndarray, n: int) -> int:
-    """:func:`holm_rejections` of ``zeros`` p-values of 0 plus ``rest`` (family size n)."""
-    ordered = np.sort(rest)
-    thresholds = ALPHA / (n - zeros - np.arange(ordered.size))
-    failed = np.flatnonzero(~(ordered < thresholds))
-    return zeros + (int(failed[0]) if failed.size else int(ordered.size))
-
-
-def _expand(shift: np.ndarray, finite: np.ndarray) -> np.ndarray:
-    """Per-resample shift, zero on resamples where some system has no finite value."""
-    full = np.zeros(finite.shape[0])
-    full[finite] = shift
-    return full[None, :]
+def holm_count(family: int, zeros: int, nears: Sequence[int] | np.ndarray, b: int) -> int:
+    """:func:`holm_rejections` of a family of ``family`` p-values: ``zeros`` of them 0, the
+    sorted ``nears`` equal to q / ``b`` (each below :data:`ALPHA`), the rest at least ALPHA
+    (never rejected: every Holm threshold is at most ALPHA)."""
+    passed = zeros
+    for k, q in enumerate(nears):
+        if not q / b < ALPHA / (family - zeros - k):
+            break
+        passed += 1
+    return passed
 
 
 def compact_letters(significant_pairs: np.ndarray) -> list[str]:

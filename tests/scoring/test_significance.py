@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from leaderboard.scoring.rank_state import conservative_ranks
 from leaderboard.scoring.significance import (
     compact_letters,
-    conservative_ranks,
     diff_interval,
     format_p,
     holm_rejections,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sqlmodel import select
 
-from leaderboard.models import LeaderboardSnapshot, Result, Submission
+from leaderboard.models import LeaderboardSnapshot, Result, ResultResamples, Submission
 from leaderboard.scoring import TargetStats, compare, rank_intervals
 from leaderboard.services.ranking import ranking_stats as rs
 from leaderboard.services.ranking.snapshot_reader import ranking_rows
@@ -101,11 +101,16 @@ def test_publish_and_hide_change_the_ranking(session, seeded):
 
 
 def test_unreadable_stats_keep_the_row_without_intervals(session, seeded):
+    """Without its cached resampled values (written when it was scored), a result whose
+    statistics cannot be read stays on the ranking without intervals."""
     result = session.exec(select(Result).where(
         Result.submission_id == seeded.public["Thesaurus top-1"])).one()
     result.target_stats = b"not an npz"
     session.add(result)
-    refresh_snapshot(session=session, board_id=seeded.board_id)
+    for row in session.exec(select(ResultResamples).where(
+            ResultResamples.result_id == result.id)).all():
+        session.delete(row)
+    refresh_snapshot(session=session, board_id=seeded.board_id, full=True)
     session.commit()
     table = ranking_rows(session=session, board_id=seeded.board_id, entries="all")
     row = next(r for r in table.rows if r["system"] == "Thesaurus top-1")

@@ -31,11 +31,14 @@ from leaderboard.models import (
 from leaderboard.scoring import (
     SCORER_VERSION,
     PreparedSplit,
+    TargetStats,
     ValidationReport,
 )
 from leaderboard.scoring.families import SWORDS, Family, family_for
 from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared, get_split
 from leaderboard.services.ranking import ladder
+from leaderboard.services.ranking.metric_info import POS_VALUES, headlines, view_set
+from leaderboard.services.ranking.resamples import store_for_result
 
 log = logging.getLogger(__name__)
 
@@ -214,6 +217,7 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
             Result.submission_id == submission_id)).first() is not None
         coverage = 0.0 if rescoring else min_coverage(benchmark, settings)
         family, track = family_for(benchmark.name), board.track
+        ranked_on = headlines(view_set(track, benchmark.name))
     del submission, benchmark  # the upload is held by `raw` alone, and freed once parsed
     report = validate_for_track(raw, prepared, candidates, settings, coverage, family=family,
                                 track=track)
@@ -238,6 +242,7 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
         intervals=scored.intervals, by_pos=scored.by_pos, counts=scored.counts,
         target_stats=scored.target_stats.to_bytes())
     return _finish(engine, submission_id, run, SubmissionStatus.SCORED, result=result,
+                   resampled=(scored.target_stats, ranked_on),
                    warnings=warnings,
                    scoring_warnings=[w for w in scored.warnings if w not in warnings],
                    lemmatized=lemmatized, request_refresh=request_refresh)
@@ -246,10 +251,12 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
 def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
             errors: list | None = None, warnings: list[str] | None = None,
             result: Result | None = None, lemmatized: bool | None = None,
+            resampled: tuple[TargetStats, tuple[str, ...]] | None = None,
             request_refresh: RefreshRequest | None = None,
             scoring_warnings: list[str] | None = None) -> str:
     """Store the outcome. ``scoring_warnings`` come from scoring against the gold ("no hit
-    at all for strict_a@10"): a held result keeps them out of what its team sees."""
+    at all for strict_a@10"): a held result keeps them out of what its team sees.
+    ``resampled`` (statistics, headline metrics) gives the values the ranking keeps."""
     with Session(engine, expire_on_commit=False) as session:
         row = _own_row(session, submission_id, run)
         if row is None:
@@ -265,6 +272,10 @@ def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
                 session.add(old)
             session.add(result)
             row.scorer_version = result.scorer_version
+            if resampled is not None:
+                session.flush()
+                store_for_result(session, result.id, resampled[0], resampled[1],
+                                 (None, *POS_VALUES))
         row.status, row.progress, row.finished_at = status, "", utcnow()
         shown_warnings = (warnings or []) + ([] if row.held else scoring_warnings or [])
         row.errors, row.warnings, row.failure_reason = errors or [], shown_warnings, ""

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,23 +34,26 @@ from leaderboard.models import (
     Track,
     utcnow,
 )
-from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
-from leaderboard.scoring.bootstrap import pos_stream
-from leaderboard.scoring.significance import conservative_ranks, p_beats_rows
-from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
+from leaderboard.scoring import SCORER_VERSION
+from leaderboard.scoring.rank_state import RankState, build
+from leaderboard.scoring.significance import p_beats_rows, p_value
 from leaderboard.services.catalog.benchmarks import base_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title
 from leaderboard.services.ranking import ranking_stats as rs
+from leaderboard.services.ranking.board_state import (
+    BoardState,
+    load_board_state,
+    save_board_state,
+)
 from leaderboard.services.ranking.ladder import NOT_HELD
 from leaderboard.services.ranking.metric_info import (
-    DISPLAYED,
-    HEADLINES,
     POS_VALUES,
     displayed,
     headlines,
     view_set,
     views_for,
 )
+from leaderboard.services.ranking.resamples import Resamples
 from leaderboard.services.ranking.systems import coverage_of, signature_of
 
 log = logging.getLogger(__name__)
@@ -58,12 +63,10 @@ log = logging.getLogger(__name__)
 #: 4: reference rows of the board's split only (``references_elsewhere`` names the others).
 #: 5: each system's coverage (answered / empty / missing targets).
 #: 6: each system's signature and the board's (scorer version, split checksum, seed, B).
-SNAPSHOT_FORMAT = 6
+#: 7: each system's result id (incremental refresh; pairs and blocks are reused by it).
+SNAPSHOT_FORMAT = 7
 PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
-#: Systems per matrix product: 16 x 31 columns keep BLAS fast and the transient small
-#: (at 100, a refresh of 120 public systems peaked 46 MB above its 22 MB result).
-RESAMPLE_CHUNK = 16
 
 
 def public_submissions(session: Session,
@@ -80,7 +83,7 @@ def public_submissions(session: Session,
         .join(Team, col(Team.id) == col(Submission.team_id))
         .where(Submission.board_id == board_id, *_SHOWN)
         .order_by(col(Submission.created_at), col(Submission.id))
-        .options(defer(Submission.file_bytes))
+        .options(defer(Submission.file_bytes), defer(Result.target_stats))
     )
     return list(session.exec(stmt).all())
 
@@ -159,55 +162,6 @@ def reference_rows(session: Session, board: Board,
             order([r for name, r in elsewhere.items() if name not in merged]))
 
 
-def _load_stats(results: list[Result]) -> list[TargetStats | None]:
-    stats: list[TargetStats | None] = []
-    for result in results:
-        try:
-            stats.append(TargetStats.from_bytes(result.target_stats))
-        except Exception:  # an unreadable blob must not take the whole ranking down
-            log.exception("unreadable target statistics for result %s", result.id)
-            stats.append(None)
-    return stats
-
-
-def _pos_block(points: dict[str, np.ndarray], resampled: dict[str, np.ndarray] | None,
-               members: list[int], subset: list[int], tiebreak: list,
-               tie_keys: tuple[str, ...] = DISPLAYED,
-               rank_keys: tuple[str, ...] = HEADLINES) -> dict[str, Any]:
-    """Ranks (``rank_keys``) and tie p-values (``tie_keys``) on one POS over the systems
-    ``subset`` (global indices, in snapshot order); lists are indexed like ``subset``.
-
-    ``members`` are the global indices that have rows in ``resampled`` (same resamples)."""
-    k = len(subset)
-    member_row = {g: n for n, g in enumerate(members)}
-    local = {n: member_row[g] for n, g in enumerate(subset) if g in member_row}
-    sub_tiebreak = [tiebreak[g] for g in subset]
-    index = np.array(subset, dtype=int)
-    block: dict[str, Any] = {"ties": {}, "ranks": {}}
-    for key in tie_keys:
-        p: list[float | None] = [None] * k
-        if resampled is not None and k:
-            order = rs.order_by_points(points[key][index], sub_tiebreak)
-            p = rs.neighbour_p_values(resampled[key], order, local)
-        block["ties"][key] = p
-    shown = sorted(local)
-    rows = [local[n] for n in shown]
-    for key in rank_keys:
-        sub_points = points[key][index] if k else np.zeros(0)
-        rank = rs.point_ranks(sub_points).tolist()
-        lo: list[int | None] = [None] * k
-        hi: list[int | None] = [None] * k
-        cons: list[int | None] = [None] * k
-        if resampled is not None and shown:
-            values = resampled[key][rows]
-            r_lo, r_hi = rs.rank_interval_bounds(values)
-            c = conservative_ranks(values, sub_points[shown])
-            for n, local_n in enumerate(shown):
-                lo[local_n], hi[local_n], cons[local_n] = int(r_lo[n]), int(r_hi[n]), int(c[n])
-        block["ranks"][key] = {"rank": rank, "lo": lo, "hi": hi, "conservative": cons}
-    return block
-
-
 def _columns_of(headline: str, track: str) -> tuple[str, ...]:
     """Metric columns of every view of ``track`` ranked on ``headline`` (the ones that need
     tie marks)."""
@@ -227,54 +181,28 @@ def best_per_team(systems: list[dict[str, Any]], points: np.ndarray, tiebreak: l
 
 
 def _pairwise(systems: list[dict[str, Any]], points: dict[str, np.ndarray],
-              resampled: dict[str, np.ndarray] | None, members: list[int],
-              keys: tuple[str, ...] = DISPLAYED) -> dict[str, Any]:
+              rows: Callable[[list[int], str], np.ndarray], members: list[int],
+              keys: tuple[str, ...], previous: dict[str, Any]) -> dict[str, Any]:
     """P(row beats column) among the top :data:`PAIRWISE_TOP` systems of every displayed
-    metric ``keys`` (all targets), for the pairwise view."""
+    metric ``keys`` (all targets), for the pairwise view; a metric whose top systems are the
+    same results as in ``previous`` keeps its matrix."""
     out: dict[str, Any] = {}
-    if resampled is None or not members:
+    if not members:
         return out
-    member_row = {g: n for n, g in enumerate(members)}
     for key in keys:
         ranked = sorted(members, key=lambda g: (-points[key][g], systems[g]["date"],
                                                 systems[g]["id"]))
         top = [g for g in ranked if np.isfinite(points[key][g])][:PAIRWISE_TOP]
-        values = resampled[key][[member_row[g] for g in top]]
+        rids = [systems[g]["result_id"] for g in top]
+        old = previous.get(key)
+        if old is not None and old.get("result_ids") == rids:
+            out[key] = old
+            continue
+        values = rows(top, key)
         matrix = p_beats_rows(values[:, None, :], values[None, :, :])
-        out[key] = {"ids": [systems[g]["id"] for g in top],
+        out[key] = {"ids": [systems[g]["id"] for g in top], "result_ids": rids,
                     "p_beats": np.round(matrix, 4).tolist()}
     return out
-
-
-def _resample_group(stats: list[TargetStats | None], pos: str | None
-                    ) -> tuple[list[int], dict[str, np.ndarray] | None]:
-    """Members sharing the most common resampling signature, and their (k, B) values."""
-    sig = [None if s is None else (s.split_checksum, s.seed, s.bootstrap, s.rows.shape[0])
-           for s in stats]
-    common = Counter(x for x in sig if x is not None).most_common(1)
-    if not common or common[0][0][2] <= 0:
-        return [], None
-    key = common[0][0]
-    members = [i for i, x in enumerate(sig) if x == key]
-    first = stats[members[0]]
-    assert first is not None
-    n = first.rows.shape[0] if pos is None else int(np.sum(first.pos == pos))
-    if n == 0:
-        return [], None
-    counts = resample_counts(n, first.bootstrap, first.seed, pos_stream(pos))
-    collected = {k: np.empty((len(members), counts.shape[0])) for k in DISPLAYED}
-    # One matrix product per chunk of systems instead of one per system: BLAS is far faster
-    # on a wide right-hand side, and chunks bound the memory (B × chunk × columns floats).
-    for start in range(0, len(members), RESAMPLE_CHUNK):
-        chunk = [stats[i] for i in members[start:start + RESAMPLE_CHUNK]]
-        blocks = [s.rows if pos is None else s.rows[s.pos == pos] for s in chunk]  # type: ignore[union-attr]
-        width = blocks[0].shape[1]
-        sums = resampled_sums(counts, np.hstack(blocks)).reshape(counts.shape[0], len(chunk),
-                                                                 width)
-        values = metrics_from_sums(sums.transpose(1, 0, 2))
-        for k in DISPLAYED:
-            collected[k][start:start + len(chunk)] = values[k]
-    return members, collected
 
 
 def reported_rows(session: Session, board_id: int) -> list[dict[str, Any]]:
@@ -287,69 +215,188 @@ def reported_rows(session: Session, board_id: int) -> list[dict[str, Any]]:
                            "split": r.benchmark_split}} for r in rows]
 
 
-def _pos_targets(stats: list) -> dict[str, int]:
-    """Scored targets per POS (the matrix's column heads), from any result's statistics:
-    every result of a board has one row per scored target of its split."""
-    first = next((t for t in stats if t is not None), None)
-    if first is None:
+def _signature(result: Result) -> tuple[str, int, int]:
+    return (result.split_checksum, result.bootstrap_seed, result.bootstrap_samples)
+
+
+def _system_entry(sub: Submission, result: Result, team: Team) -> dict[str, Any]:
+    return {
+        "id": sub.id, "result_id": result.id, "system": sub.system_name, "team": team.name,
+        "team_id": team.id, "date": sub.created_at.isoformat(), "description": sub.description,
+        "paper_url": sub.paper_url, "code_url": sub.code_url, "file_sha256": sub.file_sha256,
+        "scorer_version": result.scorer_version, "metrics": result.metrics,
+        "intervals": result.intervals, "by_pos": result.by_pos,
+        "coverage": coverage_of(result.counts), "signature": signature_of(result),
+    }
+
+
+def _points(systems: list[dict[str, Any]], pos: str | None,
+            keys: tuple[str, ...]) -> dict[str, np.ndarray]:
+    def value(s: dict, k: str) -> float:
+        src = s["metrics"] if pos is None else s["by_pos"].get(pos, {}).get("metrics", {})
+        v = src.get(k)
+        return float("-inf") if v is None else float(v)
+    return {k: np.array([value(s, k) for s in systems], dtype=float) for k in keys}
+
+
+def _old_pairs(data: dict[str, Any] | None, name: str, key: str,
+               headline: str | None = None) -> dict[tuple[int, int], float]:
+    """Neighbour p-values of a previous snapshot's block, by result ids: the all-entries
+    block, or the best-per-team block of ``headline``."""
+    if data is None:
         return {}
-    names, counts = np.unique(first.pos, return_counts=True)
-    return {str(n): int(c) for n, c in zip(names, counts, strict=True)}
+    systems = data["systems"]
+    if headline is None:
+        subset = list(range(len(systems)))
+        ties = data["stats"].get(name, {}).get("ties", {}).get(key)
+    else:
+        entry = data.get("best", {}).get(headline, {})
+        subset = entry.get("members", [])
+        ties = entry.get("stats", {}).get(name, {}).get("ties", {}).get(key)
+    if not ties:
+        return {}
+    chosen = [systems[g] for g in subset]
+    points = _points(chosen, None if name == "all" else name, (key,))[key]
+    order = rs.order_by_points(points, [(s["date"], s["id"]) for s in chosen])
+    return {(chosen[a]["result_id"], chosen[b]["result_id"]): ties[b]
+            for a, b in zip(order, order[1:], strict=False) if ties[b] is not None}
 
 
-def compute_snapshot_data(session: Session, board: Board,
-                          benchmark: Benchmark) -> dict[str, Any]:
-    """Everything the public pages show about a board, as JSON-ready data."""
+def _ties(points: np.ndarray, tiebreak: list, rids: list[int], members: set[int],
+          rows: Callable[[list[int]], np.ndarray],
+          known: dict[tuple[int, int], float]) -> list[float | None]:
+    """Each system's p-value against the next-better one (:func:`rs.neighbour_p_values`),
+    reusing ``known`` pairs of results."""
+    p: list[float | None] = [None] * len(rids)
+    order = rs.order_by_points(points, tiebreak)
+    todo = []
+    for above, below in zip(order, order[1:], strict=False):
+        if above in members and below in members:
+            pair = (rids[above], rids[below])
+            if pair in known:
+                p[below] = known[pair]
+            else:
+                todo.append((above, below))
+    if todo:
+        beats = p_beats_rows(rows([a for a, _ in todo]), rows([b for _, b in todo]))
+        for (_, below), value in zip(todo, beats, strict=True):
+            p[below] = round(float(p_value(float(value))), 6)
+    return p
+
+
+def _rank_lists(state: RankState | None, rids: list[int]
+                ) -> tuple[list[int | None], list[int | None], list[int | None]]:
+    lo: list[int | None] = [None] * len(rids)
+    hi: list[int | None] = [None] * len(rids)
+    cons: list[int | None] = [None] * len(rids)
+    if state is None:
+        return lo, hi, cons
+    where = state.index()
+    conservative = state.conservative()
+    for g, rid in enumerate(rids):
+        i = where.get(rid)
+        if i is not None:
+            lo[g], hi[g], cons[g] = (int(state.rank_lo[i]), int(state.rank_hi[i]),
+                                     int(conservative[i]))
+    return lo, hi, cons
+
+
+#: Past this share of changed systems, a refresh recomputes everything (cheaper then).
+FULL_REBUILD_SHARE = 0.25
+
+
+def _meta(signature: tuple | None, views: str) -> dict[str, Any]:
+    return {"format": SNAPSHOT_FORMAT, "views": views,
+            "signature": list(signature) if signature else None}
+
+
+def _plan(previous: BoardState | None, signature: tuple, views: str,
+          member_rids: list[int]) -> tuple[list[int], list[int]] | None:
+    """(removed, added) result ids when the previous state can be updated, else None."""
+    if previous is None or previous.meta != _meta(signature, views):
+        return None
+    before = previous.members
+    now = set(member_rids)
+    removed = [r for r in before if r not in now]
+    added = [r for r in member_rids if r not in set(before)]
+    if len(removed) + len(added) > max(8, FULL_REBUILD_SHARE * len(member_rids)):
+        return None
+    return removed, added
+
+
+def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
+                          previous: BoardState | None = None
+                          ) -> tuple[dict[str, Any], BoardState]:
+    """Everything the public pages show about a board, as JSON-ready data, and the ranking
+    state a later refresh updates. With ``previous`` (the last snapshot's data and state),
+    only what changed is compared again; the result is the same as without it."""
     rows = public_submissions(session, board.id)  # type: ignore[arg-type]
-    systems = []
-    for sub, result, team in rows:
-        systems.append({
-            "id": sub.id, "system": sub.system_name, "team": team.name, "team_id": team.id,
-            "date": sub.created_at.isoformat(), "description": sub.description,
-            "paper_url": sub.paper_url, "code_url": sub.code_url,
-            "file_sha256": sub.file_sha256, "scorer_version": result.scorer_version,
-            "metrics": result.metrics, "intervals": result.intervals, "by_pos": result.by_pos,
-            "coverage": coverage_of(result.counts), "signature": signature_of(result),
-        })
-    stats = _load_stats([r for _, r, _ in rows])
+    systems = [_system_entry(sub, result, team) for sub, result, team in rows]
+    rids = [s["result_id"] for s in systems]
     m = len(systems)
     tiebreak = [(s["date"], s["id"]) for s in systems]
     views = view_set(board.track, benchmark.name)
     shown_keys, ranked_on = displayed(views), headlines(views)
+    signatures = Counter(_signature(r) for _, r, _ in rows).most_common(1)
+    signature = signatures[0][0] if signatures else None
+    source = Resamples(session, ranked_on, shown_keys)
+    candidates = [rids[g] for g, (_, r, _) in enumerate(rows) if _signature(r) == signature]
+    plan = _plan(previous, signature, views, candidates)
+    if plan is None:
+        previous = None
+        readable = source.readable(candidates)
+        member_rids = [r for r in candidates if r in readable]
+    else:
+        new = set(plan[1])
+        readable = source.readable(plan[1])
+        member_rids = [r for r in candidates if r in readable or r not in new]
+    chosen = set(member_rids)
+    members = [g for g, r in enumerate(rids) if r in chosen]
+    member_set = set(members)
+    old_data = previous.data if previous else None
+    pos_targets = (old_data["benchmark"]["pos_targets"] if old_data
+                   else source.pos_targets(member_rids[:1]))
+    states: dict[str, RankState] = {}
     per_pos: dict[str, Any] = {}
     best: dict[str, Any] = {}
     pairwise: dict[str, Any] = {}
     overall: dict[str, np.ndarray] = {}
     for pos in (None, *POS_VALUES):
         name = pos or "all"
-        def value(s: dict, k: str, pos: str | None = pos) -> float:
-            src = s["metrics"] if pos is None else s["by_pos"].get(pos, {}).get("metrics", {})
-            v = src.get(k)
-            return float("-inf") if v is None else float(v)
-        points = {k: np.array([value(s, k) for s in systems], dtype=float) for k in DISPLAYED}
+        points = _points(systems, pos, tuple(dict.fromkeys(shown_keys + ranked_on)))
         if pos is None:
             overall = points
-        members, resampled = _resample_group(stats, pos) if m else ([], None)
-        per_pos[name] = _pos_block(points, resampled, members, list(range(m)), tiebreak,
-                                   tie_keys=shown_keys, rank_keys=ranked_on)
+        n_targets = sum(pos_targets.values()) if pos is None else pos_targets.get(pos, 0)
+        resampled = bool(members) and n_targets > 0 and signature[2] > 0
+
+        def rows_of(globals_: list[int], key: str, pos: str | None = pos) -> np.ndarray:
+            return source.rows([rids[g] for g in globals_], pos, key)
+
+        where = _Where(pos, points, tiebreak, rids, member_set if resampled else set(),
+                       source, previous, states)
+        per_pos[name] = where.block(list(range(m)), "", shown_keys, ranked_on,
+                                    lambda key, name=name: _old_pairs(old_data, name, key))
         for headline in ranked_on:
             subset = best_per_team(systems, overall[headline], tiebreak)
             entry = best.setdefault(headline, {"members": subset, "stats": {}})
-            entry["stats"][name] = _pos_block(points, resampled, members, subset, tiebreak,
-                                              tie_keys=_columns_of(headline, views),
-                                              rank_keys=(headline,))
+            entry["stats"][name] = where.block(
+                subset, f"best:{headline}:", _columns_of(headline, views), (headline,),
+                lambda key, name=name, headline=headline: _old_pairs(old_data, name, key,
+                                                                     headline))
         if pos is None:
-            pairwise = _pairwise(systems, points, resampled, members, shown_keys)
+            pairwise = _pairwise(systems, points, rows_of, members if resampled else [],
+                                 shown_keys, old_data.get("pairwise", {}) if old_data else {})
+        source.forget()
     references, elsewhere = reference_rows(session, board, benchmark)
     resampling = Counter((s["signature"]["seed"], s["signature"]["bootstrap"])
                          for s in systems).most_common(1)
-    return {
+    data = {
         "format": SNAPSHOT_FORMAT,
         "generated_at": utcnow().isoformat(),
         "benchmark": {"id": benchmark.id, "name": benchmark.name, "version": benchmark.version,
                       "split": benchmark.split, "n_targets": benchmark.n_targets,
                       "checksum": benchmark.checksum, "title": benchmark_title(benchmark),
-                      "pos_targets": _pos_targets(stats)},
+                      "pos_targets": pos_targets},
         "signature": {"scorer_version": SCORER_VERSION, "split_checksum": benchmark.checksum,
                       "seed": resampling[0][0][0] if resampling else None,
                       "bootstrap": resampling[0][0][1] if resampling else None},
@@ -363,22 +410,94 @@ def compute_snapshot_data(session: Session, board: Board,
         "references_elsewhere": elsewhere,
         "reported": reported_rows(session, board.id),  # type: ignore[arg-type]
     }
+    return data, BoardState(meta=_meta(signature, views), states=states,
+                            members=[rids[g] for g in members], data=data)
 
 
-def refresh_snapshot(*, session: Session, board_id: int) -> LeaderboardSnapshot:
+@dataclass
+class _Where:
+    """What the blocks of one POS share: points and tiebreaks of every system (global
+    indices), which of them have comparable resamples, where values come from, and the
+    previous and new rank states."""
+
+    pos: str | None
+    points: dict[str, np.ndarray]
+    tiebreak: list
+    rids: list[int]
+    members: set[int]
+    source: Resamples
+    previous: BoardState | None
+    states: dict[str, RankState]
+
+    def block(self, subset: list[int], prefix: str, tie_keys: tuple[str, ...],
+              rank_keys: tuple[str, ...],
+              old_pairs: Callable[[str], dict[tuple[int, int], float]]) -> dict[str, Any]:
+        """Tie p-values (``tie_keys``) and ranks (``rank_keys``) over the systems ``subset``;
+        lists are indexed like ``subset``."""
+        rids = [self.rids[g] for g in subset]
+        tiebreak = [self.tiebreak[g] for g in subset]
+        inside = [n for n, g in enumerate(subset) if g in self.members]
+        block: dict[str, Any] = {"ties": {}, "ranks": {}}
+        for key in tie_keys:
+            block["ties"][key] = (
+                _ties(self.points[key][subset], tiebreak, rids, set(inside),
+                      lambda ns, key=key: self.source.rows([rids[n] for n in ns], self.pos,
+                                                           key), old_pairs(key))
+                if inside else [None] * len(subset))
+        for key in rank_keys:
+            points = self.points[key][subset] if subset else np.zeros(0)
+            state = None
+            if inside:
+                name = f"{prefix}{key}|{self.pos or 'all'}"
+                old = self.previous.states.get(name) if self.previous else None
+                state = _ranked(lambda ids, key=key: self.source.rows(ids, self.pos, key), old,
+                                {rids[n]: points[n] for n in inside})
+                self.states[name] = state
+            lo, hi, cons = _rank_lists(state, rids)
+            block["ranks"][key] = {"rank": rs.point_ranks(points).tolist(), "lo": lo,
+                                   "hi": hi, "conservative": cons}
+        return block
+
+
+def _ranked(fetch: Callable[[list[int]], np.ndarray], state: RankState | None,
+            points: dict[int, float]) -> RankState:
+    """The rank state of the results ``points`` (result id -> point estimate): ``state``
+    updated with what changed since, or built when there is none or most changed."""
+    if state is not None:
+        before = set(state.ids)
+        removed = [rid for rid in state.ids if rid not in points]
+        added = [rid for rid in points if rid not in before]
+        if len(removed) + len(added) <= max(8, FULL_REBUILD_SHARE * len(points)):
+            changed = [(*state.remove(rid, fetch([rid])[0], fetch), -1) for rid in removed]
+            changed += [(*state.add(rid, fetch([rid])[0], points[rid], fetch), 1)
+                        for rid in added]
+            state.settle(changed, added, fetch)
+            return state
+    ids = list(points)
+    return build(fetch(ids), np.array([points[r] for r in ids], dtype=float), ids=ids)
+
+
+def refresh_snapshot(*, session: Session, board_id: int,
+                     full: bool = False) -> LeaderboardSnapshot:
     """Recompute the public ranking of a board and store it as a new snapshot.
 
-    Called after a result is stored and on publish/hide/unhide/reference changes. Older
-    snapshots of the board beyond the last few are deleted. The caller commits.
+    Called after a result is stored and on publish/hide/unhide/reference changes. It starts
+    from the board's last snapshot and its ranking state and compares again only what
+    changed; ``full`` (or a missing, older or mismatched state) recomputes everything. Older
+    snapshots of the board beyond the last few are deleted (their states cascade). The caller
+    commits.
     """
     board = session.get(Board, board_id)
     if board is None:
         raise ValueError(f"no leaderboard {board_id}")
     benchmark = session.get(Benchmark, board.benchmark_id, options=Benchmark.without_files())
+    previous = None if full else load_board_state(session, board_id)
+    data, state = compute_snapshot_data(session, board, benchmark, previous)
     snapshot = LeaderboardSnapshot(benchmark_id=board.benchmark_id, board_id=board_id,
-                                   data=compute_snapshot_data(session, board, benchmark))
+                                   data=data)
     session.add(snapshot)
     session.flush()
+    save_board_state(session, snapshot.id, state)  # type: ignore[arg-type]
     old = session.exec(select(LeaderboardSnapshot)
                        .where(LeaderboardSnapshot.board_id == board_id)
                        .order_by(col(LeaderboardSnapshot.id).desc())
@@ -387,7 +506,6 @@ def refresh_snapshot(*, session: Session, board_id: int) -> LeaderboardSnapshot:
         session.delete(row)
     session.flush()
     return snapshot
-
 
 
 def refresh_boards_of(session: Session, benchmark: Benchmark) -> list[Board]:

@@ -1,0 +1,268 @@
+"""Rank intervals and conservative ranks of one metric on one POS, kept up to date one
+result at a time.
+
+A :class:`RankState` holds, for every system of a board (identified by its result id), what
+the ranking needs: its point estimate, the bounds of its *residual* resampled values (each
+resample's value minus a shared shift), its Holm family's p-values that can matter, and its
+95% rank interval. :func:`build` computes it for a whole board; :meth:`RankState.add` and
+:meth:`RankState.remove` change one system and compare it only with the systems whose
+residual bounds overlap its own. Both give the same numbers (``tests/scoring``).
+
+Why the residual bounds suffice: subtracting the same number from every system in a
+resample changes no pairwise outcome, so a system whose lowest residual exceeds another's
+highest beats it in every resample (P = 1, p = 0) and is above it in every resample's
+ranking. Only overlapping systems need the resample-by-resample comparison. The shift is
+any fixed per-resample vector (:func:`build` takes the mean over systems); results do not
+depend on it.
+
+Conservative rank (scoring spec, section 6; :mod:`leaderboard.scoring.significance`): 1 +
+the Holm rejections among the systems with a higher point estimate. Only p-values below
+ALPHA can be rejected, so a system keeps the count of its zeros and the sorted integer
+numerators q (p = q / B) of the others below ALPHA.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from leaderboard.scoring.bootstrap import INTERVAL_PERCENTILES
+from leaderboard.scoring.significance import ALPHA, beat_q, holm_count
+
+#: Reads the resampled values (rows in the order of the ids) of systems already in a state.
+Fetch = Callable[[list[int]], np.ndarray]
+
+
+def ranking_values(values: np.ndarray) -> np.ndarray:
+    """Resampled values as the ranking compares them: a missing value (NaN) ranks last."""
+    values = np.asarray(values, dtype=float)
+    return np.where(np.isnan(values), -np.inf, values)
+
+
+def residual_bounds(values: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of each row of ``values - shift``; a row with a non-finite value gets
+    (-inf, inf): it is always compared resample by resample."""
+    residual = values - shift
+    finite = np.isfinite(residual).all(axis=-1)
+    low = np.where(finite, residual.min(axis=-1, initial=np.inf), -np.inf)
+    high = np.where(finite, residual.max(axis=-1, initial=-np.inf), np.inf)
+    return low, high
+
+
+def rank_bounds(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """95% interval of each row of per-resample ranks (lower and higher order statistics)."""
+    lo = np.percentile(ranks, INTERVAL_PERCENTILES[0], axis=1, method="lower")
+    hi = np.percentile(ranks, INTERVAL_PERCENTILES[1], axis=1, method="higher")
+    return lo.astype(int), hi.astype(int)
+
+
+def resample_ranks(values: np.ndarray) -> np.ndarray:
+    """Per-resample rank of every row of ``values`` (1 + rows strictly higher)."""
+    m, b = values.shape
+    ranks = np.empty((m, b), dtype=np.int32)
+    for j in range(b):
+        column = values[:, j]
+        ranks[:, j] = 1 + (m - np.searchsorted(np.sort(column), column, side="right"))
+    return ranks
+
+
+@dataclass
+class RankState:
+    """What the ranking keeps for one (metric, POS): see the module docstring."""
+
+    b: int
+    shift: np.ndarray
+    ids: list[int] = field(default_factory=list)
+    points: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    low: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    high: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    zeros: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    nears: list[np.ndarray] = field(default_factory=list)
+    rank_lo: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    rank_hi: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+    # -- reading ---------------------------------------------------------------------------
+    def conservative(self) -> np.ndarray:
+        """1 + Holm rejections per system, in state order."""
+        family = len(self.points) - np.searchsorted(np.sort(self.points), self.points,
+                                                    side="right")
+        out = 1 + self.zeros.astype(int)
+        for i, near in enumerate(self.nears):
+            if near.size:
+                out[i] = 1 + holm_count(int(family[i]), int(self.zeros[i]), near, self.b)
+        return out
+
+    def index(self) -> dict[int, int]:
+        return {rid: i for i, rid in enumerate(self.ids)}
+
+    # -- changing --------------------------------------------------------------------------
+    def _overlapping(self, low: float, high: float) -> np.ndarray:
+        return np.flatnonzero(~((self.low > high) | (self.high < low)))
+
+    def _family_change(self, values: np.ndarray, point: float, low: float, high: float,
+                       fetch: Fetch, sign: int) -> None:
+        """Add (sign 1) or take away (-1) a system's p-value from the families of the
+        systems below it."""
+        below = np.flatnonzero(self.points < point)
+        if below.size == 0:
+            return
+        sure = below[low > self.high[below]]
+        self.zeros[sure] += sign
+        unsure = below[~(low > self.high[below])]
+        unsure = unsure[~(high < self.low[unsure])]  # certified below: p = 1, nothing kept
+        if unsure.size == 0:
+            return
+        rows = ranking_values(fetch([self.ids[j] for j in unsure]))
+        q = beat_q(np.broadcast_to(values, rows.shape), rows)
+        for j, qj in zip(unsure, q, strict=True):
+            if qj == 0:
+                self.zeros[j] += sign
+            elif qj > 0 and qj / self.b < ALPHA:
+                near = self.nears[j]
+                if sign > 0:
+                    self.nears[j] = np.insert(near, np.searchsorted(near, qj), qj)
+                else:
+                    self.nears[j] = np.delete(near, np.searchsorted(near, qj))
+
+    def remove(self, rid: int, values: np.ndarray, fetch: Fetch) -> tuple[float, float]:
+        """Take system ``rid`` (resampled ``values``) out; returns its residual bounds."""
+        values = ranking_values(values)
+        i = self.ids.index(rid)
+        point, low, high = self.points[i], self.low[i], self.high[i]
+        self._drop(i)
+        self._family_change(values, point, low, high, fetch, -1)
+        return float(low), float(high)
+
+    def _drop(self, i: int) -> None:
+        del self.ids[i]
+        del self.nears[i]
+        self.points, self.low, self.high, self.zeros, self.rank_lo, self.rank_hi = (
+            np.delete(a, i) for a in (self.points, self.low, self.high, self.zeros,
+                                      self.rank_lo, self.rank_hi))
+
+    def add(self, rid: int, values: np.ndarray, point: float,
+            fetch: Fetch) -> tuple[float, float]:
+        """Put system ``rid`` in; returns its residual bounds. Rank intervals are left to
+        :meth:`settle`."""
+        values = ranking_values(values)
+        low, high = (float(x[0]) for x in residual_bounds(values[None, :], self.shift))
+        family = np.flatnonzero(self.points > point)
+        zeros, nears = 0, np.zeros(0, dtype=int)
+        if family.size:
+            sure = self.low[family] > high
+            zeros = int(sure.sum())
+            unsure = family[~sure]
+            if unsure.size:
+                q = beat_q(ranking_values(fetch([self.ids[j] for j in unsure])), values)
+                zeros += int(np.sum(q == 0))
+                nears = np.sort(q[(q > 0) & (q / self.b < ALPHA)])
+        self._family_change(values, point, low, high, fetch, 1)
+        self.ids.append(rid)
+        self.nears.append(nears)
+        self.points = np.append(self.points, point)
+        self.low, self.high = np.append(self.low, low), np.append(self.high, high)
+        self.zeros = np.append(self.zeros, zeros)
+        self.rank_lo, self.rank_hi = np.append(self.rank_lo, 0), np.append(self.rank_hi, 0)
+        return low, high
+
+    def settle(self, changed: Iterable[tuple[float, float, int]], added: Iterable[int],
+               fetch: Fetch) -> None:
+        """Bring rank intervals up to date after :meth:`add`/:meth:`remove`.
+
+        ``changed`` holds (low, high, +1 added / -1 removed) of every changed system. A
+        system that overlaps none of them moves by the number of changed systems certified
+        above it (+1 per added, -1 per removed) in every resample, so its interval moves by
+        that much. The others, and the added ones, are re-ranked on the resamples of the
+        systems that can overlap them.
+        """
+        changed = list(changed)
+        index = self.index()
+        window = np.zeros(len(self.ids), dtype=bool)
+        window[[index[rid] for rid in added if rid in index]] = True
+        delta = np.zeros(len(self.ids), dtype=int)
+        for low, high, sign in changed:
+            window |= ~((self.low > high) | (self.high < low))
+            delta += sign * (low > self.high)
+        steady = ~window
+        self.rank_lo[steady] += delta[steady]
+        self.rank_hi[steady] += delta[steady]
+        rows = np.flatnonzero(window)
+        if rows.size:
+            self._rerank(rows, fetch)
+
+    def _rerank(self, rows: np.ndarray, fetch: Fetch) -> None:
+        hull_low, hull_high = self.low[rows].min(), self.high[rows].max()
+        near = np.flatnonzero(~((self.low > hull_high) | (self.high < hull_low)))
+        far_low = np.sort(np.delete(self.low, near))
+        # Systems outside the hull are certified above or below every re-ranked one.
+        above = len(far_low) - np.searchsorted(far_low, self.high[rows], side="right")
+        values = ranking_values(fetch([self.ids[j] for j in near]))
+        position = {j: n for n, j in enumerate(near)}
+        own = values[[position[j] for j in rows]]
+        ordered = np.sort(values, axis=0)
+        ranks = np.empty(own.shape, dtype=np.int32)
+        m = len(near)
+        for b in range(self.b):
+            ranks[:, b] = m - np.searchsorted(ordered[:, b], own[:, b], side="right")
+        ranks += (1 + above)[:, None]
+        self.rank_lo[rows], self.rank_hi[rows] = rank_bounds(ranks)
+
+    # -- storing ---------------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        lengths = np.array([len(n) for n in self.nears], dtype=np.int64)
+        flat = np.concatenate(self.nears) if self.nears else np.zeros(0, dtype=int)
+        buffer = io.BytesIO()
+        np.savez(buffer, b=self.b, shift=self.shift, ids=np.array(self.ids, dtype=np.int64),
+                 points=self.points, low=self.low, high=self.high, zeros=self.zeros,
+                 near_lengths=lengths, nears=flat.astype(np.int64), rank_lo=self.rank_lo,
+                 rank_hi=self.rank_hi)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> RankState:
+        with np.load(io.BytesIO(blob)) as z:
+            splits = np.cumsum(z["near_lengths"])[:-1] if len(z["near_lengths"]) else []
+            nears = list(np.split(z["nears"], splits)) if len(z["near_lengths"]) else []
+            return cls(b=int(z["b"]), shift=z["shift"], ids=[int(x) for x in z["ids"]],
+                       points=z["points"], low=z["low"], high=z["high"],
+                       zeros=z["zeros"].astype(int), nears=nears,
+                       rank_lo=z["rank_lo"].astype(int), rank_hi=z["rank_hi"].astype(int))
+
+
+def build(values: np.ndarray, points: np.ndarray, ids: list[int] | None = None) -> RankState:
+    """The state of a whole board at once: ``values`` (m, B) on the shared resamples."""
+    values = ranking_values(values)
+    m, b = values.shape
+    finite = np.isfinite(values).all(axis=0)
+    shift = np.where(finite, values.mean(axis=0) if m else 0.0, 0.0) if m else np.zeros(b)
+    low, high = residual_bounds(values, shift)
+    zeros = np.zeros(m, dtype=int)
+    nears = [np.zeros(0, dtype=int) for _ in range(m)]
+    for i in range(m):
+        family = np.flatnonzero(points > points[i])
+        if family.size == 0:
+            continue
+        sure = low[family] > high[i]
+        zeros[i] = int(sure.sum())
+        unsure = family[~sure]
+        if unsure.size:
+            q = beat_q(values[unsure], values[i])
+            zeros[i] += int(np.sum(q == 0))
+            nears[i] = np.sort(q[(q > 0) & (q / b < ALPHA)])
+    rank_lo, rank_hi = rank_bounds(resample_ranks(values)) if m else (np.zeros(0, int),) * 2
+    return RankState(b=b, shift=shift, ids=list(ids if ids is not None else range(m)),
+                     points=np.asarray(points, dtype=float), low=low, high=high, zeros=zeros,
+                     nears=nears, rank_lo=rank_lo, rank_hi=rank_hi)
+
+
+def conservative_ranks(values: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """1 + the number of systems significantly better than each one, Holm-adjusted.
+
+    ``values`` is (m, B) on the shared resamples, ``points`` the point estimates. For system
+    i the family is every system with a higher point estimate; system j counts when it beats
+    i in more than half of the resamples and survives Holm's procedure over that family.
+    """
+    return build(values, points).conservative()

@@ -1,0 +1,65 @@
+"""The ranking state kept beside each snapshot (:class:`~leaderboard.models.RankingState`):
+one :class:`~leaderboard.scoring.rank_state.RankState` per ranked metric and POS, the
+results it covers and what they were resampled with. The next refresh updates it instead of
+comparing every pair of systems again."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlmodel import Session, col, select
+
+from leaderboard.models import LeaderboardSnapshot, RankingState
+from leaderboard.scoring.rank_state import RankState
+
+
+@dataclass
+class BoardState:
+    """``meta`` says what the states are valid for (snapshot format, resampling signature,
+    view set); ``members`` are the result ids they rank; ``data`` is the snapshot's JSON."""
+
+    meta: dict[str, Any]
+    states: dict[str, RankState]
+    members: list[int] = field(default_factory=list)
+    data: dict[str, Any] | None = None
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        arrays = {f"state:{name}": np.frombuffer(state.to_bytes(), dtype=np.uint8)
+                  for name, state in self.states.items()}
+        np.savez(buffer, meta=np.array(json.dumps(self.meta)),
+                 members=np.array(self.members, dtype=np.int64), **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, blob: bytes, data: dict[str, Any] | None = None) -> BoardState:
+        with np.load(io.BytesIO(blob)) as z:
+            states = {name.removeprefix("state:"): RankState.from_bytes(z[name].tobytes())
+                      for name in z.files if name.startswith("state:")}
+            return cls(meta=json.loads(str(z["meta"])), states=states,
+                       members=[int(x) for x in z["members"]], data=data)
+
+
+def load_board_state(session: Session, board_id: int) -> BoardState | None:
+    """The state of the board's latest snapshot, with that snapshot's data (None if absent)."""
+    row = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.data)
+                       .where(LeaderboardSnapshot.board_id == board_id)
+                       .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
+    if row is None:
+        return None
+    blob = session.exec(select(RankingState.data)
+                        .where(RankingState.snapshot_id == row[0])).first()
+    if blob is None:
+        return None
+    try:
+        return BoardState.from_bytes(blob, data=row[1])
+    except Exception:  # an unreadable state only costs a full refresh
+        return None
+
+
+def save_board_state(session: Session, snapshot_id: int, state: BoardState) -> None:
+    session.add(RankingState(snapshot_id=snapshot_id, data=state.to_bytes()))
