@@ -315,8 +315,9 @@ class ResultResamples(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     result_id: int = Field(foreign_key="result.id", index=True)
     pos: str = Field(max_length=8)
-    keys: list[str] = Field(default_factory=list, sa_column=Column(JSON))
-    # float64 array (len(keys), B), C order.
+    # Metric keys of the rows, comma-separated (a plain string: read thousands at a time).
+    keys: str = Field(max_length=1000)
+    # float64 array (number of keys, B), C order.
     values: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 from flask.cli import with_appcontext
+from sqlmodel import col, select
 
 from leaderboard.db import get_engine, session_scope
-from leaderboard.models import Phase, Release, Submission, Track
+from leaderboard.models import Board, Phase, Release, Submission, Track
 from leaderboard.scoring import WordNetMissing
 from leaderboard.services.catalog.benchmarks import find_benchmark
 from leaderboard.services.catalog.boards import (
@@ -113,6 +114,32 @@ def set_release_command(slug: str, policy: str) -> None:
         session.commit()
         click.echo(f"{slug}: release {policy}"
                    + (f"; {released} held submission(s) released" if released else ""))
+
+
+@board_group.command("rebuild")
+@click.argument("slugs", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every leaderboard.")
+@with_appcontext
+def rebuild_command(slugs: tuple[str, ...], every: bool) -> None:
+    """Recompute the ranking of SLUGS from nothing (not from the last snapshot's state).
+
+    Refreshes are incremental: a new result is compared only with the systems it can
+    overlap. This full rebuild gives the same snapshot; use it after restoring a backup or
+    when a state is in doubt."""
+    import time
+
+    with session_scope(get_engine()) as session:
+        boards = (session.exec(select(Board).order_by(col(Board.id))).all() if every
+                  else [_board(session, slug) for slug in slugs])
+        if not boards:
+            raise click.UsageError("name at least one leaderboard, or --all")
+        for board in boards:
+            start = time.perf_counter()
+            snapshot = refresh_snapshot(session=session, board_id=board.id,  # type: ignore[arg-type]
+                                        full=True)
+            session.commit()
+            click.echo(f"{board.slug}: {len(snapshot.data['systems'])} system(s) ranked "
+                       f"from nothing in {time.perf_counter() - start:.1f} s")
 
 
 @board_group.command("release")

@@ -108,3 +108,28 @@ def test_incremental_refresh_equals_a_full_one(session, seed):
                                                   strict=True))
     assert any(c > 1 for c in ranks["conservative"])  # some systems are significantly better
     assert session.exec(select(RankingState)).all()  # the state is kept beside the snapshot
+
+
+def test_board_rebuild_command_gives_the_incremental_snapshot(runner, session):
+    rng = np.random.default_rng(7)
+    board = _board(session)
+    team = Team(name="Team A")
+    session.add(team)
+    session.flush()
+    for i in range(10):
+        add_result(session, board, team_id=team.id, name=f"S{i}", skill=rng.uniform(0.3, 0.6),
+                   rng=rng, n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
+    session.commit()
+    refresh_snapshot(session=session, board_id=board.id)
+    add_result(session, board, team_id=team.id, name="S10", skill=0.5, rng=rng,
+               n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
+    session.commit()
+    incremental = refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    result = runner.invoke(args=["board", "rebuild", board.slug])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"{board.slug}: 11 system(s) ranked from nothing in ")
+    session.expire_all()
+    rebuilt = load_board_state(session, board.id)
+    assert _without_time(rebuilt.data) == _without_time(incremental.data)
+    assert runner.invoke(args=["board", "rebuild"]).exit_code == 2  # names nothing

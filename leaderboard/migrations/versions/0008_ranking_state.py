@@ -25,7 +25,7 @@ def upgrade() -> None:
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("result_id", sa.Integer(), nullable=False),
         sa.Column("pos", sqlmodel.sql.sqltypes.AutoString(length=8), nullable=False),
-        sa.Column("keys", sa.JSON(), nullable=True),
+        sa.Column("keys", sqlmodel.sql.sqltypes.AutoString(length=1000), nullable=False),
         sa.Column("values", sa.LargeBinary(), nullable=False),
         sa.ForeignKeyConstraint(["result_id"], ["result.id"]),
         sa.PrimaryKeyConstraint("id"),

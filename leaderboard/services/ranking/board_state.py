@@ -44,22 +44,37 @@ class BoardState:
                        members=[int(x) for x in z["members"]], data=data)
 
 
+#: The data of the last snapshot this process wrote per board, by snapshot id: the next
+#: refresh in the same worker need not read and parse it again (megabytes of JSON). Data is
+#: never changed once made; states are always read from their bytes.
+_LAST_WRITTEN: dict[int, tuple[tuple[int, Any], dict[str, Any]]] = {}
+
+
 def load_board_state(session: Session, board_id: int) -> BoardState | None:
     """The state of the board's latest snapshot, with that snapshot's data (None if absent)."""
-    row = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.data)
+    row = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.created_at)
                        .where(LeaderboardSnapshot.board_id == board_id)
                        .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
     if row is None:
         return None
+    latest = row[0]
     blob = session.exec(select(RankingState.data)
-                        .where(RankingState.snapshot_id == row[0])).first()
+                        .where(RankingState.snapshot_id == latest)).first()
     if blob is None:
         return None
+    written = _LAST_WRITTEN.get(board_id)
+    # (id, created_at): a rolled-back snapshot's id may be given again by SQLite.
+    data = (written[1] if written and written[0] == tuple(row) else
+            session.exec(select(LeaderboardSnapshot.data)
+                         .where(LeaderboardSnapshot.id == latest)).one())
     try:
-        return BoardState.from_bytes(blob, data=row[1])
+        return BoardState.from_bytes(blob, data=data)
     except Exception:  # an unreadable state only costs a full refresh
         return None
 
 
-def save_board_state(session: Session, snapshot_id: int, state: BoardState) -> None:
-    session.add(RankingState(snapshot_id=snapshot_id, data=state.to_bytes()))
+def save_board_state(session: Session, snapshot: LeaderboardSnapshot,
+                     state: BoardState) -> None:
+    session.add(RankingState(snapshot_id=snapshot.id, data=state.to_bytes()))
+    if state.data is not None:
+        _LAST_WRITTEN[snapshot.board_id] = ((snapshot.id, snapshot.created_at), state.data)

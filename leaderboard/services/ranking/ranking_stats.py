@@ -33,9 +33,19 @@ def rank_interval_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lo.astype(int), hi.astype(int)
 
 
-def order_by_points(points: np.ndarray, tiebreak: list) -> list[int]:
-    """Indices best first: descending point estimate, then ``tiebreak`` ascending."""
-    return sorted(range(len(points)), key=lambda i: (-points[i], tiebreak[i]))
+def order_by_points(points: np.ndarray, tiebreak: list | np.ndarray) -> list[int]:
+    """Indices best first: descending point estimate, then ``tiebreak`` ascending (values,
+    or their ranks as an integer array: :func:`tiebreak_ranks`)."""
+    if not isinstance(tiebreak, np.ndarray):
+        tiebreak = tiebreak_ranks(tiebreak)
+    return np.lexsort((tiebreak, -np.asarray(points, dtype=float))).tolist()
+
+
+def tiebreak_ranks(tiebreak: list) -> np.ndarray:
+    """Position of each value of ``tiebreak`` in ascending order (ties keep list order)."""
+    ranks = np.empty(len(tiebreak), dtype=np.int64)
+    ranks[sorted(range(len(tiebreak)), key=tiebreak.__getitem__)] = np.arange(len(tiebreak))
+    return ranks
 
 
 def neighbour_p_values(values: np.ndarray, order: list[int],

@@ -45,7 +45,7 @@ def store_for_result(session: Session, result_id: int, stats: TargetStats,
         if not values or next(iter(values.values())).size == 0:
             continue
         block = np.vstack([values[k] for k in keys]).astype(np.float64)
-        session.add(ResultResamples(result_id=result_id, pos=pos_name(pos), keys=keys,
+        session.add(ResultResamples(result_id=result_id, pos=pos_name(pos), keys=",".join(keys),
                                     values=block.tobytes()))
 
 
@@ -60,7 +60,7 @@ class Resamples:
         self.cached_keys = list(cached_keys)
         self.kept_keys = set(kept_keys) | set(self.cached_keys)
         self._values: dict[tuple[int, str], dict[str, np.ndarray]] = {}
-        self._computed: set[tuple[int, str]] = set()
+        self._stats: dict[int, TargetStats] = {}
         self.reads = 0
         self.computed = 0
 
@@ -95,9 +95,10 @@ class Resamples:
         return {}
 
     def forget(self) -> None:
-        """Drop memoized values (between POS blocks of a full refresh: bounded memory)."""
+        """Drop memoized values and statistics (between POS blocks of a full refresh: bounded
+        memory; an incremental one keeps its few)."""
         self._values.clear()
-        self._computed.clear()
+        self._stats.clear()
 
     def rows(self, rids: list[int], pos: str | None, key: str) -> np.ndarray:
         """(len(rids), B) values of ``key``, in the order of ``rids``."""
@@ -118,6 +119,7 @@ class Resamples:
                            ResultResamples.values)
                     .where(col(ResultResamples.result_id).in_(chunk),
                            ResultResamples.pos == name)).all():
+                keys = keys.split(",")
                 if not set(self.cached_keys) <= set(keys):
                     continue  # written for other headlines: computed again below
                 block = np.frombuffer(blob, dtype=np.float64).reshape(len(keys), -1)
@@ -129,20 +131,22 @@ class Resamples:
         name = pos_name(pos)
         for start in range(0, len(rids), BATCH):
             chunk = rids[start:start + BATCH]
-            blobs = dict(self.session.exec(select(Result.id, Result.target_stats)
-                                           .where(col(Result.id).in_(chunk))).all())
+            unread = [r for r in chunk if r not in self._stats]
+            if unread:
+                for rid, blob in self.session.exec(select(Result.id, Result.target_stats)
+                                                   .where(col(Result.id).in_(unread))).all():
+                    self._stats[rid] = TargetStats.from_bytes(blob)
             have = set(self.session.exec(select(ResultResamples.result_id)
                                          .where(col(ResultResamples.result_id).in_(chunk),
                                                 ResultResamples.pos == name)).all())
             for rid in chunk:
-                stats = TargetStats.from_bytes(blobs[rid])
-                values = system_values(stats, pos)
+                values = system_values(self._stats[rid], pos)
                 self._values[(rid, name)] = {k: v for k, v in values.items()
                                              if k in self.kept_keys}
                 self.computed += 1
                 if rid not in have and self.cached_keys:
                     block = np.vstack([values[k] for k in self.cached_keys])
                     self.session.add(ResultResamples(result_id=rid, pos=name,
-                                                     keys=self.cached_keys,
+                                                     keys=",".join(self.cached_keys),
                                                      values=block.tobytes()))
             self.session.flush()

@@ -69,13 +69,15 @@ PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
 
 
-def public_submissions(session: Session,
-                       board_id: int) -> list[tuple[Submission, Result, Team]]:
+def public_submissions(session: Session, board_id: int, *,
+                       numbers: bool = True) -> list[tuple[Submission, Result, Team]]:
     """Public, non-hidden submissions of enabled teams that have a current result.
 
     Selected by the result, not by status: a submission re-queued for re-scoring (queued or
     running again) keeps its previous numbers on the ranking until its new result replaces
-    them. Only ``invalid`` (the new scorer rejects the file) takes it off.
+    them. Only ``invalid`` (the new scorer rejects the file) takes it off. Without
+    ``numbers``, a result's metrics, intervals, per-POS numbers and counts load when first
+    read (an incremental refresh reads them for new results only).
     """
     stmt = (
         select(Submission, Result, Team)
@@ -83,7 +85,9 @@ def public_submissions(session: Session,
         .join(Team, col(Team.id) == col(Submission.team_id))
         .where(Submission.board_id == board_id, *_SHOWN)
         .order_by(col(Submission.created_at), col(Submission.id))
-        .options(defer(Submission.file_bytes), defer(Result.target_stats))
+        .options(defer(Submission.file_bytes), defer(Result.target_stats),
+                 *([] if numbers else [defer(Result.metrics), defer(Result.intervals),
+                                       defer(Result.by_pos), defer(Result.counts)]))
     )
     return list(session.exec(stmt).all())
 
@@ -219,15 +223,23 @@ def _signature(result: Result) -> tuple[str, int, int]:
     return (result.split_checksum, result.bootstrap_seed, result.bootstrap_samples)
 
 
-def _system_entry(sub: Submission, result: Result, team: Team) -> dict[str, Any]:
-    return {
+def _system_entry(sub: Submission, result: Result, team: Team,
+                  known: dict[str, Any] | None) -> dict[str, Any]:
+    """A system's row; a result's numbers never change, so ``known`` (its row in the last
+    snapshot) gives them without reading them again."""
+    entry = {
         "id": sub.id, "result_id": result.id, "system": sub.system_name, "team": team.name,
         "team_id": team.id, "date": sub.created_at.isoformat(), "description": sub.description,
         "paper_url": sub.paper_url, "code_url": sub.code_url, "file_sha256": sub.file_sha256,
-        "scorer_version": result.scorer_version, "metrics": result.metrics,
-        "intervals": result.intervals, "by_pos": result.by_pos,
-        "coverage": coverage_of(result.counts), "signature": signature_of(result),
-    }
+        "scorer_version": result.scorer_version}
+    numbers = ("metrics", "intervals", "by_pos", "coverage")
+    if known is not None:
+        entry.update((k, known[k]) for k in numbers)
+    else:
+        entry.update(metrics=result.metrics, intervals=result.intervals, by_pos=result.by_pos,
+                     coverage=coverage_of(result.counts))
+    entry["signature"] = signature_of(result)
+    return entry
 
 
 def _points(systems: list[dict[str, Any]], pos: str | None,
@@ -239,30 +251,44 @@ def _points(systems: list[dict[str, Any]], pos: str | None,
     return {k: np.array([value(s, k) for s in systems], dtype=float) for k in keys}
 
 
-def _old_pairs(data: dict[str, Any] | None, name: str, key: str,
-               headline: str | None = None) -> dict[tuple[int, int], float]:
-    """Neighbour p-values of a previous snapshot's block, by result ids: the all-entries
-    block, or the best-per-team block of ``headline``."""
-    if data is None:
-        return {}
-    systems = data["systems"]
-    if headline is None:
-        subset = list(range(len(systems)))
-        ties = data["stats"].get(name, {}).get("ties", {}).get(key)
-    else:
-        entry = data.get("best", {}).get(headline, {})
-        subset = entry.get("members", [])
-        ties = entry.get("stats", {}).get(name, {}).get("ties", {}).get(key)
-    if not ties:
-        return {}
-    chosen = [systems[g] for g in subset]
-    points = _points(chosen, None if name == "all" else name, (key,))[key]
-    order = rs.order_by_points(points, [(s["date"], s["id"]) for s in chosen])
-    return {(chosen[a]["result_id"], chosen[b]["result_id"]): ties[b]
-            for a, b in zip(order, order[1:], strict=False) if ties[b] is not None}
+class _Before:
+    """The previous snapshot's data, read for the neighbour pairs it already compared."""
+
+    def __init__(self, data: dict[str, Any] | None) -> None:
+        self.data = data
+        self._points: dict[str, dict[str, np.ndarray]] = {}
+        systems = data["systems"] if data else []
+        self.tiebreak = rs.tiebreak_ranks([(s["date"], s["id"]) for s in systems])
+
+    def pairs(self, name: str, key: str,
+              headline: str | None = None) -> dict[tuple[int, int], float]:
+        """Neighbour p-values by result ids: of the all-entries block, or of the
+        best-per-team block of ``headline``."""
+        if self.data is None:
+            return {}
+        systems = self.data["systems"]
+        if headline is None:
+            subset = list(range(len(systems)))
+            ties = self.data["stats"].get(name, {}).get("ties", {}).get(key)
+        else:
+            entry = self.data.get("best", {}).get(headline, {})
+            subset = entry.get("members", [])
+            ties = entry.get("stats", {}).get(name, {}).get("ties", {}).get(key)
+        if not ties:
+            return {}
+        if name not in self._points:
+            keys = tuple(self.data["stats"].get(name, {}).get("ties", {}))
+            ranked = tuple(self.data["stats"].get(name, {}).get("ranks", {}))
+            self._points[name] = _points(systems, None if name == "all" else name,
+                                         tuple(dict.fromkeys(keys + ranked)))
+        if key not in self._points[name]:
+            return {}
+        order = rs.order_by_points(self._points[name][key][subset], self.tiebreak[subset])
+        return {(systems[subset[a]]["result_id"], systems[subset[b]]["result_id"]): ties[b]
+                for a, b in zip(order, order[1:], strict=False) if ties[b] is not None}
 
 
-def _ties(points: np.ndarray, tiebreak: list, rids: list[int], members: set[int],
+def _ties(points: np.ndarray, tiebreak: np.ndarray, rids: list[int], members: set[int],
           rows: Callable[[list[int]], np.ndarray],
           known: dict[tuple[int, int], float]) -> list[float | None]:
     """Each system's p-value against the next-better one (:func:`rs.neighbour_p_values`),
@@ -330,11 +356,16 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     """Everything the public pages show about a board, as JSON-ready data, and the ranking
     state a later refresh updates. With ``previous`` (the last snapshot's data and state),
     only what changed is compared again; the result is the same as without it."""
-    rows = public_submissions(session, board.id)  # type: ignore[arg-type]
-    systems = [_system_entry(sub, result, team) for sub, result, team in rows]
+    rows = public_submissions(session, board.id,  # type: ignore[arg-type]
+                              numbers=previous is None)
+    known = ({s["result_id"]: s for s in previous.data["systems"]}
+             if previous is not None and previous.data.get("format") == SNAPSHOT_FORMAT else {})
+    systems = [_system_entry(sub, result, team, known.get(result.id))
+               for sub, result, team in rows]
     rids = [s["result_id"] for s in systems]
     m = len(systems)
     tiebreak = [(s["date"], s["id"]) for s in systems]
+    tiebreak_rank = rs.tiebreak_ranks(tiebreak)
     views = view_set(board.track, benchmark.name)
     shown_keys, ranked_on = displayed(views), headlines(views)
     signatures = Counter(_signature(r) for _, r, _ in rows).most_common(1)
@@ -354,6 +385,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     members = [g for g, r in enumerate(rids) if r in chosen]
     member_set = set(members)
     old_data = previous.data if previous else None
+    before = _Before(old_data)
     pos_targets = (old_data["benchmark"]["pos_targets"] if old_data
                    else source.pos_targets(member_rids[:1]))
     states: dict[str, RankState] = {}
@@ -372,21 +404,21 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
         def rows_of(globals_: list[int], key: str, pos: str | None = pos) -> np.ndarray:
             return source.rows([rids[g] for g in globals_], pos, key)
 
-        where = _Where(pos, points, tiebreak, rids, member_set if resampled else set(),
+        where = _Where(pos, points, tiebreak_rank, rids, member_set if resampled else set(),
                        source, previous, states)
         per_pos[name] = where.block(list(range(m)), "", shown_keys, ranked_on,
-                                    lambda key, name=name: _old_pairs(old_data, name, key))
+                                    lambda key, name=name: before.pairs(name, key))
         for headline in ranked_on:
             subset = best_per_team(systems, overall[headline], tiebreak)
             entry = best.setdefault(headline, {"members": subset, "stats": {}})
             entry["stats"][name] = where.block(
                 subset, f"best:{headline}:", _columns_of(headline, views), (headline,),
-                lambda key, name=name, headline=headline: _old_pairs(old_data, name, key,
-                                                                     headline))
+                lambda key, name=name, headline=headline: before.pairs(name, key, headline))
         if pos is None:
             pairwise = _pairwise(systems, points, rows_of, members if resampled else [],
                                  shown_keys, old_data.get("pairwise", {}) if old_data else {})
-        source.forget()
+        if previous is None:
+            source.forget()
     references, elsewhere = reference_rows(session, board, benchmark)
     resampling = Counter((s["signature"]["seed"], s["signature"]["bootstrap"])
                          for s in systems).most_common(1)
@@ -422,7 +454,7 @@ class _Where:
 
     pos: str | None
     points: dict[str, np.ndarray]
-    tiebreak: list
+    tiebreak: np.ndarray
     rids: list[int]
     members: set[int]
     source: Resamples
@@ -435,7 +467,7 @@ class _Where:
         """Tie p-values (``tie_keys``) and ranks (``rank_keys``) over the systems ``subset``;
         lists are indexed like ``subset``."""
         rids = [self.rids[g] for g in subset]
-        tiebreak = [self.tiebreak[g] for g in subset]
+        tiebreak = self.tiebreak[subset]
         inside = [n for n, g in enumerate(subset) if g in self.members]
         block: dict[str, Any] = {"ties": {}, "ranks": {}}
         for key in tie_keys:
@@ -497,7 +529,7 @@ def refresh_snapshot(*, session: Session, board_id: int,
                                    data=data)
     session.add(snapshot)
     session.flush()
-    save_board_state(session, snapshot.id, state)  # type: ignore[arg-type]
+    save_board_state(session, snapshot, state)
     old = session.exec(select(LeaderboardSnapshot)
                        .where(LeaderboardSnapshot.board_id == board_id)
                        .order_by(col(LeaderboardSnapshot.id).desc())
