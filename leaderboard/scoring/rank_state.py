@@ -62,11 +62,12 @@ def rank_bounds(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def resample_ranks(values: np.ndarray) -> np.ndarray:
     """Per-resample rank of every row of ``values`` (1 + rows strictly higher)."""
     m, b = values.shape
-    ranks = np.empty((m, b), dtype=np.int32)
+    columns = np.ascontiguousarray(values.T)
+    ordered = np.sort(columns, axis=1)
+    ranks = np.empty((b, m), dtype=np.int32)
     for j in range(b):
-        column = values[:, j]
-        ranks[:, j] = 1 + (m - np.searchsorted(np.sort(column), column, side="right"))
-    return ranks
+        ranks[j] = 1 + (m - np.searchsorted(ordered[j], columns[j], side="right"))
+    return ranks.T
 
 
 @dataclass
@@ -202,11 +203,13 @@ class RankState:
         values = ranking_values(fetch([self.ids[j] for j in near]))
         position = {j: n for n, j in enumerate(near)}
         own = values[[position[j] for j in rows]]
-        ordered = np.sort(values, axis=0)
-        ranks = np.empty(own.shape, dtype=np.int32)
+        # Resamples as contiguous rows: searchsorted on a strided column would copy it.
+        ordered, queries = np.sort(values.T, axis=1), np.ascontiguousarray(own.T)
+        ranks = np.empty(queries.shape, dtype=np.int32)
         m = len(near)
         for b in range(self.b):
-            ranks[:, b] = m - np.searchsorted(ordered[:, b], own[:, b], side="right")
+            ranks[b] = m - np.searchsorted(ordered[b], queries[b], side="right")
+        ranks = ranks.T
         ranks += (1 + above)[:, None]
         self.rank_lo[rows], self.rank_hi[rows] = rank_bounds(ranks)
 
