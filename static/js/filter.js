@@ -5,6 +5,9 @@
   var input = document.getElementById("filter-q");
   var body = document.getElementById("systems");
   if (!input || !body) { return; }
+  // A page of a larger board: the form filters all of its rows on the server.
+  var table = document.getElementById("ranking");
+  if (table && table.getAttribute("data-paged") === "true") { return; }
   var status = document.getElementById("sort-status");
   function apply() {
     var needle = input.value.trim().toLowerCase();

@@ -6,6 +6,8 @@
   var table = document.getElementById("ranking");
   var body = document.getElementById("systems");
   if (!table || !body || !window.URL || !window.history) { return; }
+  // A page of a larger board: only the server can sort all of its rows.
+  if (table.getAttribute("data-paged") === "true") { return; }
   // Header cells that sort, with their column index in the body rows (data-col: the head
   // has two rows in the grouped "All metrics" view, so positions do not match).
   var headers = Array.prototype.slice.call(table.tHead.querySelectorAll("th[data-col]"));

@@ -25,7 +25,9 @@ from leaderboard.services.ranking.metric_info import view_set
 from leaderboard.services.ranking.ranking_table import (
     BadQuery,
     RankingTable,
+    page_of,
     parse_entries,
+    parse_html_page,
     parse_q,
     parse_query,
 )
@@ -161,13 +163,15 @@ def personal_page() -> bool:
 
 def ranking_response(board_id: int, kind: str,
                      render: Callable[[RankingTable], bytes | str], mimetype: str,
-                     *, shared: bool = True, extra: tuple = ()) -> Response:
+                     *, shared: bool = True, extra: tuple = (),
+                     paged: bool = False) -> Response:
     """The ranking in some form (page, export, API JSON) for the request's query, rendered
     once per snapshot and query and then served from memory as bytes, with an ETag and
     Last-Modified so clients revalidate with a 304. Raises :class:`BadQuery`.
 
     ``shared=False`` (a personal page) renders without the body cache and without validators.
     ``extra`` is more of the cache key: what else the body shows (the board bar's boards).
+    ``paged``: one page of :data:`HTML_PAGE_SIZE` rows (``?page=``), the HTML page's way.
     """
     args = request.args
     view, pos, sort = args.get("view"), args.get("pos"), args.get("sort")
@@ -175,18 +179,20 @@ def ranking_response(board_id: int, kind: str,
     board = get_session().get(Board, board_id)
     parsed = parse_query(view, pos, sort, direction, board_views(board) if board else None)
     entries_value, query = parse_entries(entries), parse_q(q)
+    page = parse_html_page(args.get("page")) if paged else None
     ref = latest_snapshot(get_session(), board_id)
 
     def build() -> bytes | str:
-        return render(ranking_rows(session=get_session(), board_id=board_id, view=view,
-                                   pos=pos, sort=sort, direction=direction, ref=ref,
-                                   entries=entries_value, q=query))
+        table = ranking_rows(session=get_session(), board_id=board_id, view=view, pos=pos,
+                             sort=sort, direction=direction, ref=ref, entries=entries_value,
+                             q=query)
+        return render(table if page is None else page_of(table, page))
 
     if not shared:
         response = Response(build(), mimetype=mimetype)
         response.headers["Cache-Control"] = "private, no-cache"
         return response
-    variant = (parsed[0].key, parsed[1], parsed[2], parsed[3], entries_value, query,
+    variant = (parsed[0].key, parsed[1], parsed[2], parsed[3], entries_value, query, page,
                request.script_root, *extra)
     entry = cached_body(ref, kind, variant, build)
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")

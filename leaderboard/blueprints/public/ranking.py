@@ -41,7 +41,8 @@ def _context() -> dict:
 
 @bp.get("/")
 def ranking():
-    """The ranking (home page): ?view=, ?pos=, ?sort=, ?dir= (400 on unknown values).
+    """The ranking (home page): ?view=, ?pos=, ?sort=, ?dir=, ?entries=, ?q=, ?page=
+    (100 rows a page; 400 on unknown values).
 
     Served from the per-snapshot page cache (see ``ranking_response``) unless personal."""
     board = current_board()
@@ -51,7 +52,7 @@ def ranking():
         return ranking_response(
             board.id, "ranking.html",
             lambda table: render_template("public/ranking.html", table=table, **_context()),
-            "text/html", shared=not personal_page(), extra=boards_signature())
+            "text/html", shared=not personal_page(), extra=boards_signature(), paged=True)
     except BadQuery as exc:
         abort(400, description=str(exc))
 

@@ -102,7 +102,7 @@ def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
               headline_label: str) -> Markup:
     """The systems' ``<tr>`` elements, cached per (snapshot, view, POS, sort, direction)."""
     key = (table.snapshot_id, table.generated_at, table.view.key, table.pos, table.sort,
-           table.direction, table.entries, table.query, sys_base, team_base)
+           table.direction, table.entries, table.query, table.page, sys_base, team_base)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached

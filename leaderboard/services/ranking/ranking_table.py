@@ -5,7 +5,7 @@ No database access here: everything comes from ``LeaderboardSnapshot.data``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from leaderboard.scoring.significance import significant
@@ -61,6 +61,21 @@ class RankingTable:
     n_systems: int = 0
     #: The board's snapshot is being computed by a worker (nothing to show yet).
     updating: bool = False
+    #: The ranking page shows HTML_PAGE_SIZE rows at a time (:func:`page_of`): which page,
+    #: how many, and how many rows match in all (``rows`` holds the page's only).
+    page: int = 1
+    pages: int = 1
+    matching: int | None = None
+
+    @property
+    def total_rows(self) -> int:
+        """Rows that match the query on every page."""
+        return len(self.rows) if self.matching is None else self.matching
+
+    @property
+    def first_row(self) -> int:
+        """1-based position of the page's first row."""
+        return (self.page - 1) * HTML_PAGE_SIZE + 1
 
     @property
     def human_defined(self) -> bool:
@@ -108,6 +123,8 @@ def _row_json(row: dict[str, Any], row_type: str) -> dict[str, Any]:
     return out
 
 
+#: Rows per page of the ranking page (sort, filter and POS apply to the whole board first).
+HTML_PAGE_SIZE = 100
 API_PER_PAGE = 100
 API_MAX_PER_PAGE = 1000
 
@@ -132,6 +149,34 @@ def paged(doc: dict[str, Any], page: int, per_page: int) -> dict[str, Any]:
     start = (page - 1) * per_page
     return {**doc, "rows": doc["rows"][start:start + per_page], "total_rows": total,
             "page": page, "per_page": per_page, "pages": max(1, -(-total // per_page))}
+
+
+def parse_html_page(page: str | None) -> int:
+    """The ranking page's ``?page=`` (1 when absent); BadQuery unless a whole number >= 1."""
+    if page in (None, ""):
+        return 1
+    if not page.isdigit() or int(page) < 1 or len(page) > 9:
+        raise BadQuery("page must be a whole number from 1")
+    return int(page)
+
+
+def page_of(table: RankingTable, page: int) -> RankingTable:
+    """The rows of one page of ``table``; BadQuery past the last page. Reported rows placed
+    among this page's rows keep their place; the others join the folded group."""
+    size = HTML_PAGE_SIZE
+    pages = max(1, -(-len(table.rows) // size))
+    if page > pages:
+        raise BadQuery(f"page {page} is past the last page ({pages})")
+    start = (page - 1) * size
+    end = start + size
+    reported = []
+    for row in table.reported:
+        place = row.get("place")
+        inside = place is not None and start <= place <= min(end, len(table.rows)) and (
+            place < end or page == pages)
+        reported.append({**row, "place": place - start if inside else None})
+    return replace(table, rows=table.rows[start:end], reported=reported, page=page,
+                   pages=pages, matching=len(table.rows))
 
 
 def parse_entries(entries: str | None) -> str:

@@ -1,0 +1,84 @@
+"""The ranking page at scale: 100 rows a page; sort, filter and POS over the whole board;
+a small board's page has no pager at all."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from leaderboard.demo.synthetic import CHECKSUM, add_result
+from leaderboard.models import Benchmark, Board, Team
+from leaderboard.scoring import SCORER_VERSION
+from leaderboard.services.ranking.snapshots import refresh_snapshot
+
+
+@pytest.fixture
+def big_board(session):
+    """230 public systems of 23 teams (synthetic results, 40 targets, B = 50)."""
+    rng = np.random.default_rng(3)
+    bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
+                      hidden=True, n_targets=40, source_bytes=b"-", prepared_bytes=b"-",
+                      scorer_version=SCORER_VERSION)
+    session.add(bench)
+    session.flush()
+    board = Board(slug="swords-v1.1-test-generative", benchmark_id=bench.id, is_default=True,
+                  release="full")
+    session.add(board)
+    teams = [Team(name=f"Team {i:02d}") for i in range(23)]
+    session.add_all(teams)
+    session.flush()
+    for i in range(230):
+        add_result(session, board, team_id=teams[i % 23].id, name=f"System {i:03d}",
+                   skill=rng.uniform(0.2, 0.9), rng=rng, n_targets=40, bootstrap=50)
+    session.commit()
+    refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    return board
+
+
+def _systems(html: str) -> list[str]:
+    body = html.split('<tbody id="systems">')[1].split("</tbody>")[0]
+    return re.findall(r'<th scope="row"[^>]*data-value="([^"]*)"', body)
+
+
+def test_all_entries_come_100_a_page_in_rank_order(client, big_board):
+    first = client.get("/?entries=all")
+    assert first.status_code == 200
+    html = first.get_data(as_text=True)
+    names = _systems(html)
+    assert len(names) == 100
+    assert 'data-paged="true"' in html
+    assert "Rows 1–100 of 230 · page 1 of 3" in html
+    third = client.get("/?entries=all&page=3").get_data(as_text=True)
+    assert len(_systems(third)) == 30 and "Rows 201–230 of 230 · page 3 of 3" in third
+    second = _systems(client.get("/?entries=all&page=2").get_data(as_text=True))
+    assert not set(names) & set(second) and len(set(names + second + _systems(third))) == 230
+    ranks = [int(r) for r in re.findall(r'<td class="col-rank sticky num" data-value="(\d+)"',
+                                        third)]
+    assert ranks and min(ranks) >= 100  # page 3 holds the bottom of the board
+    assert len(first.data) < 300_000
+
+
+def test_sort_and_filter_apply_to_the_whole_board(client, big_board):
+    by_name = _systems(client.get("/?entries=all&sort=system&dir=asc").get_data(as_text=True))
+    assert by_name[:3] == ["System 000", "System 001", "System 002"]
+    last = _systems(client.get("/?entries=all&sort=system&dir=asc&page=3")
+                    .get_data(as_text=True))
+    assert last[-1] == "System 229"
+    found = client.get("/?entries=all&q=Team+05").get_data(as_text=True)
+    assert sorted(_systems(found)) == [f"System {i:03d}" for i in range(5, 230, 23)]
+    assert "pager" not in found.split("</table>")[1][:200]
+
+
+def test_bad_and_past_the_end_pages_are_refused(client, big_board):
+    assert client.get("/?entries=all&page=4").status_code == 400
+    assert client.get("/?entries=all&page=0").status_code == 400
+    assert client.get("/?entries=all&page=x").status_code == 400
+
+
+def test_a_small_board_has_no_pager(client, big_board):
+    html = client.get("/").get_data(as_text=True)  # best per team: 23 rows
+    assert len(_systems(html)) == 23
+    assert 'id="pager"' not in html and "data-paged" not in html
