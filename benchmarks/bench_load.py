@@ -24,6 +24,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -47,8 +49,8 @@ def seed_database(url: str, instance: str, systems: int) -> None:
     engine = app.extensions["db_engine"]
     create_all(engine)
     with app.app_context(), Session(engine, expire_on_commit=False) as session:
-        bench_id = seed(session, systems)
-        refresh_snapshot(session=session, board_id=bench_id)
+        board = seed(session, systems, 50, np.random.default_rng(42))
+        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
         session.commit()
     engine.dispose()
 

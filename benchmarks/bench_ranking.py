@@ -130,6 +130,7 @@ def main() -> None:
         pages = {"/": "page", "/?entries=all": "page_all", "/?entries=all&page=2": "page_all_2",
                  "/?entries=all&sort=gap&pos=VERB": "page_all_sorted",
                  "/?q=Team+0007&entries=all": "page_q", "/significance": "significance",
+                 "/matrix": "matrix", "/leaderboard.csv?entries=all": "csv_all",
                  f"/api/v1/leaderboards/{SLUG}/ranking": "api"}
         for url, name in pages.items():
             p50, p95, size = timed(client, url, args.requests)

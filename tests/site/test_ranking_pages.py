@@ -82,3 +82,12 @@ def test_a_small_board_has_no_pager(client, big_board):
     html = client.get("/").get_data(as_text=True)  # best per team: 23 rows
     assert len(_systems(html)) == 23
     assert 'id="pager"' not in html and "data-paged" not in html
+
+
+def test_the_matrix_comes_100_rows_a_page(client, big_board):
+    first = client.get("/matrix").get_data(as_text=True)
+    assert first.count('<tr><th scope="row" class="col-system sticky"><a href=') == 100
+    assert "Rows 1–100 of 230 · page 1 of 3" in first
+    third = client.get("/matrix?page=3").get_data(as_text=True)
+    assert third.count('<tr><th scope="row" class="col-system sticky"><a href=') == 30
+    assert client.get("/matrix?page=9").status_code == 400

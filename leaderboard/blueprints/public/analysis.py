@@ -6,7 +6,11 @@ from flask import abort, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
-from leaderboard.blueprints.public.common import current_board, current_views, snapshot_or_empty
+from leaderboard.blueprints.public.common import (
+    current_views,
+    per_snapshot,
+    snapshot_or_empty,
+)
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA, format_p, p_phrase
 from leaderboard.services.ranking import charts
@@ -22,7 +26,6 @@ from leaderboard.services.ranking.metric_info import (
 )
 from leaderboard.services.ranking.pairwise import MAX_TOP, pairwise_table
 from leaderboard.services.ranking.ranking_table import BadQuery
-from leaderboard.services.ranking.snapshot_reader import cached_value, latest_snapshot
 
 
 def _id_arg(name: str) -> int | None:
@@ -76,13 +79,13 @@ def significance():
     track = current_views()
     metric = request.args.get("metric", default_sort(track))
     try:
-        table = _per_snapshot("pairwise", (metric, MAX_TOP),
+        table = per_snapshot("pairwise", (metric, MAX_TOP),
                               lambda: pairwise_table(data, metric))
     except BadQuery as exc:
         abort(400, description=str(exc))
     figure = None
     if len(table["systems"]) > 1:
-        figure = _per_snapshot("significance", (metric,),
+        figure = per_snapshot("significance", (metric,),
                                lambda: charts.to_json(charts.heatmap(table)))
     return render_template("public/significance.html", table=table, figure=figure,
                            metrics=displayed(track), labels=LABELS, format_p=format_p,
@@ -98,18 +101,10 @@ def history():
     view = views.get(request.args.get("view") or default_view(track))
     if view is None:
         abort(400, description=f"view must be one of {', '.join(views)}")
-    figure = _per_snapshot("history", (view.key,),
+    figure = per_snapshot("history", (view.key,),
                            lambda: charts.to_json(charts.history(data, view.headline)))
     return render_template("public/history.html", figure=figure, view=view, views=views,
                            n_systems=len(data.get("systems", [])), labels=LABELS)
-
-
-def _per_snapshot(kind: str, variant: tuple, build):
-    """A chart's JSON built once per snapshot (the page only reads the snapshot)."""
-    board = current_board()
-    if board is None:
-        return build()
-    return cached_value(latest_snapshot(get_session(), board.id), kind, variant, build)
 
 
 def redirect_to_compare(system_id: int, other: int):

@@ -33,6 +33,7 @@ from leaderboard.services.ranking.ranking_table import (
 )
 from leaderboard.services.ranking.snapshot_reader import (
     cached_body,
+    cached_value,
     latest_snapshot,
     ranking_rows,
     snapshot_data,
@@ -205,3 +206,12 @@ def ranking_response(board_id: int, kind: str,
     response.last_modified = ref.created_at
     response.headers["Cache-Control"] = "public, no-cache"
     return response.make_conditional(request)
+
+
+def per_snapshot(kind: str, variant: tuple, build: Callable[[], Any]) -> Any:
+    """Something derived from the shown board's snapshot (a chart's JSON, a grid), built
+    once per snapshot: the page only reads the snapshot."""
+    board = current_board()
+    if board is None:
+        return build()
+    return cached_value(latest_snapshot(get_session(), board.id), kind, variant, build)

@@ -9,6 +9,7 @@ from leaderboard.blueprints.public.common import (
     boards_signature,
     current_board,
     current_views,
+    per_snapshot,
     personal_page,
     ranking_response,
     snapshot_or_empty,
@@ -24,7 +25,12 @@ from leaderboard.services.ranking.metric_info import (
     short_label,
     views_for,
 )
-from leaderboard.services.ranking.ranking_table import BadQuery, build_matrix
+from leaderboard.services.ranking.ranking_table import (
+    BadQuery,
+    build_matrix,
+    matrix_page,
+    parse_html_page,
+)
 
 
 def _track() -> str | None:
@@ -64,7 +70,8 @@ def matrix():
     data = snapshot_or_empty()
     metric = request.args.get("metric", default_sort(current_views()))
     try:
-        grid = build_matrix(data, metric)
+        grid = matrix_page(per_snapshot("matrix", (metric,), lambda: build_matrix(data, metric)),
+                           parse_html_page(request.args.get("page")))
     except BadQuery as exc:
         abort(400, description=str(exc))
     metrics = list(displayed(current_views()))

@@ -64,7 +64,7 @@ def load_board_state(session: Session, board_id: int) -> BoardState | None:
         return None
     written = _LAST_WRITTEN.get(board_id)
     # (id, created_at): a rolled-back snapshot's id may be given again by SQLite.
-    data = (written[1] if written and written[0] == tuple(row) else
+    data = (written[1] if written and written[0] == _stamp(row[0], row[1]) else
             session.exec(select(LeaderboardSnapshot.data)
                          .where(LeaderboardSnapshot.id == latest)).one())
     try:
@@ -77,4 +77,10 @@ def save_board_state(session: Session, snapshot: LeaderboardSnapshot,
                      state: BoardState) -> None:
     session.add(RankingState(snapshot_id=snapshot.id, data=state.to_bytes()))
     if state.data is not None:
-        _LAST_WRITTEN[snapshot.board_id] = ((snapshot.id, snapshot.created_at), state.data)
+        _LAST_WRITTEN[snapshot.board_id] = (_stamp(snapshot.id, snapshot.created_at),
+                                            state.data)
+
+
+def _stamp(snapshot_id: int | None, created_at: Any) -> tuple[int | None, Any]:
+    """(id, creation time without time zone): the database may drop the zone."""
+    return snapshot_id, getattr(created_at, "replace", lambda **_: created_at)(tzinfo=None)

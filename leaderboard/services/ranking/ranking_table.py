@@ -179,6 +179,18 @@ def page_of(table: RankingTable, page: int) -> RankingTable:
                    pages=pages, matching=len(table.rows))
 
 
+def matrix_page(grid: dict[str, Any], page: int) -> dict[str, Any]:
+    """One page of :data:`HTML_PAGE_SIZE` rows of :func:`build_matrix`; BadQuery past the
+    last page."""
+    total = len(grid["rows"])
+    pages = max(1, -(-total // HTML_PAGE_SIZE))
+    if page > pages:
+        raise BadQuery(f"page {page} is past the last page ({pages})")
+    start = (page - 1) * HTML_PAGE_SIZE
+    return {**grid, "rows": grid["rows"][start:start + HTML_PAGE_SIZE], "page": page,
+            "pages": pages, "first_row": start + 1, "total_rows": total}
+
+
 def parse_entries(entries: str | None) -> str:
     """``best`` (one row per team, the default) or ``all``; raises :class:`BadQuery`."""
     value = entries or DEFAULT_ENTRIES

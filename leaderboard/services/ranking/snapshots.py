@@ -63,7 +63,8 @@ log = logging.getLogger(__name__)
 #: 4: reference rows of the board's split only (``references_elsewhere`` names the others).
 #: 5: each system's coverage (answered / empty / missing targets).
 #: 6: each system's signature and the board's (scorer version, split checksum, seed, B).
-#: 7: each system's result id (incremental refresh; pairs and blocks are reused by it).
+#: 7: each system's result id (incremental refresh; pairs and blocks are reused by it),
+#:    and its numbers of the board's shown metrics only.
 SNAPSHOT_FORMAT = 7
 PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
@@ -223,10 +224,11 @@ def _signature(result: Result) -> tuple[str, int, int]:
     return (result.split_checksum, result.bootstrap_seed, result.bootstrap_samples)
 
 
-def _system_entry(sub: Submission, result: Result, team: Team,
-                  known: dict[str, Any] | None) -> dict[str, Any]:
-    """A system's row; a result's numbers never change, so ``known`` (its row in the last
-    snapshot) gives them without reading them again."""
+def _system_entry(sub: Submission, result: Result, team: Team, known: dict[str, Any] | None,
+                  keys: frozenset[str]) -> dict[str, Any]:
+    """A system's row with its numbers of the metrics the board shows (``keys``; every
+    page, export and API answer reads only those); a result's numbers never change, so
+    ``known`` (its row in the last snapshot) gives them without reading them again."""
     entry = {
         "id": sub.id, "result_id": result.id, "system": sub.system_name, "team": team.name,
         "team_id": team.id, "date": sub.created_at.isoformat(), "description": sub.description,
@@ -236,7 +238,12 @@ def _system_entry(sub: Submission, result: Result, team: Team,
     if known is not None:
         entry.update((k, known[k]) for k in numbers)
     else:
-        entry.update(metrics=result.metrics, intervals=result.intervals, by_pos=result.by_pos,
+        def shown(numbers: dict[str, Any] | None) -> dict[str, Any]:
+            return {k: v for k, v in (numbers or {}).items() if k in keys}
+        entry.update(metrics=shown(result.metrics), intervals=shown(result.intervals),
+                     by_pos={pos: {"metrics": shown(block.get("metrics")),
+                                   "intervals": shown(block.get("intervals"))}
+                             for pos, block in (result.by_pos or {}).items()},
                      coverage=coverage_of(result.counts))
     entry["signature"] = signature_of(result)
     return entry
@@ -360,14 +367,15 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
                               numbers=previous is None)
     known = ({s["result_id"]: s for s in previous.data["systems"]}
              if previous is not None and previous.data.get("format") == SNAPSHOT_FORMAT else {})
-    systems = [_system_entry(sub, result, team, known.get(result.id))
+    views = view_set(board.track, benchmark.name)
+    shown_keys, ranked_on = displayed(views), headlines(views)
+    keys = frozenset(shown_keys + ranked_on)
+    systems = [_system_entry(sub, result, team, known.get(result.id), keys)
                for sub, result, team in rows]
     rids = [s["result_id"] for s in systems]
     m = len(systems)
     tiebreak = [(s["date"], s["id"]) for s in systems]
     tiebreak_rank = rs.tiebreak_ranks(tiebreak)
-    views = view_set(board.track, benchmark.name)
-    shown_keys, ranked_on = displayed(views), headlines(views)
     signatures = Counter(_signature(r) for _, r, _ in rows).most_common(1)
     signature = signatures[0][0] if signatures else None
     source = Resamples(session, ranked_on, shown_keys)

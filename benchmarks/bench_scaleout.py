@@ -1,0 +1,223 @@
+"""Scale-out shape: two gunicorn instances and up to four workers on one PostgreSQL and one
+Redis, 500 accepted uploads.
+
+Everything runs as separate processes, as on several machines: a PostgreSQL schema of its
+own on the service at 127.0.0.1:5432 (dropped afterwards), a redis-server of its own on a
+free port (stopped afterwards), two gunicorn instances on two ports with separate instance
+directories, and ``leaderboard worker`` processes. The demo split is the board (release
+full), team A's daily quota is exactly 500.
+
+1. Throughput: three batches of 100 uploads (alternating between the two web instances)
+   are queued with no worker running, then scored by 1, 2 and 4 workers; the time from the
+   workers' start to the last result of the batch.
+2. Quota: 230 more uploads are sent at once (16 client threads, both instances) while four
+   workers score: exactly 200 may be accepted (500 in all), the rest answer 429.
+3. Duplicates: team B sends one file six times at once with one Idempotency-Key, three to
+   each instance: one submission.
+4. Checks from the database: every accepted upload has exactly one current result; then
+   both instances' ranking (API, all entries, 1,000 a page) are compared after the last
+   refresh.
+
+    .venv/bin/python benchmarks/bench_scaleout.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+from bench_bad_inputs import request, seed
+from bench_load import free_port, start_gunicorn, stop
+from ops_harness import LEADERBOARD_BIN, ROOT, RedisServer
+
+sys.path.insert(0, str(ROOT))
+SLUG = "swords-demo-v1-test-generative"
+
+
+def upload(bases: list[str], token: str, tids: list[str], start: int, n: int,
+           threads: int = 16) -> Counter:
+    """``n`` distinct public uploads (numbered from ``start``), alternating between web
+    instances, from ``threads`` client threads; returns the HTTP statuses counted."""
+    def one(i: int) -> int:
+        doc = {"substitutes_lemmatized": False,
+               "substitutes": {t: [[w, float(10 - k)] for k, w in enumerate(
+                   ("fast", "quick", "rapid", "swift", "speedy", f"w{i}", f"x{i % 7}"))]
+                   for t in tids}}
+        status, _ = request(bases[i % len(bases)], "POST", "/api/v1/submissions", token=token,
+                            fields={"name": f"System {i:04d}", "public": "true"},
+                            file=json.dumps(doc).encode())
+        return status
+
+    with ThreadPoolExecutor(threads) as pool:
+        return Counter(pool.map(one, range(start, start + n)))
+
+
+def statuses(engine) -> dict[str, int]:
+    from sqlalchemy import func
+    from sqlmodel import Session, select
+
+    from leaderboard.models import Submission
+    with Session(engine) as session:
+        return dict(session.exec(select(Submission.status, func.count(Submission.id))
+                                 .group_by(Submission.status)).all())
+
+
+def wait_scored(engine, n: int, timeout: float = 900) -> float:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        done = statuses(engine)
+        if sum(done.get(s, 0) for s in ("scored", "invalid", "failed")) >= n:
+            return time.monotonic() - start
+        time.sleep(0.2)
+    raise SystemExit(f"not scored after {timeout:.0f} s: {statuses(engine)}")
+
+
+def workers(env: dict, n: int, tmp: str, redis_url: str) -> list:
+    import subprocess
+
+    from redis import Redis
+    from rq import Worker
+
+    redis = Redis.from_url(redis_url)
+    before = len(Worker.all(connection=redis))
+    procs = [subprocess.Popen([LEADERBOARD_BIN, "worker"], cwd=ROOT,
+                              env=dict(env, LEADERBOARD_INSTANCE_PATH=f"{tmp}/worker-{i}"),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True) for i in range(n)]
+    deadline = time.monotonic() + 120
+    while len(Worker.all(connection=redis)) < before + n:
+        if time.monotonic() > deadline:
+            raise SystemExit("workers did not register")
+        time.sleep(0.2)
+    return procs
+
+
+def ranking(base: str) -> dict:
+    status, _ = request(base, "GET", "/")  # warm
+    import urllib.request
+    with urllib.request.urlopen(f"{base}/api/v1/leaderboards/{SLUG}/ranking?entries=all"
+                                f"&per_page=1000", timeout=30) as response:
+        return json.loads(response.read())
+
+
+def main() -> int:
+    from sqlmodel import Session, select
+
+    from leaderboard.db import make_engine
+    from leaderboard.models import Board, Result, Submission
+    from tests import backends
+
+    if not backends.postgres_available():
+        print(f"SKIPPED: PostgreSQL does not answer at {backends.POSTGRES_URL}")
+        return 0
+    schema, url = backends.new_postgres_schema()
+    redis = RedisServer(free_port())
+    redis.start()
+    webs: list = []
+    procs: list = []
+    out: dict = {"date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count()}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            token_a, token_b, tids = seed(url, f"{tmp}/seed")
+            engine = make_engine(url)
+            with Session(engine) as session:
+                board = session.exec(select(Board)).one()
+                board.release = "full"
+                session.add(board)
+                session.commit()
+            env = dict(os.environ, LEADERBOARD_DATABASE_URL=url,
+                       LEADERBOARD_REDIS_URL=redis.url, LEADERBOARD_SECRET_KEY="bench",
+                       LEADERBOARD_LOG_REQUESTS="0", LEADERBOARD_DAILY_SCORED_QUOTA="500",
+                       LEADERBOARD_TOTAL_SCORED_QUOTA="10000",
+                       LEADERBOARD_DAILY_ATTEMPT_CAP="10000",
+                       LEADERBOARD_API_RATE_LIMIT="1000000 per minute",
+                       WEB_CONCURRENCY="2")
+            ports = [free_port(), free_port()]
+            webs = [start_gunicorn(dict(env, LEADERBOARD_INSTANCE_PATH=f"{tmp}/web-{i}"), p)
+                    for i, p in enumerate(ports)]
+            bases = [f"http://127.0.0.1:{p}" for p in ports]
+            accepted = 0
+            for k, n_workers in enumerate((1, 2, 4)):
+                answers = upload(bases, token_a, tids, accepted, 100)
+                accepted += answers.get(202, 0)
+                started = workers(env, n_workers, tmp, redis.url)
+                took = wait_scored(engine, accepted)
+                out[f"batch_{k + 1}"] = {"workers": n_workers, "uploads": dict(answers),
+                                         "seconds": round(took, 1),
+                                         "results_per_s": round(100 / took, 2)}
+                print(f"100 uploads scored by {n_workers} worker(s): {took:.1f} s "
+                      f"({100 / took:.2f} results/s); answers {dict(answers)}", flush=True)
+                for proc in started:
+                    stop(proc)
+            procs = workers(env, 4, tmp, redis.url)
+            start = time.monotonic()
+            answers = upload(bases, token_a, tids, 300, 230)
+            accepted += answers.get(202, 0)
+            took = wait_scored(engine, accepted)
+            out["quota_burst"] = {"uploads": 230, "answers": dict(answers),
+                                  "seconds_to_all_scored": round(time.monotonic() - start, 1)}
+            print(f"230 uploads at once with 4 workers running: answers {dict(answers)}",
+                  flush=True)
+            barrier = threading.Barrier(6)
+            same = json.dumps({"substitutes": {t: [["fast", 1.0]] for t in tids}}).encode()
+            dup: list[int] = []
+
+            def twin(i: int) -> None:
+                barrier.wait()
+                dup.append(request(bases[i % 2], "POST", "/api/v1/submissions",
+                                   token=token_b, fields={"name": "twin"}, file=same,
+                                   headers={"Idempotency-Key": "one-key"})[0])
+
+            threads = [threading.Thread(target=twin, args=(i,)) for i in range(6)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            wait_scored(engine, accepted + 1)
+            with Session(engine) as session:
+                team_a = session.exec(select(Submission.id).where(
+                    Submission.system_name.startswith("System "))).all()
+                twins = session.exec(select(Submission.id).where(
+                    Submission.system_name == "twin")).all()
+                current = Counter(session.exec(select(Result.submission_id).where(
+                    Result.is_current)).all())
+                results = Counter(session.exec(select(Result.submission_id)).all())
+            out["team_a_submissions"] = len(team_a)
+            out["exactly_one_result"] = sum(1 for i in team_a
+                                            if current.get(i) == 1 and results.get(i) == 1)
+            out["idempotent_twins"] = {"answers": dict(Counter(dup)),
+                                       "submissions": len(twins)}
+            print(f"team A: {len(team_a)} submissions, {out['exactly_one_result']} with exactly "
+                  f"one result; one key six times: answers {dict(Counter(dup))}, "
+                  f"{len(twins)} submission(s)", flush=True)
+            deadline = time.monotonic() + 300
+            while True:
+                views = [ranking(b) for b in bases]
+                if all(v.get("total_rows") == len(team_a) + len(twins) for v in views) and \
+                        views[0]["rows"] == views[1]["rows"]:
+                    break
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(1)
+            out["ranking_rows"] = [v.get("total_rows") for v in views]
+            out["same_ranking_on_both"] = views[0]["rows"] == views[1]["rows"]
+            print(f"ranking on both instances: {out['ranking_rows']} rows, identical: "
+                  f"{out['same_ranking_on_both']}", flush=True)
+            engine.dispose()
+    finally:
+        for proc in procs + webs:
+            stop(proc)
+        redis.kill()
+        backends.drop_postgres_schema(schema)
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
