@@ -100,6 +100,13 @@ class Resamples:
         self._values.clear()
         self._stats.clear()
 
+    def prefetch(self, rids: list[int], pos: str | None) -> None:
+        """Every kept metric of ``rids`` on ``pos``, computed now in a few queries."""
+        name = pos_name(pos)
+        missing = [r for r in rids if not self.kept_keys <= set(self._values.get((r, name), {}))]
+        if missing:
+            self._compute(missing, pos)
+
     def rows(self, rids: list[int], pos: str | None, key: str) -> np.ndarray:
         """(len(rids), B) values of ``key``, in the order of ``rids``."""
         name = pos_name(pos)

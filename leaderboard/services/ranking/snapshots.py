@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import and_, func, or_
+from sqlalchemy import and_, delete, func, or_
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
@@ -25,6 +25,7 @@ from leaderboard.models import (
     Benchmark,
     Board,
     LeaderboardSnapshot,
+    RankingState,
     ReferenceSystem,
     ReportedRow,
     Result,
@@ -87,6 +88,8 @@ def public_submissions(session: Session, board_id: int, *,
         .where(Submission.board_id == board_id, *_SHOWN)
         .order_by(col(Submission.created_at), col(Submission.id))
         .options(defer(Submission.file_bytes), defer(Result.target_stats),
+                 defer(Submission.errors), defer(Submission.warnings),
+                 defer(Submission.release_detail),
                  *([] if numbers else [defer(Result.metrics), defer(Result.intervals),
                                        defer(Result.by_pos), defer(Result.counts)]))
     )
@@ -261,11 +264,15 @@ def _points(systems: list[dict[str, Any]], pos: str | None,
 class _Before:
     """The previous snapshot's data, read for the neighbour pairs it already compared."""
 
-    def __init__(self, data: dict[str, Any] | None) -> None:
+    def __init__(self, data: dict[str, Any] | None, now: dict[int, int]) -> None:
+        """``now``: result id -> index among the current systems (a result's numbers never
+        change, so its points are read from the current ones)."""
         self.data = data
         self._points: dict[str, dict[str, np.ndarray]] = {}
         systems = data["systems"] if data else []
         self.tiebreak = rs.tiebreak_ranks([(s["date"], s["id"]) for s in systems])
+        self._now = np.array([now.get(s["result_id"], -1) for s in systems], dtype=int)
+        self.current: dict[str, dict[str, np.ndarray]] = {}
 
     def pairs(self, name: str, key: str,
               headline: str | None = None) -> dict[tuple[int, int], float]:
@@ -283,26 +290,30 @@ class _Before:
             ties = entry.get("stats", {}).get(name, {}).get("ties", {}).get(key)
         if not ties:
             return {}
-        if name not in self._points:
-            keys = tuple(self.data["stats"].get(name, {}).get("ties", {}))
-            ranked = tuple(self.data["stats"].get(name, {}).get("ranks", {}))
-            self._points[name] = _points(systems, None if name == "all" else name,
-                                         tuple(dict.fromkeys(keys + ranked)))
-        if key not in self._points[name]:
-            return {}
-        order = rs.order_by_points(self._points[name][key][subset], self.tiebreak[subset])
+        points = self._points.setdefault(name, {})
+        if key not in points:
+            current = self.current.get(name, {}).get(key)
+            if current is None:
+                return {}
+            gone = np.flatnonzero(self._now < 0)
+            values = np.where(self._now >= 0, current[np.maximum(self._now, 0)], 0.0)
+            if gone.size:
+                values[gone] = _points([systems[i] for i in gone],
+                                       None if name == "all" else name, (key,))[key]
+            points[key] = values
+        order = rs.order_by_points(points[key][subset], self.tiebreak[subset])
         return {(systems[subset[a]]["result_id"], systems[subset[b]]["result_id"]): ties[b]
                 for a, b in zip(order, order[1:], strict=False) if ties[b] is not None}
 
 
-def _ties(points: np.ndarray, tiebreak: np.ndarray, rids: list[int], members: set[int],
-          rows: Callable[[list[int]], np.ndarray],
-          known: dict[tuple[int, int], float]) -> list[float | None]:
-    """Each system's p-value against the next-better one (:func:`rs.neighbour_p_values`),
-    reusing ``known`` pairs of results."""
+def _tie_plan(points: np.ndarray, tiebreak: np.ndarray, rids: list[int], members: set[int],
+              known: dict[tuple[int, int], float]
+              ) -> tuple[list[float | None], list[tuple[int, int]]]:
+    """Each system's p-value against the next-better one where ``known`` has the pair of
+    results, and the pairs (above, below) still to compare."""
     p: list[float | None] = [None] * len(rids)
-    order = rs.order_by_points(points, tiebreak)
     todo = []
+    order = rs.order_by_points(points, tiebreak)
     for above, below in zip(order, order[1:], strict=False):
         if above in members and below in members:
             pair = (rids[above], rids[below])
@@ -310,9 +321,17 @@ def _ties(points: np.ndarray, tiebreak: np.ndarray, rids: list[int], members: se
                 p[below] = known[pair]
             else:
                 todo.append((above, below))
+    return p, todo
+
+
+def _compare_pairs(p: list[float | None], todo: list[tuple[int, int]],
+                   rows: Callable[[list[int]], np.ndarray]) -> list[float | None]:
+    """Fill ``p`` for the pairs ``todo``: the two-sided p-value (:mod:`significance`) of the
+    lower system against the next-better one, as the compare page gives it."""
     if todo:
         beats = p_beats_rows(rows([a for a, _ in todo]), rows([b for _, b in todo]))
         for (_, below), value in zip(todo, beats, strict=True):
+            # Six decimals: stored p must keep its side of the threshold (B <= 10^5).
             p[below] = round(float(p_value(float(value))), 6)
     return p
 
@@ -393,7 +412,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     members = [g for g, r in enumerate(rids) if r in chosen]
     member_set = set(members)
     old_data = previous.data if previous else None
-    before = _Before(old_data)
+    before = _Before(old_data, {rid: g for g, rid in enumerate(rids)})
     pos_targets = (old_data["benchmark"]["pos_targets"] if old_data
                    else source.pos_targets(member_rids[:1]))
     states: dict[str, RankState] = {}
@@ -404,6 +423,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     for pos in (None, *POS_VALUES):
         name = pos or "all"
         points = _points(systems, pos, tuple(dict.fromkeys(shown_keys + ranked_on)))
+        before.current[name] = points
         if pos is None:
             overall = points
         n_targets = sum(pos_targets.values()) if pos is None else pos_targets.get(pos, 0)
@@ -478,12 +498,16 @@ class _Where:
         tiebreak = self.tiebreak[subset]
         inside = [n for n, g in enumerate(subset) if g in self.members]
         block: dict[str, Any] = {"ties": {}, "ranks": {}}
-        for key in tie_keys:
-            block["ties"][key] = (
-                _ties(self.points[key][subset], tiebreak, rids, set(inside),
-                      lambda ns, key=key: self.source.rows([rids[n] for n in ns], self.pos,
-                                                           key), old_pairs(key))
-                if inside else [None] * len(subset))
+        plans = {key: _tie_plan(self.points[key][subset], tiebreak, rids, set(inside),
+                                old_pairs(key)) if inside else ([None] * len(subset), [])
+                 for key in tie_keys}
+        # Every system some pair needs, read or computed at once (all its metrics together).
+        self.source.prefetch(sorted({rids[n] for _, todo in plans.values()
+                                     for pair in todo for n in pair}), self.pos)
+        for key, (p, todo) in plans.items():
+            block["ties"][key] = _compare_pairs(
+                p, todo, lambda ns, key=key: self.source.rows([rids[n] for n in ns], self.pos,
+                                                              key))
         for key in rank_keys:
             points = self.points[key][subset] if subset else np.zeros(0)
             state = None
@@ -538,12 +562,13 @@ def refresh_snapshot(*, session: Session, board_id: int,
     session.add(snapshot)
     session.flush()
     save_board_state(session, snapshot, state)
-    old = session.exec(select(LeaderboardSnapshot)
+    old = session.exec(select(LeaderboardSnapshot.id)
                        .where(LeaderboardSnapshot.board_id == board_id)
                        .order_by(col(LeaderboardSnapshot.id).desc())
                        .offset(KEEP_SNAPSHOTS)).all()
-    for row in old:
-        session.delete(row)
+    if old:  # by id: loading them would parse megabytes of JSON only to delete it
+        session.exec(delete(RankingState).where(col(RankingState.snapshot_id).in_(old)))
+        session.exec(delete(LeaderboardSnapshot).where(col(LeaderboardSnapshot.id).in_(old)))
     session.flush()
     return snapshot
 
