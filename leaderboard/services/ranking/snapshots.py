@@ -177,7 +177,8 @@ def _columns_of(headline: str, track: str) -> tuple[str, ...]:
                                for k in v.columns))
 
 
-def best_per_team(systems: list[dict[str, Any]], points: np.ndarray, tiebreak: list) -> list[int]:
+def best_per_team(systems: list[dict[str, Any]], points: np.ndarray,
+                  tiebreak: list | np.ndarray) -> list[int]:
     """Global indices of each team's best system on ``points`` (earliest wins a tie), in
     snapshot order."""
     best: dict[int, int] = {}
@@ -367,10 +368,9 @@ def _plan(previous: BoardState | None, signature: tuple, views: str,
     """(removed, added) result ids when the previous state can be updated, else None."""
     if previous is None or previous.meta != _meta(signature, views):
         return None
-    before = previous.members
-    now = set(member_rids)
-    removed = [r for r in before if r not in now]
-    added = [r for r in member_rids if r not in set(before)]
+    before, now = set(previous.members), set(member_rids)
+    removed = [r for r in previous.members if r not in now]
+    added = [r for r in member_rids if r not in before]
     if len(removed) + len(added) > max(8, FULL_REBUILD_SHARE * len(member_rids)):
         return None
     return removed, added
@@ -393,8 +393,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
                for sub, result, team in rows]
     rids = [s["result_id"] for s in systems]
     m = len(systems)
-    tiebreak = [(s["date"], s["id"]) for s in systems]
-    tiebreak_rank = rs.tiebreak_ranks(tiebreak)
+    tiebreak_rank = rs.tiebreak_ranks([(s["date"], s["id"]) for s in systems])
     signatures = Counter(_signature(r) for _, r, _ in rows).most_common(1)
     signature = signatures[0][0] if signatures else None
     source = Resamples(session, ranked_on, shown_keys)
@@ -420,6 +419,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     best: dict[str, Any] = {}
     pairwise: dict[str, Any] = {}
     overall: dict[str, np.ndarray] = {}
+    teams_best: dict[str, list[int]] = {}
     for pos in (None, *POS_VALUES):
         name = pos or "all"
         points = _points(systems, pos, tuple(dict.fromkeys(shown_keys + ranked_on)))
@@ -437,7 +437,9 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
         per_pos[name] = where.block(list(range(m)), "", shown_keys, ranked_on,
                                     lambda key, name=name: before.pairs(name, key))
         for headline in ranked_on:
-            subset = best_per_team(systems, overall[headline], tiebreak)
+            if headline not in teams_best:
+                teams_best[headline] = best_per_team(systems, overall[headline], tiebreak_rank)
+            subset = teams_best[headline]
             entry = best.setdefault(headline, {"members": subset, "stats": {}})
             entry["stats"][name] = where.block(
                 subset, f"best:{headline}:", _columns_of(headline, views), (headline,),
