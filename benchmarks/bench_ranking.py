@@ -8,10 +8,12 @@ test, cached headline values on B = 1000 shared resamples). Then:
 - ``full_refresh_s``: the ranking computed from nothing (``leaderboard board rebuild``);
 - ``one_result_refresh_s``: median over 5 new public results of the refresh that follows
   each (the worker's job: incremental, from the last snapshot's state);
-- page and API timings with the Flask test client (server time, no network): the first
-  request of each URL builds and caches its body, then ``--requests`` more are timed;
+- page and API timings in a fresh web process with the Flask test client (server time, no
+  network): the first request of each URL builds and caches its body, then ``--requests``
+  more are timed; ``first_page_of_process_ms`` includes reading the snapshot;
 - ``page_bytes`` of ``/?entries=all`` (one page of the all-entries view);
-- ``peak_rss_mb`` of this process (seeding, refreshes and pages).
+- ``peak_rss_mb`` of this process (seeding and refreshes; the full one holds a POS's
+  resampled values of every system) and ``web_peak_rss_mb`` of the web process.
 
     .venv/bin/python benchmarks/bench_ranking.py --systems 1000 [--json] [--requests 100]
 """
@@ -21,9 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import platform
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,6 +43,7 @@ from leaderboard.models import Benchmark, Board, Team
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
+ROOT = Path(__file__).resolve().parent.parent
 N_TARGETS, BOOTSTRAP = 762, 1000
 SLUG = "swords-v1.1-test-generative"
 
@@ -85,15 +91,20 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--database", default=None, help="SQLAlchemy URL (default: SQLite)")
     parser.add_argument("--json", action="store_true", help="Print one JSON object only")
+    parser.add_argument("--pages", metavar="DATABASE_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.pages:
+        print(json.dumps(pages(args.pages, args.requests)))
+        return
     teams = args.teams or max(50, args.systems // 10)
     say = (lambda *a: None) if args.json else print
     out: dict = {"systems": args.systems, "teams": teams, "targets": N_TARGETS,
                  "bootstrap": BOOTSTRAP, "machine": f"{platform.machine()}, "
-                 f"{__import__('os').cpu_count()} cores", "date": time.strftime("%Y-%m-%d %H:%M")}
+                 f"{os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d %H:%M"),
+                 "load_before": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"INSTANCE_PATH": str(Path(tmp) / "instance"),
-                          "DATABASE_URL": args.database or f"sqlite:///{tmp}/bench.db",
+        url = args.database or f"sqlite:///{tmp}/bench.db"
+        app = create_app({"INSTANCE_PATH": str(Path(tmp) / "instance"), "DATABASE_URL": url,
                           "REDIS_URL": "", "SECRET_KEY": "bench", "RATELIMIT_ENABLED": False})
         engine = app.extensions["db_engine"]
         create_all(engine)
@@ -123,26 +134,44 @@ def main() -> None:
                 say(f"one new result: refresh {took[-1]:.2f} s")
             out["one_result_refresh_s"] = round(statistics.median(took), 2)
             out["one_result_refresh_all_s"] = [round(t, 2) for t in took]
+        engine.dispose()
+        # Pages in a fresh process, as a web worker meets them: it reads the snapshot once.
+        served = subprocess.run([sys.executable, __file__, "--pages", url,
+                                 "--requests", str(args.requests)],
+                                capture_output=True, text=True, check=True, cwd=ROOT)
+        out.update(json.loads(served.stdout))
+        say(json.dumps(json.loads(served.stdout), indent=1))
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    out["load_after"] = os.getloadavg()[0]
+    print(json.dumps(out) if args.json else json.dumps(out, indent=1))
+
+
+def pages(url: str, requests: int) -> dict:
+    """Page and API timings of a web process that starts now on database ``url``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app({"INSTANCE_PATH": tmp, "DATABASE_URL": url, "REDIS_URL": "",
+                          "SECRET_KEY": "bench", "RATELIMIT_ENABLED": False})
+        logging.getLogger("leaderboard.access").disabled = True
         client = app.test_client()
+        out: dict = {}
         start = time.perf_counter()
         assert client.get("/?sort=date").status_code == 200
         out["first_page_of_process_ms"] = round((time.perf_counter() - start) * 1000)
-        pages = {"/": "page", "/?entries=all": "page_all", "/?entries=all&page=2": "page_all_2",
-                 "/?entries=all&sort=gap&pos=VERB": "page_all_sorted",
-                 "/?q=Team+0007&entries=all": "page_q", "/significance": "significance",
-                 "/matrix": "matrix", "/leaderboard.csv?entries=all": "csv_all",
-                 f"/api/v1/leaderboards/{SLUG}/ranking": "api"}
-        for url, name in pages.items():
-            p50, p95, size = timed(client, url, args.requests)
+        urls = {"/": "page", "/?entries=all": "page_all", "/?entries=all&page=2": "page_all_2",
+                "/?entries=all&sort=gap&pos=VERB": "page_all_sorted",
+                "/?q=Team+0007&entries=all": "page_q", "/significance": "significance",
+                "/matrix": "matrix", "/leaderboard.csv?entries=all": "csv_all",
+                f"/api/v1/leaderboards/{SLUG}/ranking": "api"}
+        for path, name in urls.items():
+            p50, p95, size = timed(client, path, requests)
             out[f"{name}_p50_ms"], out[f"{name}_p95_ms"] = round(p50, 1), round(p95, 1)
             out[f"{name}_bytes"] = size
-            say(f"GET {url:<40} p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  {size / 1e3:8.1f} KB")
         out["page_p95_ms"] = {"/": out["page_p95_ms"], "/?entries=all": out["page_all_p95_ms"]}
         out["page_bytes"] = out["page_all_bytes"]
-        out["api_p95_ms"] = out["api_p95_ms"]
-        engine.dispose()
-    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    print(json.dumps(out) if args.json else json.dumps(out, indent=1))
+        out["web_peak_rss_mb"] = round(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        app.extensions["db_engine"].dispose()
+    return out
 
 
 if __name__ == "__main__":

@@ -55,8 +55,12 @@ class Resamples:
     ``cached_keys`` are the board's headline metrics (the ones kept per result)."""
 
     def __init__(self, session: Session, cached_keys: Iterable[str],
-                 kept_keys: Iterable[str]) -> None:
+                 kept_keys: Iterable[str], *, keep_stats: bool = True) -> None:
+        """``keep_stats``: keep the decompressed statistics of the results computed (an
+        incremental refresh computes a few, on several POS; a full one computes them all,
+        one POS at a time, and must not hold them all: 0.4 MB each)."""
         self.session = session
+        self.keep_stats = keep_stats
         self.cached_keys = list(cached_keys)
         self.kept_keys = set(kept_keys) | set(self.cached_keys)
         self._values: dict[tuple[int, str], dict[str, np.ndarray]] = {}
@@ -147,7 +151,8 @@ class Resamples:
                                          .where(col(ResultResamples.result_id).in_(chunk),
                                                 ResultResamples.pos == name)).all())
             for rid in chunk:
-                values = system_values(self._stats[rid], pos)
+                stats = self._stats[rid] if self.keep_stats else self._stats.pop(rid)
+                values = system_values(stats, pos)
                 self._values[(rid, name)] = {k: v for k, v in values.items()
                                              if k in self.kept_keys}
                 self.computed += 1

@@ -65,7 +65,7 @@ log = logging.getLogger(__name__)
 #: 5: each system's coverage (answered / empty / missing targets).
 #: 6: each system's signature and the board's (scorer version, split checksum, seed, B).
 #: 7: each system's result id (incremental refresh; pairs and blocks are reused by it),
-#:    and its numbers of the board's shown metrics only.
+#:    and its numbers of the board's shown metrics only, to four decimals.
 SNAPSHOT_FORMAT = 7
 PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
@@ -231,8 +231,9 @@ def _signature(result: Result) -> tuple[str, int, int]:
 def _system_entry(sub: Submission, result: Result, team: Team, known: dict[str, Any] | None,
                   keys: frozenset[str]) -> dict[str, Any]:
     """A system's row with its numbers of the metrics the board shows (``keys``; every
-    page, export and API answer reads only those); a result's numbers never change, so
-    ``known`` (its row in the last snapshot) gives them without reading them again."""
+    page, export and API answer reads only those), to :data:`SNAPSHOT_DECIMALS`; a
+    result's numbers never change, so ``known`` (its row in the last snapshot) gives them
+    without reading them again. Points, and so ranks, are those rounded numbers."""
     entry = {
         "id": sub.id, "result_id": result.id, "system": sub.system_name, "team": team.name,
         "team_id": team.id, "date": sub.created_at.isoformat(), "description": sub.description,
@@ -243,7 +244,7 @@ def _system_entry(sub: Submission, result: Result, team: Team, known: dict[str, 
         entry.update((k, known[k]) for k in numbers)
     else:
         def shown(numbers: dict[str, Any] | None) -> dict[str, Any]:
-            return {k: v for k, v in (numbers or {}).items() if k in keys}
+            return {k: _rounded(v) for k, v in (numbers or {}).items() if k in keys}
         entry.update(metrics=shown(result.metrics), intervals=shown(result.intervals),
                      by_pos={pos: {"metrics": shown(block.get("metrics")),
                                    "intervals": shown(block.get("intervals"))}
@@ -251,6 +252,18 @@ def _system_entry(sub: Submission, result: Result, team: Team, known: dict[str, 
                      coverage=coverage_of(result.counts))
     entry["signature"] = signature_of(result)
     return entry
+
+
+#: Decimals of the numbers a snapshot keeps (percent): pages print two; more would only
+#: make the snapshot every web process reads larger (a float's 17 digits are most of it).
+SNAPSHOT_DECIMALS = 4
+
+
+def _rounded(value: Any) -> Any:
+    """A metric value or an interval to :data:`SNAPSHOT_DECIMALS` (None stays None)."""
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return None if value is None else round(float(value), SNAPSHOT_DECIMALS)
 
 
 def _points(systems: list[dict[str, Any]], pos: str | None,
@@ -396,9 +409,9 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     tiebreak_rank = rs.tiebreak_ranks([(s["date"], s["id"]) for s in systems])
     signatures = Counter(_signature(r) for _, r, _ in rows).most_common(1)
     signature = signatures[0][0] if signatures else None
-    source = Resamples(session, ranked_on, shown_keys)
     candidates = [rids[g] for g, (_, r, _) in enumerate(rows) if _signature(r) == signature]
     plan = _plan(previous, signature, views, candidates)
+    source = Resamples(session, ranked_on, shown_keys, keep_stats=plan is not None)
     if plan is None:
         previous = None
         readable = source.readable(candidates)
