@@ -144,8 +144,14 @@ def refresh_keys(board_id: int, queue_name: str) -> dict[str, str]:
     return {"pending": f"{base}:pending", "counter": f"{base}:n", "lock": f"{base}:lock"}
 
 
+#: A refresh is incremental and takes seconds, but one that must start from nothing (first
+#: snapshot of a large board, a new snapshot format after a deploy) took 19 minutes at
+#: 10,000 systems on 2 cores (docs/benchmarks.md): it must not be killed half-way.
+REFRESH_JOB_TIMEOUT = 3600
+
+
 def request_snapshot_refresh(board_id: int, *, connection: Redis, queue_name: str,
-                             job_timeout: int = 900) -> str | None:
+                             job_timeout: int = REFRESH_JOB_TIMEOUT) -> str | None:
     """Ask for the board's ranking snapshot to be recomputed; coalesces requests.
 
     At most one refresh job per queue and board waits in the queue: while one is queued

@@ -2,7 +2,8 @@
 
 Each result's headline values on the shared resamples (per POS), written when it is scored
 (older results get theirs at the next full refresh), and per snapshot the state of its rank
-intervals and conservative ranks (issue 17).
+intervals and conservative ranks (issue 17). An index answers "the board's latest snapshot"
+without reading the snapshot's row.
 
 Revision ID: 0008_ranking_state
 Revises: 0007_release_policy
@@ -45,6 +46,13 @@ def upgrade() -> None:
         batch.create_index(batch.f("ix_rankingstate_snapshot_id"), ["snapshot_id"], unique=True)
 
 
+    with op.batch_alter_table("leaderboardsnapshot") as batch:
+        batch.create_index("ix_leaderboardsnapshot_board_latest",
+                           ["board_id", "id", "created_at"], unique=False)
+
+
 def downgrade() -> None:
+    with op.batch_alter_table("leaderboardsnapshot") as batch:
+        batch.drop_index("ix_leaderboardsnapshot_board_latest")
     op.drop_table("rankingstate")
     op.drop_table("resultresamples")

@@ -268,11 +268,13 @@ def _rounded(value: Any) -> Any:
 
 def _points(systems: list[dict[str, Any]], pos: str | None,
             keys: tuple[str, ...]) -> dict[str, np.ndarray]:
-    def value(s: dict, k: str) -> float:
-        src = s["metrics"] if pos is None else s["by_pos"].get(pos, {}).get("metrics", {})
-        v = src.get(k)
-        return float("-inf") if v is None else float(v)
-    return {k: np.array([value(s, k) for s in systems], dtype=float) for k in keys}
+    """Point estimates per metric over ``systems`` (-inf where a system has none)."""
+    sources = [s["metrics"] if pos is None else s["by_pos"].get(pos, {}).get("metrics", {})
+               for s in systems]
+    table = np.array([[src.get(k) for k in keys] for src in sources],
+                     dtype=float).reshape(len(systems), len(keys))  # None becomes NaN
+    table[np.isnan(table)] = -np.inf
+    return {k: table[:, i].copy() for i, k in enumerate(keys)}
 
 
 class _Before:
@@ -288,12 +290,11 @@ class _Before:
         self._now = np.array([now.get(s["result_id"], -1) for s in systems], dtype=int)
         self.current: dict[str, dict[str, np.ndarray]] = {}
 
-    def pairs(self, name: str, key: str,
-              headline: str | None = None) -> dict[tuple[int, int], float]:
-        """Neighbour p-values by result ids: of the all-entries block, or of the
-        best-per-team block of ``headline``."""
+    def pairs(self, name: str, key: str, headline: str | None = None) -> Pairs:
+        """Neighbour p-values by pair of result ids (:func:`_pair_codes`, sorted): of the
+        all-entries block, or of the best-per-team block of ``headline``."""
         if self.data is None:
-            return {}
+            return NO_PAIRS
         systems = self.data["systems"]
         if headline is None:
             subset = list(range(len(systems)))
@@ -303,39 +304,62 @@ class _Before:
             subset = entry.get("members", [])
             ties = entry.get("stats", {}).get(name, {}).get("ties", {}).get(key)
         if not ties:
-            return {}
+            return NO_PAIRS
         points = self._points.setdefault(name, {})
         if key not in points:
             current = self.current.get(name, {}).get(key)
             if current is None:
-                return {}
+                return NO_PAIRS
             gone = np.flatnonzero(self._now < 0)
             values = np.where(self._now >= 0, current[np.maximum(self._now, 0)], 0.0)
             if gone.size:
                 values[gone] = _points([systems[i] for i in gone],
                                        None if name == "all" else name, (key,))[key]
             points[key] = values
-        order = rs.order_by_points(points[key][subset], self.tiebreak[subset])
-        return {(systems[subset[a]]["result_id"], systems[subset[b]]["result_id"]): ties[b]
-                for a, b in zip(order, order[1:], strict=False) if ties[b] is not None}
+        order = np.array(rs.order_by_points(points[key][subset], self.tiebreak[subset]),
+                         dtype=np.int64)
+        rids = np.array([systems[g]["result_id"] for g in subset], dtype=np.int64)
+        p = np.array([np.nan if v is None else v for v in ties], dtype=float)
+        codes, values = _pair_codes(rids[order[:-1]], rids[order[1:]]), p[order[1:]]
+        keep = ~np.isnan(values)
+        codes, values = codes[keep], values[keep]
+        sort = np.argsort(codes)
+        return codes[sort], values[sort]
+
+
+def _pair_codes(above: np.ndarray, below: np.ndarray) -> np.ndarray:
+    """One int64 per (above, below) pair of result ids."""
+    return (above.astype(np.int64) << 32) | below.astype(np.int64)
+
+
+#: Known neighbour p-values: pair codes (sorted) and their p-values.
+Pairs = tuple[np.ndarray, np.ndarray]
+NO_PAIRS: Pairs = (np.zeros(0, dtype=np.int64), np.zeros(0))
 
 
 def _tie_plan(points: np.ndarray, tiebreak: np.ndarray, rids: list[int], members: set[int],
-              known: dict[tuple[int, int], float]
-              ) -> tuple[list[float | None], list[tuple[int, int]]]:
+              known: Pairs) -> tuple[list[float | None], list[tuple[int, int]]]:
     """Each system's p-value against the next-better one where ``known`` has the pair of
     results, and the pairs (above, below) still to compare."""
-    p: list[float | None] = [None] * len(rids)
-    todo = []
-    order = rs.order_by_points(points, tiebreak)
-    for above, below in zip(order, order[1:], strict=False):
-        if above in members and below in members:
-            pair = (rids[above], rids[below])
-            if pair in known:
-                p[below] = known[pair]
-            else:
-                todo.append((above, below))
-    return p, todo
+    n = len(rids)
+    if n < 2:
+        return [None] * n, []
+    order = np.array(rs.order_by_points(points, tiebreak), dtype=np.int64)
+    inside = np.zeros(n, dtype=bool)
+    inside[list(members)] = True
+    above, below = order[:-1], order[1:]
+    both = inside[above] & inside[below]
+    above, below = above[both], below[both]
+    ids = np.array(rids, dtype=np.int64)
+    codes = _pair_codes(ids[above], ids[below])
+    known_codes, known_p = known
+    at = np.minimum(np.searchsorted(known_codes, codes), max(len(known_codes) - 1, 0))
+    found = (known_codes[at] == codes) if len(known_codes) else np.zeros(len(codes), bool)
+    p = np.full(n, np.nan)
+    p[below[found]] = known_p[at[found]]
+    values: list[float | None] = [None if np.isnan(v) else float(v) for v in p]
+    todo = list(zip(above[~found].tolist(), below[~found].tolist(), strict=True))
+    return values, todo
 
 
 def _compare_pairs(p: list[float | None], todo: list[tuple[int, int]],
@@ -506,7 +530,7 @@ class _Where:
 
     def block(self, subset: list[int], prefix: str, tie_keys: tuple[str, ...],
               rank_keys: tuple[str, ...],
-              old_pairs: Callable[[str], dict[tuple[int, int], float]]) -> dict[str, Any]:
+              old_pairs: Callable[[str], Pairs]) -> dict[str, Any]:
         """Tie p-values (``tie_keys``) and ranks (``rank_keys``) over the systems ``subset``;
         lists are indexed like ``subset``."""
         rids = [self.rids[g] for g in subset]
