@@ -10,6 +10,7 @@ recomputing them from the target statistics.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable
 
 import numpy as np
@@ -61,6 +62,9 @@ class Resamples:
         one POS at a time, and must not hold them all: 0.4 MB each)."""
         self.session = session
         self.keep_stats = keep_stats
+        # Rank states of several metrics are computed in threads; the session is not
+        # thread-safe, so every read goes through this lock (the numpy work does not).
+        self._lock = threading.RLock()
         self.cached_keys = list(cached_keys)
         self.kept_keys = set(kept_keys) | set(self.cached_keys)
         self._values: dict[tuple[int, str], dict[str, np.ndarray]] = {}
@@ -106,6 +110,10 @@ class Resamples:
 
     def prefetch(self, rids: list[int], pos: str | None) -> None:
         """Every kept metric of ``rids`` on ``pos``, computed now in a few queries."""
+        with self._lock:
+            self._prefetch(rids, pos)
+
+    def _prefetch(self, rids: list[int], pos: str | None) -> None:
         name = pos_name(pos)
         missing = [r for r in rids if not self.kept_keys <= set(self._values.get((r, name), {}))]
         if missing:
@@ -113,6 +121,10 @@ class Resamples:
 
     def rows(self, rids: list[int], pos: str | None, key: str) -> np.ndarray:
         """(len(rids), B) values of ``key``, in the order of ``rids``."""
+        with self._lock:
+            return self._rows(rids, pos, key)
+
+    def _rows(self, rids: list[int], pos: str | None, key: str) -> np.ndarray:
         name = pos_name(pos)
         if key in self.cached_keys:
             self._read_cache([r for r in rids if (r, name) not in self._values], name)

@@ -11,8 +11,10 @@ process by snapshot id), and never touch target statistics.
 from __future__ import annotations
 
 import logging
+import os
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -547,15 +549,23 @@ class _Where:
             block["ties"][key] = _compare_pairs(
                 p, todo, lambda ns, key=key: self.source.rows([rids[n] for n in ns], self.pos,
                                                               key))
-        for key in rank_keys:
+        def rank(key: str) -> RankState | None:
+            if not inside:
+                return None
+            name = f"{prefix}{key}|{self.pos or 'all'}"
+            old = self.previous.states.get(name) if self.previous else None
+            points = self.points[key][subset]
+            return _ranked(lambda ids: self.source.rows(ids, self.pos, key), old,
+                           {rids[n]: points[n] for n in inside})
+
+        # Metrics in threads: most of a state's work is numpy sorting and comparing, which
+        # runs outside the GIL (two cores: about half the time for the five headlines).
+        with ThreadPoolExecutor(max(1, min(len(rank_keys), os.cpu_count() or 1))) as pool:
+            states = list(pool.map(rank, rank_keys))
+        for key, state in zip(rank_keys, states, strict=True):
+            if state is not None:
+                self.states[f"{prefix}{key}|{self.pos or 'all'}"] = state
             points = self.points[key][subset] if subset else np.zeros(0)
-            state = None
-            if inside:
-                name = f"{prefix}{key}|{self.pos or 'all'}"
-                old = self.previous.states.get(name) if self.previous else None
-                state = _ranked(lambda ids, key=key: self.source.rows(ids, self.pos, key), old,
-                                {rids[n]: points[n] for n in inside})
-                self.states[name] = state
             lo, hi, cons = _rank_lists(state, rids)
             block["ranks"][key] = {"rank": rs.point_ranks(points).tolist(), "lo": lo,
                                    "hi": hi, "conservative": cons}
