@@ -3,10 +3,13 @@ commands open their own with ``session_scope``."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import msgspec
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, create_engine
@@ -14,11 +17,29 @@ from sqlmodel import Session, SQLModel, create_engine
 from leaderboard import models  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 
+def _json_dumps(value: Any) -> str:
+    return msgspec.json.encode(value).decode()
+
+
+def _json_loads(text: str | bytes) -> Any:
+    try:
+        return msgspec.json.decode(text)
+    except msgspec.DecodeError:  # NaN or Infinity, as json.dumps wrote them before
+        return json.loads(text)
+
+
+#: JSON columns through msgspec: a ranking snapshot of 10,000 systems is ~100 MB of JSON,
+#: which the stdlib encodes in seconds in the worker and parses in seconds in every web
+#: process; msgspec does both several times faster, with the same values.
+JSON_CODEC = {"json_serializer": _json_dumps, "json_deserializer": _json_loads}
+
+
 def make_engine(url: str) -> Engine:
     """Create an engine; SQLite gets a busy timeout and WAL so web and worker can share it."""
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+                               **JSON_CODEC)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_connection, _record):  # pragma: no cover - trivial wiring
@@ -30,7 +51,7 @@ def make_engine(url: str) -> Engine:
         return engine
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **JSON_CODEC)
 
 
 def create_all(engine: Engine) -> None:
