@@ -1,0 +1,78 @@
+"""A board of 230 systems in chromium at 1366 px and 390 px: the all-entries ranking comes
+100 rows a page with a pager under it, the pager walks the pages, and on a paged table the
+header links and the filter go to the server (the instant client-side sort and filter would
+only see the page). Screenshots in test-artifacts/pages-*.png."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sqlmodel import Session
+
+from leaderboard.demo.synthetic import CHECKSUM, add_result
+from leaderboard.models import Benchmark, Board, Team
+from leaderboard.scoring import SCORER_VERSION
+from leaderboard.services.ranking.snapshots import refresh_snapshot
+from tests.live_site import ARTIFACTS, live_site
+
+SLUG = "swords-v1.1-test-generative"
+pytestmark = pytest.mark.browser
+expect = pytest.importorskip("playwright.sync_api").expect
+
+
+def _prepare(app, seeded) -> None:
+    rng = np.random.default_rng(5)
+    with Session(app.extensions["db_engine"], expire_on_commit=False) as session:
+        bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
+                          hidden=True, n_targets=40, source_bytes=b"-", prepared_bytes=b"-",
+                          scorer_version=SCORER_VERSION)
+        session.add(bench)
+        session.flush()
+        board = Board(slug=SLUG, benchmark_id=bench.id, release="full")
+        session.add(board)
+        teams = [Team(name=f"Lab {i:02d}") for i in range(23)]
+        session.add_all(teams)
+        session.flush()
+        for i in range(230):
+            add_result(session, board, team_id=teams[i % 23].id, name=f"Model {i:03d}",
+                       skill=rng.uniform(0.2, 0.9), rng=rng, n_targets=40, bootstrap=50)
+        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
+        session.commit()
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    with live_site(tmp_path_factory.mktemp("pages"), prepare=_prepare,
+                   SECRET_KEY="pages-secret") as live:
+        yield live
+
+
+@pytest.mark.parametrize("width", (1366, 390))
+def test_pages_of_a_large_board(live, width):
+    context = live.browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live.url}/?leaderboard={SLUG}&entries=all")
+    rows = page.locator("#systems tr")
+    expect(rows).to_have_count(100)
+    pager = page.locator("#pager")
+    expect(pager).to_contain_text("Rows 1–100 of 230 · page 1 of 3")
+    pager.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"pages-ranking-{width}.png"), full_page=False)
+    pager.get_by_role("link", name="Next →").click()
+    expect(page.locator("#pager")).to_contain_text("Rows 101–200 of 230 · page 2 of 3")
+    assert "page=2" in page.url
+    # A header link sorts the whole board on the server, from page 1.
+    page.locator("#ranking thead a.sort", has_text="System").click()
+    expect(page.locator("#pager")).to_contain_text("page 1 of 3")
+    assert "sort=system" in page.url and "page=" not in page.url
+    expect(rows.first.locator("th")).to_contain_text("Model 000")
+    # The filter form goes to the server too: every match on the board, not on the page.
+    page.fill("#filter-q", "Lab 05")
+    page.locator("form.filter button").click()
+    expect(rows).to_have_count(10)
+    expect(page.locator("#pager")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / f"pages-filtered-{width}.png"), full_page=False)
+    assert errors == []
+    context.close()
