@@ -1,7 +1,7 @@
 """The pairwise significance view: P(row beats column) among the top systems of a metric.
 
-Read from the snapshot (computed at refresh time, see ``snapshots._pairwise``); verdicts and
-letters follow :mod:`leaderboard.scoring.significance`.
+Read from the snapshot (computed at refresh time, see ``blocks.pairwise_matrices``);
+verdicts and letters follow :mod:`leaderboard.scoring.significance`.
 """
 
 from __future__ import annotations

@@ -1,21 +1,18 @@
 """Leaderboard snapshots: ranks, intervals and ties computed once, read by every page load.
 
 ``refresh_snapshot`` runs when a submission is scored, published, hidden or unhidden and when
-reference rows change: it loads the private per-target statistics of every public submission,
-computes rank intervals, conservative ranks and neighbour ties on the shared bootstrap
-resamples, and stores the public aggregates as JSON in ``LeaderboardSnapshot.data``. Page
-loads read only that JSON, through :mod:`leaderboard.services.ranking.snapshot_reader` (cached per
-process by snapshot id), and never touch target statistics.
+reference rows change: from the last snapshot and its ranking state it compares again only
+the systems that changed (a full rebuild compares every pair; both give the same snapshot)
+and stores the public aggregates as JSON in ``LeaderboardSnapshot.data`` (the blocks:
+:mod:`leaderboard.services.ranking.blocks`). Page loads read only that JSON, through
+:mod:`leaderboard.services.ranking.snapshot_reader` (cached per process by snapshot id), and
+never touch target statistics.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections import Counter
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,11 +35,18 @@ from leaderboard.models import (
     utcnow,
 )
 from leaderboard.scoring import SCORER_VERSION
-from leaderboard.scoring.rank_state import RankState, build
-from leaderboard.scoring.significance import p_beats_rows, p_value
+from leaderboard.scoring.rank_state import RankState
 from leaderboard.services.catalog.benchmarks import base_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title
 from leaderboard.services.ranking import ranking_stats as rs
+from leaderboard.services.ranking.blocks import (
+    FULL_REBUILD_SHARE,
+    BlockBuilder,
+    PreviousPairs,
+    best_per_team,
+    pairwise_matrices,
+    points_of,
+)
 from leaderboard.services.ranking.board_state import (
     BoardState,
     load_board_state,
@@ -69,7 +73,6 @@ log = logging.getLogger(__name__)
 #: 7: each system's result id (incremental refresh; pairs and blocks are reused by it),
 #:    and its numbers of the board's shown metrics only, to four decimals.
 SNAPSHOT_FORMAT = 7
-PAIRWISE_TOP = 30
 KEEP_SNAPSHOTS = 2
 
 
@@ -179,43 +182,6 @@ def _columns_of(headline: str, track: str) -> tuple[str, ...]:
                                for k in v.columns))
 
 
-def best_per_team(systems: list[dict[str, Any]], points: np.ndarray,
-                  tiebreak: list | np.ndarray) -> list[int]:
-    """Global indices of each team's best system on ``points`` (earliest wins a tie), in
-    snapshot order."""
-    best: dict[int, int] = {}
-    for i, system in enumerate(systems):
-        j = best.get(system["team_id"])
-        if j is None or (-points[i], tiebreak[i]) < (-points[j], tiebreak[j]):
-            best[system["team_id"]] = i
-    return sorted(best.values())
-
-
-def _pairwise(systems: list[dict[str, Any]], points: dict[str, np.ndarray],
-              rows: Callable[[list[int], str], np.ndarray], members: list[int],
-              keys: tuple[str, ...], previous: dict[str, Any]) -> dict[str, Any]:
-    """P(row beats column) among the top :data:`PAIRWISE_TOP` systems of every displayed
-    metric ``keys`` (all targets), for the pairwise view; a metric whose top systems are the
-    same results as in ``previous`` keeps its matrix."""
-    out: dict[str, Any] = {}
-    if not members:
-        return out
-    for key in keys:
-        ranked = sorted(members, key=lambda g: (-points[key][g], systems[g]["date"],
-                                                systems[g]["id"]))
-        top = [g for g in ranked if np.isfinite(points[key][g])][:PAIRWISE_TOP]
-        rids = [systems[g]["result_id"] for g in top]
-        old = previous.get(key)
-        if old is not None and old.get("result_ids") == rids:
-            out[key] = old
-            continue
-        values = rows(top, key)
-        matrix = p_beats_rows(values[:, None, :], values[None, :, :])
-        out[key] = {"ids": [systems[g]["id"] for g in top], "result_ids": rids,
-                    "p_beats": np.round(matrix, 4).tolist()}
-    return out
-
-
 def reported_rows(session: Session, board_id: int) -> list[dict[str, Any]]:
     """Rows with a publication's numbers (never re-scored, never ranked), in the order added."""
     rows = session.exec(select(ReportedRow).where(ReportedRow.board_id == board_id)
@@ -266,135 +232,6 @@ def _rounded(value: Any) -> Any:
     if isinstance(value, list):
         return [_rounded(v) for v in value]
     return None if value is None else round(float(value), SNAPSHOT_DECIMALS)
-
-
-def _points(systems: list[dict[str, Any]], pos: str | None,
-            keys: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """Point estimates per metric over ``systems`` (-inf where a system has none)."""
-    sources = [s["metrics"] if pos is None else s["by_pos"].get(pos, {}).get("metrics", {})
-               for s in systems]
-    table = np.array([[src.get(k) for k in keys] for src in sources],
-                     dtype=float).reshape(len(systems), len(keys))  # None becomes NaN
-    table[np.isnan(table)] = -np.inf
-    return {k: table[:, i].copy() for i, k in enumerate(keys)}
-
-
-class _Before:
-    """The previous snapshot's data, read for the neighbour pairs it already compared."""
-
-    def __init__(self, data: dict[str, Any] | None, now: dict[int, int]) -> None:
-        """``now``: result id -> index among the current systems (a result's numbers never
-        change, so its points are read from the current ones)."""
-        self.data = data
-        self._points: dict[str, dict[str, np.ndarray]] = {}
-        systems = data["systems"] if data else []
-        self.tiebreak = rs.tiebreak_ranks([(s["date"], s["id"]) for s in systems])
-        self._now = np.array([now.get(s["result_id"], -1) for s in systems], dtype=int)
-        self.current: dict[str, dict[str, np.ndarray]] = {}
-
-    def pairs(self, name: str, key: str, headline: str | None = None) -> Pairs:
-        """Neighbour p-values by pair of result ids (:func:`_pair_codes`, sorted): of the
-        all-entries block, or of the best-per-team block of ``headline``."""
-        if self.data is None:
-            return NO_PAIRS
-        systems = self.data["systems"]
-        if headline is None:
-            subset = list(range(len(systems)))
-            ties = self.data["stats"].get(name, {}).get("ties", {}).get(key)
-        else:
-            entry = self.data.get("best", {}).get(headline, {})
-            subset = entry.get("members", [])
-            ties = entry.get("stats", {}).get(name, {}).get("ties", {}).get(key)
-        if not ties:
-            return NO_PAIRS
-        points = self._points.setdefault(name, {})
-        if key not in points:
-            current = self.current.get(name, {}).get(key)
-            if current is None:
-                return NO_PAIRS
-            gone = np.flatnonzero(self._now < 0)
-            values = np.where(self._now >= 0, current[np.maximum(self._now, 0)], 0.0)
-            if gone.size:
-                values[gone] = _points([systems[i] for i in gone],
-                                       None if name == "all" else name, (key,))[key]
-            points[key] = values
-        order = np.array(rs.order_by_points(points[key][subset], self.tiebreak[subset]),
-                         dtype=np.int64)
-        rids = np.array([systems[g]["result_id"] for g in subset], dtype=np.int64)
-        p = np.array([np.nan if v is None else v for v in ties], dtype=float)
-        codes, values = _pair_codes(rids[order[:-1]], rids[order[1:]]), p[order[1:]]
-        keep = ~np.isnan(values)
-        codes, values = codes[keep], values[keep]
-        sort = np.argsort(codes)
-        return codes[sort], values[sort]
-
-
-def _pair_codes(above: np.ndarray, below: np.ndarray) -> np.ndarray:
-    """One int64 per (above, below) pair of result ids."""
-    return (above.astype(np.int64) << 32) | below.astype(np.int64)
-
-
-#: Known neighbour p-values: pair codes (sorted) and their p-values.
-Pairs = tuple[np.ndarray, np.ndarray]
-NO_PAIRS: Pairs = (np.zeros(0, dtype=np.int64), np.zeros(0))
-
-
-def _tie_plan(points: np.ndarray, tiebreak: np.ndarray, rids: list[int], members: set[int],
-              known: Pairs) -> tuple[list[float | None], list[tuple[int, int]]]:
-    """Each system's p-value against the next-better one where ``known`` has the pair of
-    results, and the pairs (above, below) still to compare."""
-    n = len(rids)
-    if n < 2:
-        return [None] * n, []
-    order = np.array(rs.order_by_points(points, tiebreak), dtype=np.int64)
-    inside = np.zeros(n, dtype=bool)
-    inside[list(members)] = True
-    above, below = order[:-1], order[1:]
-    both = inside[above] & inside[below]
-    above, below = above[both], below[both]
-    ids = np.array(rids, dtype=np.int64)
-    codes = _pair_codes(ids[above], ids[below])
-    known_codes, known_p = known
-    at = np.minimum(np.searchsorted(known_codes, codes), max(len(known_codes) - 1, 0))
-    found = (known_codes[at] == codes) if len(known_codes) else np.zeros(len(codes), bool)
-    p = np.full(n, np.nan)
-    p[below[found]] = known_p[at[found]]
-    values: list[float | None] = [None if np.isnan(v) else float(v) for v in p]
-    todo = list(zip(above[~found].tolist(), below[~found].tolist(), strict=True))
-    return values, todo
-
-
-def _compare_pairs(p: list[float | None], todo: list[tuple[int, int]],
-                   rows: Callable[[list[int]], np.ndarray]) -> list[float | None]:
-    """Fill ``p`` for the pairs ``todo``: the two-sided p-value (:mod:`significance`) of the
-    lower system against the next-better one, as the compare page gives it."""
-    if todo:
-        beats = p_beats_rows(rows([a for a, _ in todo]), rows([b for _, b in todo]))
-        for (_, below), value in zip(todo, beats, strict=True):
-            # Six decimals: stored p must keep its side of the threshold (B <= 10^5).
-            p[below] = round(float(p_value(float(value))), 6)
-    return p
-
-
-def _rank_lists(state: RankState | None, rids: list[int]
-                ) -> tuple[list[int | None], list[int | None], list[int | None]]:
-    lo: list[int | None] = [None] * len(rids)
-    hi: list[int | None] = [None] * len(rids)
-    cons: list[int | None] = [None] * len(rids)
-    if state is None:
-        return lo, hi, cons
-    where = state.index()
-    conservative = state.conservative()
-    for g, rid in enumerate(rids):
-        i = where.get(rid)
-        if i is not None:
-            lo[g], hi[g], cons[g] = (int(state.rank_lo[i]), int(state.rank_hi[i]),
-                                     int(conservative[i]))
-    return lo, hi, cons
-
-
-#: Past this share of changed systems, a refresh recomputes everything (cheaper then).
-FULL_REBUILD_SHARE = 0.25
 
 
 def _meta(signature: tuple | None, views: str) -> dict[str, Any]:
@@ -450,7 +287,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     members = [g for g, r in enumerate(rids) if r in chosen]
     member_set = set(members)
     old_data = previous.data if previous else None
-    before = _Before(old_data, {rid: g for g, rid in enumerate(rids)})
+    before = PreviousPairs(old_data, {rid: g for g, rid in enumerate(rids)})
     pos_targets = (old_data["benchmark"]["pos_targets"] if old_data
                    else source.pos_targets(member_rids[:1]))
     states: dict[str, RankState] = {}
@@ -461,7 +298,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     teams_best: dict[str, list[int]] = {}
     for pos in (None, *POS_VALUES):
         name = pos or "all"
-        points = _points(systems, pos, tuple(dict.fromkeys(shown_keys + ranked_on)))
+        points = points_of(systems, pos, tuple(dict.fromkeys(shown_keys + ranked_on)))
         before.current[name] = points
         if pos is None:
             overall = points
@@ -471,7 +308,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
         def rows_of(globals_: list[int], key: str, pos: str | None = pos) -> np.ndarray:
             return source.rows([rids[g] for g in globals_], pos, key)
 
-        where = _Where(pos, points, tiebreak_rank, rids, member_set if resampled else set(),
+        where = BlockBuilder(pos, points, tiebreak_rank, rids, member_set if resampled else set(),
                        source, previous, states)
         per_pos[name] = where.block(list(range(m)), "", shown_keys, ranked_on,
                                     lambda key, name=name: before.pairs(name, key))
@@ -484,7 +321,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
                 subset, f"best:{headline}:", _columns_of(headline, views), (headline,),
                 lambda key, name=name, headline=headline: before.pairs(name, key, headline))
         if pos is None:
-            pairwise = _pairwise(systems, points, rows_of, members if resampled else [],
+            pairwise = pairwise_matrices(systems, points, rows_of, members if resampled else [],
                                  shown_keys, old_data.get("pairwise", {}) if old_data else {})
         if previous is None:
             source.forget()
@@ -513,81 +350,6 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     }
     return data, BoardState(meta=_meta(signature, views), states=states,
                             members=[rids[g] for g in members], data=data)
-
-
-@dataclass
-class _Where:
-    """What the blocks of one POS share: points and tiebreaks of every system (global
-    indices), which of them have comparable resamples, where values come from, and the
-    previous and new rank states."""
-
-    pos: str | None
-    points: dict[str, np.ndarray]
-    tiebreak: np.ndarray
-    rids: list[int]
-    members: set[int]
-    source: Resamples
-    previous: BoardState | None
-    states: dict[str, RankState]
-
-    def block(self, subset: list[int], prefix: str, tie_keys: tuple[str, ...],
-              rank_keys: tuple[str, ...],
-              old_pairs: Callable[[str], Pairs]) -> dict[str, Any]:
-        """Tie p-values (``tie_keys``) and ranks (``rank_keys``) over the systems ``subset``;
-        lists are indexed like ``subset``."""
-        rids = [self.rids[g] for g in subset]
-        tiebreak = self.tiebreak[subset]
-        inside = [n for n, g in enumerate(subset) if g in self.members]
-        block: dict[str, Any] = {"ties": {}, "ranks": {}}
-        plans = {key: _tie_plan(self.points[key][subset], tiebreak, rids, set(inside),
-                                old_pairs(key)) if inside else ([None] * len(subset), [])
-                 for key in tie_keys}
-        # Every system some pair needs, read or computed at once (all its metrics together).
-        self.source.prefetch(sorted({rids[n] for _, todo in plans.values()
-                                     for pair in todo for n in pair}), self.pos)
-        for key, (p, todo) in plans.items():
-            block["ties"][key] = _compare_pairs(
-                p, todo, lambda ns, key=key: self.source.rows([rids[n] for n in ns], self.pos,
-                                                              key))
-        def rank(key: str) -> RankState | None:
-            if not inside:
-                return None
-            name = f"{prefix}{key}|{self.pos or 'all'}"
-            old = self.previous.states.get(name) if self.previous else None
-            points = self.points[key][subset]
-            return _ranked(lambda ids: self.source.rows(ids, self.pos, key), old,
-                           {rids[n]: points[n] for n in inside})
-
-        # Metrics in threads: most of a state's work is numpy sorting and comparing, which
-        # runs outside the GIL (two cores: about half the time for the five headlines).
-        with ThreadPoolExecutor(max(1, min(len(rank_keys), os.cpu_count() or 1))) as pool:
-            states = list(pool.map(rank, rank_keys))
-        for key, state in zip(rank_keys, states, strict=True):
-            if state is not None:
-                self.states[f"{prefix}{key}|{self.pos or 'all'}"] = state
-            points = self.points[key][subset] if subset else np.zeros(0)
-            lo, hi, cons = _rank_lists(state, rids)
-            block["ranks"][key] = {"rank": rs.point_ranks(points).tolist(), "lo": lo,
-                                   "hi": hi, "conservative": cons}
-        return block
-
-
-def _ranked(fetch: Callable[[list[int]], np.ndarray], state: RankState | None,
-            points: dict[int, float]) -> RankState:
-    """The rank state of the results ``points`` (result id -> point estimate): ``state``
-    updated with what changed since, or built when there is none or most changed."""
-    if state is not None:
-        before = set(state.ids)
-        removed = [rid for rid in state.ids if rid not in points]
-        added = [rid for rid in points if rid not in before]
-        if len(removed) + len(added) <= max(8, FULL_REBUILD_SHARE * len(points)):
-            changed = [(*state.remove(rid, fetch([rid])[0], fetch), -1) for rid in removed]
-            changed += [(*state.add(rid, fetch([rid])[0], points[rid], fetch), 1)
-                        for rid in added]
-            state.settle(changed, added, fetch)
-            return state
-    ids = list(points)
-    return build(fetch(ids), np.array([points[r] for r in ids], dtype=float), ids=ids)
 
 
 def refresh_snapshot(*, session: Session, board_id: int,
