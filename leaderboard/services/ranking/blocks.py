@@ -41,8 +41,8 @@ def best_per_team(systems: list[dict[str, Any]], points: np.ndarray,
 
 
 def pairwise_matrices(systems: list[dict[str, Any]], points: dict[str, np.ndarray],
-              rows: Callable[[list[int], str], np.ndarray], members: list[int],
-              keys: tuple[str, ...], previous: dict[str, Any]) -> dict[str, Any]:
+                      rows: Callable[[list[int], str], np.ndarray], members: list[int],
+                      keys: tuple[str, ...], previous: dict[str, Any]) -> dict[str, Any]:
     """P(row beats column) among the top :data:`PAIRWISE_TOP` systems of every displayed
     metric ``keys`` (all targets), for the pairwise view; a metric whose top systems are the
     same results as in ``previous`` keeps its matrix."""
@@ -66,7 +66,7 @@ def pairwise_matrices(systems: list[dict[str, Any]], points: dict[str, np.ndarra
 
 
 def points_of(systems: list[dict[str, Any]], pos: str | None,
-            keys: tuple[str, ...]) -> dict[str, np.ndarray]:
+              keys: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Point estimates per metric over ``systems`` (-inf where a system has none)."""
     sources = [s["metrics"] if pos is None else s["by_pos"].get(pos, {}).get("metrics", {})
                for s in systems]
@@ -228,6 +228,7 @@ class BlockBuilder:
             block["ties"][key] = _compare_pairs(
                 p, todo, lambda ns, key=key: self.source.rows([rids[n] for n in ns], self.pos,
                                                               key))
+
         def rank(key: str) -> RankState | None:
             if not inside:
                 return None
@@ -235,7 +236,7 @@ class BlockBuilder:
             old = self.previous.states.get(name) if self.previous else None
             points = self.points[key][subset]
             return ranked_state(lambda ids: self.source.rows(ids, self.pos, key), old,
-                           {rids[n]: points[n] for n in inside})
+                                {rids[n]: points[n] for n in inside})
 
         # Metrics in threads: most of a state's work is numpy sorting and comparing, which
         # runs outside the GIL (two cores: about half the time for the five headlines).
@@ -252,7 +253,7 @@ class BlockBuilder:
 
 
 def ranked_state(fetch: Callable[[list[int]], np.ndarray], state: RankState | None,
-            points: dict[int, float]) -> RankState:
+                 points: dict[int, float]) -> RankState:
     """The rank state of the results ``points`` (result id -> point estimate): ``state``
     updated with what changed since, or built when there is none or most changed."""
     if state is not None:

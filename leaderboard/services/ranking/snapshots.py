@@ -308,8 +308,8 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
         def rows_of(globals_: list[int], key: str, pos: str | None = pos) -> np.ndarray:
             return source.rows([rids[g] for g in globals_], pos, key)
 
-        where = BlockBuilder(pos, points, tiebreak_rank, rids, member_set if resampled else set(),
-                       source, previous, states)
+        where = BlockBuilder(pos, points, tiebreak_rank, rids,
+                             member_set if resampled else set(), source, previous, states)
         per_pos[name] = where.block(list(range(m)), "", shown_keys, ranked_on,
                                     lambda key, name=name: before.pairs(name, key))
         for headline in ranked_on:
@@ -321,8 +321,9 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
                 subset, f"best:{headline}:", _columns_of(headline, views), (headline,),
                 lambda key, name=name, headline=headline: before.pairs(name, key, headline))
         if pos is None:
-            pairwise = pairwise_matrices(systems, points, rows_of, members if resampled else [],
-                                 shown_keys, old_data.get("pairwise", {}) if old_data else {})
+            pairwise = pairwise_matrices(
+                systems, points, rows_of, members if resampled else [], shown_keys,
+                old_data.get("pairwise", {}) if old_data else {})
         if previous is None:
             source.forget()
     references, elsewhere = reference_rows(session, board, benchmark)
