@@ -38,34 +38,19 @@ from sqlmodel import Session
 
 from leaderboard import create_app
 from leaderboard.db import create_all
-from leaderboard.demo.synthetic import CHECKSUM, add_result
-from leaderboard.models import Benchmark, Board, Team
-from leaderboard.scoring import SCORER_VERSION
+from leaderboard.demo.synthetic import SLUG, add_result, add_systems, synthetic_board
+from leaderboard.models import Board
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 N_TARGETS, BOOTSTRAP = 762, 1000
-SLUG = "swords-v1.1-test-generative"
 
 
 def seed(session: Session, n_systems: int, n_teams: int, rng: np.random.Generator) -> Board:
-    bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
-                      hidden=True, n_targets=N_TARGETS, source_bytes=b"-",
-                      prepared_bytes=b"-", scorer_version=SCORER_VERSION)
-    session.add(bench)
-    session.flush()
-    board = Board(slug=SLUG, benchmark_id=bench.id, is_default=True, release="full")
-    session.add(board)
-    teams = [Team(name=f"Team {i:04d}") for i in range(n_teams)]
-    session.add_all(teams)
-    session.flush()
-    for i in range(n_systems):
-        add_result(session, board, team_id=teams[i % n_teams].id, name=f"System {i:05d}",
-                   skill=rng.uniform(0.2, 0.9), rng=rng, n_targets=N_TARGETS,
-                   bootstrap=BOOTSTRAP)
-        if i % 200 == 199:
-            session.commit()
-    session.commit()
+    board = synthetic_board(session, n_targets=N_TARGETS)
+    add_systems(session, board, n_systems=n_systems, n_teams=n_teams, rng=rng,
+                n_targets=N_TARGETS, bootstrap=BOOTSTRAP, team_name="Team {:04d}",
+                system_name="System {:05d}")
     return board
 
 

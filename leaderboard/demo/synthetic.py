@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Board, Result, Submission, SubmissionStatus
+from leaderboard.models import Benchmark, Board, Result, Submission, SubmissionStatus, Team
 from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
 from leaderboard.scoring.engine import POS_ORDER
@@ -16,6 +16,40 @@ from leaderboard.services.ranking.metric_info import POS_VALUES, headlines
 from leaderboard.services.ranking.resamples import store_for_result
 
 CHECKSUM = "synthetic-split"
+SLUG = "swords-v1.1-test-generative"
+
+
+def synthetic_board(session: Session, *, n_targets: int, slug: str = SLUG,
+                    is_default: bool = True) -> Board:
+    """A swords-v1.1-test-like benchmark of ``n_targets`` targets and its generative board."""
+    bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
+                      hidden=True, n_targets=n_targets, source_bytes=b"-", prepared_bytes=b"-",
+                      scorer_version=SCORER_VERSION)
+    session.add(bench)
+    session.flush()
+    board = Board(slug=slug, benchmark_id=bench.id, is_default=is_default, release="full")
+    session.add(board)
+    session.flush()
+    return board
+
+
+def add_systems(session: Session, board: Board, *, n_systems: int, n_teams: int,
+                rng: np.random.Generator, n_targets: int, bootstrap: int,
+                team_name: str = "Team {:02d}", system_name: str = "System {:03d}",
+                commit_every: int = 200) -> list[Team]:
+    """``n_teams`` teams and ``n_systems`` public results of uniform random skill, spread
+    over the teams in turn; committed every ``commit_every`` results and at the end."""
+    teams = [Team(name=team_name.format(i)) for i in range(n_teams)]
+    session.add_all(teams)
+    session.flush()
+    for i in range(n_systems):
+        add_result(session, board, team_id=teams[i % n_teams].id,  # type: ignore[arg-type]
+                   name=system_name.format(i), skill=rng.uniform(0.2, 0.9), rng=rng,
+                   n_targets=n_targets, bootstrap=bootstrap)
+        if i % commit_every == commit_every - 1:
+            session.commit()
+    session.commit()
+    return teams
 
 
 def target_pos(n_targets: int) -> np.ndarray:

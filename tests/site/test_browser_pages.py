@@ -9,33 +9,20 @@ import numpy as np
 import pytest
 from sqlmodel import Session
 
-from leaderboard.demo.synthetic import CHECKSUM, add_result
-from leaderboard.models import Benchmark, Board, Team
-from leaderboard.scoring import SCORER_VERSION
+from leaderboard.demo.synthetic import SLUG, add_systems, synthetic_board
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.live_site import ARTIFACTS, live_site
 
-SLUG = "swords-v1.1-test-generative"
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
 
 def _prepare(app, seeded) -> None:
-    rng = np.random.default_rng(5)
     with Session(app.extensions["db_engine"], expire_on_commit=False) as session:
-        bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
-                          hidden=True, n_targets=40, source_bytes=b"-", prepared_bytes=b"-",
-                          scorer_version=SCORER_VERSION)
-        session.add(bench)
-        session.flush()
-        board = Board(slug=SLUG, benchmark_id=bench.id, release="full")
-        session.add(board)
-        teams = [Team(name=f"Lab {i:02d}") for i in range(23)]
-        session.add_all(teams)
-        session.flush()
-        for i in range(230):
-            add_result(session, board, team_id=teams[i % 23].id, name=f"Model {i:03d}",
-                       skill=rng.uniform(0.2, 0.9), rng=rng, n_targets=40, bootstrap=50)
+        board = synthetic_board(session, n_targets=40, is_default=False)
+        add_systems(session, board, n_systems=230, n_teams=23, rng=np.random.default_rng(5),
+                    n_targets=40, bootstrap=50, team_name="Lab {:02d}",
+                    system_name="Model {:03d}")
         refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
         session.commit()
 

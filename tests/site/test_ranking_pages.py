@@ -8,31 +8,16 @@ import re
 import numpy as np
 import pytest
 
-from leaderboard.demo.synthetic import CHECKSUM, add_result
-from leaderboard.models import Benchmark, Board, Team
-from leaderboard.scoring import SCORER_VERSION
+from leaderboard.demo.synthetic import add_systems, synthetic_board
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 
 @pytest.fixture
 def big_board(session):
     """230 public systems of 23 teams (synthetic results, 40 targets, B = 50)."""
-    rng = np.random.default_rng(3)
-    bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
-                      hidden=True, n_targets=40, source_bytes=b"-", prepared_bytes=b"-",
-                      scorer_version=SCORER_VERSION)
-    session.add(bench)
-    session.flush()
-    board = Board(slug="swords-v1.1-test-generative", benchmark_id=bench.id, is_default=True,
-                  release="full")
-    session.add(board)
-    teams = [Team(name=f"Team {i:02d}") for i in range(23)]
-    session.add_all(teams)
-    session.flush()
-    for i in range(230):
-        add_result(session, board, team_id=teams[i % 23].id, name=f"System {i:03d}",
-                   skill=rng.uniform(0.2, 0.9), rng=rng, n_targets=40, bootstrap=50)
-    session.commit()
+    board = synthetic_board(session, n_targets=40)
+    add_systems(session, board, n_systems=230, n_teams=23, rng=np.random.default_rng(3),
+                n_targets=40, bootstrap=50)
     refresh_snapshot(session=session, board_id=board.id)
     session.commit()
     return board
