@@ -13,27 +13,14 @@ import numpy as np
 import pytest
 from sqlmodel import select
 
-from leaderboard.demo.synthetic import CHECKSUM, add_result
+from leaderboard.demo.synthetic import add_result, synthetic_board
 from leaderboard.models import Benchmark, Board, RankingState, Submission, Team
-from leaderboard.scoring import SCORER_VERSION
-from leaderboard.services.ranking import snapshots
+from leaderboard.services.ranking import board_state, snapshots
 from leaderboard.services.ranking.board_state import load_board_state
 from leaderboard.services.ranking.snapshots import compute_snapshot_data, refresh_snapshot
 from tests.backends import ALL_DATABASES
 
 N_TARGETS, BOOTSTRAP = 80, 200
-
-
-def _board(session) -> Board:
-    bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
-                      hidden=True, n_targets=N_TARGETS, source_bytes=b"-", prepared_bytes=b"-",
-                      scorer_version=SCORER_VERSION)
-    session.add(bench)
-    session.flush()
-    board = Board(slug="swords-v1.1-test-generative", benchmark_id=bench.id, is_default=True)
-    session.add(board)
-    session.flush()
-    return board
 
 
 def _without_time(data: dict) -> dict:
@@ -49,7 +36,7 @@ def _full(session, board: Board) -> dict:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_incremental_refresh_equals_a_full_one(session, seed):
     rng = np.random.default_rng(seed)
-    board = _board(session)
+    board = synthetic_board(session, n_targets=N_TARGETS)
     teams = [Team(name=f"Team {i}") for i in range(6)]
     session.add_all(teams)
     session.flush()
@@ -91,7 +78,8 @@ def test_incremental_refresh_equals_a_full_one(session, seed):
                 row.hidden = False
                 session.add(row)
         session.commit()
-        previous = load_board_state(session, board.id)
+        # Read from the database: the states this process keeps are left for the refresh.
+        previous = load_board_state(session, board.id, cached=False)
         assert previous is not None
         used = snapshots._plan(previous, previous.meta["signature"] and
                                tuple(previous.meta["signature"]), previous.meta["views"],
@@ -100,6 +88,10 @@ def test_incremental_refresh_equals_a_full_one(session, seed):
         incremental_steps += used is not None
         snapshot = refresh_snapshot(session=session, board_id=board.id)
         session.commit()
+        kept = board_state._LAST_WRITTEN[board.id][2]
+        stored = load_board_state(session, board.id, cached=False)
+        assert {k: v.to_bytes() for k, v in kept.states.items()} == \
+            {k: v.to_bytes() for k, v in stored.states.items()}  # what the next step takes
         assert _without_time(snapshot.data) == _full(session, board), f"step {step}"
     assert incremental_steps >= 10  # the comparison was of the incremental path
     data = snapshot.data
@@ -112,7 +104,7 @@ def test_incremental_refresh_equals_a_full_one(session, seed):
 
 def test_board_rebuild_command_gives_the_incremental_snapshot(runner, session):
     rng = np.random.default_rng(7)
-    board = _board(session)
+    board = synthetic_board(session, n_targets=N_TARGETS)
     team = Team(name="Team A")
     session.add(team)
     session.flush()

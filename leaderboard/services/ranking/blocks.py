@@ -156,7 +156,7 @@ def _tie_plan(points: np.ndarray, tiebreak: np.ndarray, rids: list[int], members
     found = (known_codes[at] == codes) if len(known_codes) else np.zeros(len(codes), bool)
     p = np.full(n, np.nan)
     p[below[found]] = known_p[at[found]]
-    values: list[float | None] = [None if np.isnan(v) else float(v) for v in p]
+    values: list[float | None] = [None if v != v else v for v in p.tolist()]  # NaN: None
     todo = list(zip(above[~found].tolist(), below[~found].tolist(), strict=True))
     return values, todo
 
@@ -180,8 +180,10 @@ def _rank_lists(state: RankState | None, rids: list[int]
     cons: list[int | None] = [None] * len(rids)
     if state is None:
         return lo, hi, cons
-    where = state.index()
     conservative = state.conservative()
+    if state.ids == rids:  # every system ranked, in the same order (the usual case)
+        return state.rank_lo.tolist(), state.rank_hi.tolist(), conservative.tolist()
+    where = state.index()
     for g, rid in enumerate(rids):
         i = where.get(rid)
         if i is not None:

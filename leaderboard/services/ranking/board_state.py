@@ -44,27 +44,38 @@ class BoardState:
                        members=[int(x) for x in z["members"]], data=data)
 
 
-#: The data of the last snapshot this process wrote per board, by snapshot id: the next
-#: refresh in the same worker need not read and parse it again (megabytes of JSON). Data is
-#: never changed once made; states are always read from their bytes.
-_LAST_WRITTEN: dict[int, tuple[tuple[int, Any], dict[str, Any]]] = {}
+#: What this process wrote last per board, by snapshot stamp: the snapshot's data and its
+#: rank states. The next refresh in the same worker (RQ's SimpleWorker: one process) need not
+#: read and parse them again (megabytes of JSON; at 10,000 systems, seconds of state
+#: decoding). Data is never changed once made. States are changed in place by the refresh
+#: that takes them, so they are handed out once: a refresh that fails leaves none, and the
+#: next one reads them from the database.
+_LAST_WRITTEN: dict[int, tuple[tuple[int | None, Any], dict[str, Any], BoardState | None]] = {}
 
 
-def load_board_state(session: Session, board_id: int) -> BoardState | None:
-    """The state of the board's latest snapshot, with that snapshot's data (None if absent)."""
+def load_board_state(session: Session, board_id: int, *,
+                     cached: bool = True) -> BoardState | None:
+    """The state of the board's latest snapshot, with that snapshot's data (None if absent).
+
+    With ``cached``, states this process wrote for that snapshot are taken from memory (and
+    no longer kept there); without, they are read from the database."""
     row = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.created_at)
                        .where(LeaderboardSnapshot.board_id == board_id)
                        .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
     if row is None:
         return None
-    latest = row[0]
+    latest, stamp = row[0], _stamp(row[0], row[1])
+    written = _LAST_WRITTEN.get(board_id)
+    # (id, created_at): a rolled-back snapshot's id may be given again by SQLite.
+    mine = written is not None and written[0] == stamp
+    if mine and cached and written[2] is not None:
+        _LAST_WRITTEN[board_id] = (stamp, written[1], None)
+        return written[2]
     blob = session.exec(select(RankingState.data)
                         .where(RankingState.snapshot_id == latest)).first()
     if blob is None:
         return None
-    written = _LAST_WRITTEN.get(board_id)
-    # (id, created_at): a rolled-back snapshot's id may be given again by SQLite.
-    data = (written[1] if written and written[0] == _stamp(row[0], row[1]) else
+    data = (written[1] if mine else
             session.exec(select(LeaderboardSnapshot.data)
                          .where(LeaderboardSnapshot.id == latest)).one())
     try:
@@ -78,7 +89,7 @@ def save_board_state(session: Session, snapshot: LeaderboardSnapshot,
     session.add(RankingState(snapshot_id=snapshot.id, data=state.to_bytes()))
     if state.data is not None:
         _LAST_WRITTEN[snapshot.board_id] = (_stamp(snapshot.id, snapshot.created_at),
-                                            state.data)
+                                            state.data, state)
 
 
 def _stamp(snapshot_id: int | None, created_at: Any) -> tuple[int | None, Any]:
