@@ -196,6 +196,17 @@ def _rank_lists(state: RankState | None, rids: list[int]
 FULL_REBUILD_SHARE = 0.25
 
 
+def small_change(before: list[int], now: list[int]) -> tuple[list[int], list[int]] | None:
+    """(removed, added) ids from ``before`` to ``now`` when few enough changed for an
+    update (:data:`FULL_REBUILD_SHARE`), else None."""
+    kept, new = set(before), set(now)
+    removed = [r for r in before if r not in new]
+    added = [r for r in now if r not in kept]
+    if len(removed) + len(added) > max(8, FULL_REBUILD_SHARE * len(now)):
+        return None
+    return removed, added
+
+
 @dataclass
 class BlockBuilder:
     """What the blocks of one POS share: points and tiebreaks of every system (global
@@ -258,15 +269,12 @@ def ranked_state(fetch: Callable[[list[int]], np.ndarray], state: RankState | No
                  points: dict[int, float]) -> RankState:
     """The rank state of the results ``points`` (result id -> point estimate): ``state``
     updated with what changed since, or built when there is none or most changed."""
-    if state is not None:
-        before = set(state.ids)
-        removed = [rid for rid in state.ids if rid not in points]
-        added = [rid for rid in points if rid not in before]
-        if len(removed) + len(added) <= max(8, FULL_REBUILD_SHARE * len(points)):
-            changed = [(*state.remove(rid, fetch([rid])[0], fetch), -1) for rid in removed]
-            changed += [(*state.add(rid, fetch([rid])[0], points[rid], fetch), 1)
-                        for rid in added]
-            state.settle(changed, added, fetch)
-            return state
+    change = small_change(state.ids, list(points)) if state is not None else None
+    if state is not None and change is not None:
+        removed, added = change
+        changed = [(*state.remove(rid, fetch([rid])[0], fetch), -1) for rid in removed]
+        changed += [(*state.add(rid, fetch([rid])[0], points[rid], fetch), 1) for rid in added]
+        state.settle(changed, added, fetch)
+        return state
     ids = list(points)
     return build(fetch(ids), np.array([points[r] for r in ids], dtype=float), ids=ids)

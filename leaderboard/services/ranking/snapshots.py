@@ -40,12 +40,12 @@ from leaderboard.services.catalog.benchmarks import base_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title
 from leaderboard.services.ranking import ranking_stats as rs
 from leaderboard.services.ranking.blocks import (
-    FULL_REBUILD_SHARE,
     BlockBuilder,
     PreviousPairs,
     best_per_team,
     pairwise_matrices,
     points_of,
+    small_change,
 )
 from leaderboard.services.ranking.board_state import (
     BoardState,
@@ -244,12 +244,7 @@ def _plan(previous: BoardState | None, signature: tuple, views: str,
     """(removed, added) result ids when the previous state can be updated, else None."""
     if previous is None or previous.meta != _meta(signature, views):
         return None
-    before, now = set(previous.members), set(member_rids)
-    removed = [r for r in previous.members if r not in now]
-    added = [r for r in member_rids if r not in before]
-    if len(removed) + len(added) > max(8, FULL_REBUILD_SHARE * len(member_rids)):
-        return None
-    return removed, added
+    return small_change(previous.members, member_rids)
 
 
 def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
