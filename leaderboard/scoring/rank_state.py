@@ -18,7 +18,12 @@ depend on it.
 Conservative rank (scoring spec, section 6; :mod:`leaderboard.scoring.significance`): 1 +
 the Holm rejections among the systems with a higher point estimate. Only p-values below
 ALPHA can be rejected, so a system keeps the count of its zeros and the sorted integer
-numerators q (p = q / B) of the others below ALPHA.
+numerators q (p = q / B) of the others below ALPHA: its *nears*. And a p-value q / B > 0
+passes Holm's first threshold ALPHA / (family - zeros) only while family - zeros <
+ALPHA · B: a system with more non-zero p-values than that rejects exactly its zeros, and
+keeps no nears (None; on a large board, almost every system: its nears were most of the
+state's bytes). When changes bring it under that bound, its nears are computed from its
+family (:meth:`RankState.settle`).
 """
 
 from __future__ import annotations
@@ -52,6 +57,13 @@ def residual_bounds(values: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, 
     return low, high
 
 
+def tracks_nears(family: np.ndarray, zeros: np.ndarray, b: int) -> np.ndarray:
+    """Whether a system with ``family`` systems above it, ``zeros`` of them at p = 0, can
+    reject a p-value above 0 (then it keeps its nears). Two more than the bound, so that
+    float rounding at the threshold itself never matters."""
+    return family - zeros < ALPHA * b + 2
+
+
 def rank_bounds(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """95% interval of each row of per-resample ranks (lower and higher order statistics)."""
     lo = np.percentile(ranks, INTERVAL_PERCENTILES[0], axis=1, method="lower")
@@ -81,18 +93,22 @@ class RankState:
     low: np.ndarray = field(default_factory=lambda: np.zeros(0))
     high: np.ndarray = field(default_factory=lambda: np.zeros(0))
     zeros: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
-    nears: list[np.ndarray] = field(default_factory=list)
+    nears: list[np.ndarray | None] = field(default_factory=list)
     rank_lo: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     rank_hi: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
     # -- reading ---------------------------------------------------------------------------
+    def families(self) -> np.ndarray:
+        """How many systems have a higher point estimate than each one."""
+        return len(self.points) - np.searchsorted(np.sort(self.points), self.points,
+                                                  side="right")
+
     def conservative(self) -> np.ndarray:
         """1 + Holm rejections per system, in state order."""
-        family = len(self.points) - np.searchsorted(np.sort(self.points), self.points,
-                                                    side="right")
+        family = self.families()
         out = 1 + self.zeros.astype(int)
         for i, near in enumerate(self.nears):
-            if near.size:
+            if near is not None and near.size:
                 out[i] = 1 + holm_count(int(family[i]), int(self.zeros[i]), near, self.b)
         return out
 
@@ -121,7 +137,7 @@ class RankState:
         for j, qj in zip(unsure, q, strict=True):
             if qj == 0:
                 self.zeros[j] += sign
-            elif qj > 0 and qj / self.b < ALPHA:
+            elif qj > 0 and qj / self.b < ALPHA and self.nears[j] is not None:
                 near = self.nears[j]
                 if sign > 0:
                     self.nears[j] = np.insert(near, np.searchsorted(near, qj), qj)
@@ -159,7 +175,7 @@ class RankState:
             if unsure.size:
                 q = beat_q(ranking_values(fetch([self.ids[j] for j in unsure])), values)
                 zeros += int(np.sum(q == 0))
-                nears = np.sort(q[(q > 0) & (q / self.b < ALPHA)])
+                nears = _kept_nears(q, self.b)
         self._family_change(values, point, low, high, fetch, 1)
         self.ids.append(rid)
         self.nears.append(nears)
@@ -180,6 +196,7 @@ class RankState:
         systems that can overlap them.
         """
         changed = list(changed)
+        self._track_nears(fetch)
         index = self.index()
         window = np.zeros(len(self.ids), dtype=bool)
         window[[index[rid] for rid in added if rid in index]] = True
@@ -193,6 +210,23 @@ class RankState:
         rows = np.flatnonzero(window)
         if rows.size:
             self._rerank(rows, fetch)
+
+    def _track_nears(self, fetch: Fetch) -> None:
+        """Nears of the systems that can now reject one (computed from their family), none
+        for those that no longer can."""
+        tracked = tracks_nears(self.families(), self.zeros, self.b)
+        for i in np.flatnonzero(~tracked):
+            self.nears[i] = None
+        start = [i for i in np.flatnonzero(tracked) if self.nears[i] is None]
+        for i in start:
+            family = np.flatnonzero(self.points > self.points[i])
+            unsure = family[~(self.low[family] > self.high[i])]
+            if unsure.size == 0:
+                self.nears[i] = np.zeros(0, dtype=int)
+                continue
+            own = ranking_values(fetch([self.ids[i]]))[0]
+            q = beat_q(ranking_values(fetch([self.ids[j] for j in unsure])), own)
+            self.nears[i] = _kept_nears(q, self.b)
 
     def _rerank(self, rows: np.ndarray, fetch: Fetch) -> None:
         hull_low, hull_high = self.low[rows].min(), self.high[rows].max()
@@ -215,8 +249,9 @@ class RankState:
 
     # -- storing ---------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
-        lengths = np.array([len(n) for n in self.nears], dtype=np.int64)
-        flat = np.concatenate(self.nears) if self.nears else np.zeros(0, dtype=int)
+        lengths = np.array([-1 if n is None else len(n) for n in self.nears], dtype=np.int64)
+        kept = [n for n in self.nears if n is not None]
+        flat = np.concatenate(kept) if kept else np.zeros(0, dtype=int)
         buffer = io.BytesIO()
         np.savez(buffer, b=self.b, shift=self.shift, ids=np.array(self.ids, dtype=np.int64),
                  points=self.points, low=self.low, high=self.high, zeros=self.zeros,
@@ -227,8 +262,10 @@ class RankState:
     @classmethod
     def from_bytes(cls, blob: bytes) -> RankState:
         with np.load(io.BytesIO(blob)) as z:
-            splits = np.cumsum(z["near_lengths"])[:-1] if len(z["near_lengths"]) else []
-            nears = list(np.split(z["nears"], splits)) if len(z["near_lengths"]) else []
+            lengths, flat = z["near_lengths"], z["nears"]
+            ends = np.cumsum(np.maximum(lengths, 0))
+            nears = [None if n < 0 else flat[end - n:end]
+                     for n, end in zip(lengths.tolist(), ends.tolist(), strict=True)]
             return cls(b=int(z["b"]), shift=z["shift"], ids=[int(x) for x in z["ids"]],
                        points=z["points"], low=z["low"], high=z["high"],
                        zeros=z["zeros"].astype(int), nears=nears,
@@ -243,7 +280,7 @@ def build(values: np.ndarray, points: np.ndarray, ids: list[int] | None = None) 
     shift = np.where(finite, values.mean(axis=0) if m else 0.0, 0.0) if m else np.zeros(b)
     low, high = residual_bounds(values, shift)
     zeros = np.zeros(m, dtype=int)
-    nears = [np.zeros(0, dtype=int) for _ in range(m)]
+    nears: list[np.ndarray | None] = [np.zeros(0, dtype=int) for _ in range(m)]
     for i in range(m):
         family = np.flatnonzero(points > points[i])
         if family.size == 0:
@@ -254,11 +291,18 @@ def build(values: np.ndarray, points: np.ndarray, ids: list[int] | None = None) 
         if unsure.size:
             q = beat_q(values[unsure], values[i])
             zeros[i] += int(np.sum(q == 0))
-            nears[i] = np.sort(q[(q > 0) & (q / b < ALPHA)])
+            nears[i] = _kept_nears(q, b)
+        if not tracks_nears(np.array(family.size), np.array(zeros[i]), b):
+            nears[i] = None
     rank_lo, rank_hi = rank_bounds(resample_ranks(values)) if m else (np.zeros(0, int),) * 2
     return RankState(b=b, shift=shift, ids=list(ids if ids is not None else range(m)),
                      points=np.asarray(points, dtype=float), low=low, high=high, zeros=zeros,
                      nears=nears, rank_lo=rank_lo, rank_hi=rank_hi)
+
+
+def _kept_nears(q: np.ndarray, b: int) -> np.ndarray:
+    """The sorted q of a family's p-values that are above 0 and below ALPHA."""
+    return np.sort(q[(q > 0) & (q / b < ALPHA)])
 
 
 def conservative_ranks(values: np.ndarray, points: np.ndarray) -> np.ndarray:

@@ -13,10 +13,11 @@ from leaderboard.scoring.rank_state import RankState, build, conservative_ranks
 from leaderboard.scoring.significance import beat_q, holm_count
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_updates_equal_a_build_from_scratch(seed):
+@pytest.mark.parametrize(("seed", "b"), [(0, 200), (1, 200), (2, 200), (3, 40), (4, 40)])
+def test_updates_equal_a_build_from_scratch(seed, b):
+    """With B = 40 a system keeps its nears only while fewer than ALPHA · B + 2 = 4 of its
+    family are above p = 0: changes move systems in and out of that (counted)."""
     rng = np.random.default_rng(seed)
-    b = 200
     common = rng.normal(0, 3, b)
     store: dict[int, np.ndarray] = {}
     points: dict[int, float] = {}
@@ -35,7 +36,9 @@ def test_updates_equal_a_build_from_scratch(seed):
     live = list(range(40))
     state = build(fetch(live), np.array([points[i] for i in live]), ids=list(live))
     nxt = 40
+    flips = 0
     for _ in range(60):
+        before = {rid: n is not None for rid, n in zip(state.ids, state.nears, strict=True)}
         changed, added = [], []
         for _ in range(int(rng.integers(1, 4))):
             if rng.random() < 0.5 or len(live) < 4:
@@ -56,6 +59,14 @@ def test_updates_equal_a_build_from_scratch(seed):
         assert full.rank_lo.tolist() == state.rank_lo.tolist()
         assert full.rank_hi.tolist() == state.rank_hi.tolist()
         assert full.zeros.tolist() == state.zeros.tolist()
+        assert [None if n is None else n.tolist() for n in full.nears] == \
+            [None if n is None else n.tolist() for n in state.nears]
+        flips += sum(before[rid] != (n is not None)
+                     for rid, n in zip(state.ids, state.nears, strict=True) if rid in before)
+    kept = sum(n is not None for n in state.nears)
+    assert 0 < kept < len(state.ids) if b == 40 else kept > 0
+    if b == 40:
+        assert flips >= 5  # systems came under the bound (nears computed) and left it
 
 
 def test_conservative_rank_by_hand():
