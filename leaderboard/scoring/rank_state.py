@@ -96,6 +96,12 @@ class RankState:
     nears: list[np.ndarray | None] = field(default_factory=list)
     rank_lo: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     rank_hi: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    #: Per-resample ranks (m, B) of the systems marked ``known``, in memory only (a state
+    #: read from bytes knows none): a change adds or takes away one in the resamples where
+    #: the changed system is above, so a known system's interval is updated without
+    #: re-ranking it among its neighbours. Systems re-ranked become known.
+    ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    known: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     # -- reading ---------------------------------------------------------------------------
     def families(self) -> np.ndarray:
@@ -144,6 +150,24 @@ class RankState:
                 else:
                     self.nears[j] = np.delete(near, np.searchsorted(near, qj))
 
+    def _move_ranks(self, values: np.ndarray, low: float, high: float, fetch: Fetch,
+                    sign: int) -> np.ndarray | None:
+        """Known per-resample ranks after a system (``values``, residual bounds) comes in
+        (sign 1) or goes (-1); on coming in, its own per-resample ranks."""
+        if self.ranks is None or self.known is None:
+            return None
+        self.ranks[self.known & (self.high < low)] += sign  # it is above them everywhere
+        overlapping = self._overlapping(low, high)
+        wanted = overlapping if sign > 0 else overlapping[self.known[overlapping]]
+        rows = ranking_values(fetch([self.ids[j] for j in wanted])) if wanted.size else \
+            np.zeros((0, self.b))
+        mine = self.known[wanted]
+        self.ranks[wanted[mine]] += (sign * (values > rows[mine])).astype(self.ranks.dtype)
+        if sign < 0:
+            return None
+        above = int(np.count_nonzero(self.low > high))
+        return 1 + above + np.count_nonzero(rows > values, axis=0)
+
     def remove(self, rid: int, values: np.ndarray, fetch: Fetch) -> tuple[float, float]:
         """Take system ``rid`` (resampled ``values``) out; returns its residual bounds."""
         values = ranking_values(values)
@@ -151,6 +175,7 @@ class RankState:
         point, low, high = self.points[i], self.low[i], self.high[i]
         self._drop(i)
         self._family_change(values, point, low, high, fetch, -1)
+        self._move_ranks(values, low, high, fetch, -1)
         return float(low), float(high)
 
     def _drop(self, i: int) -> None:
@@ -159,6 +184,8 @@ class RankState:
         self.points, self.low, self.high, self.zeros, self.rank_lo, self.rank_hi = (
             np.delete(a, i) for a in (self.points, self.low, self.high, self.zeros,
                                       self.rank_lo, self.rank_hi))
+        if self.ranks is not None and self.known is not None:
+            self.ranks, self.known = np.delete(self.ranks, i, axis=0), np.delete(self.known, i)
 
     def add(self, rid: int, values: np.ndarray, point: float,
             fetch: Fetch) -> tuple[float, float]:
@@ -177,6 +204,12 @@ class RankState:
                 zeros += int(np.sum(q == 0))
                 nears = _kept_nears(q, self.b)
         self._family_change(values, point, low, high, fetch, 1)
+        own_ranks = self._move_ranks(values, low, high, fetch, 1)
+        if self.ranks is not None and self.known is not None and own_ranks is not None:
+            dtype = _rank_dtype(len(self.ids) + 1)
+            self.ranks = np.vstack([self.ranks.astype(dtype, copy=False),
+                                    own_ranks[None, :].astype(dtype)])
+            self.known = np.append(self.known, True)
         self.ids.append(rid)
         self.nears.append(nears)
         self.points = np.append(self.points, point)
@@ -208,6 +241,10 @@ class RankState:
         self.rank_lo[steady] += delta[steady]
         self.rank_hi[steady] += delta[steady]
         rows = np.flatnonzero(window)
+        if self.known is not None:
+            known, rows = rows[self.known[rows]], rows[~self.known[rows]]
+            if known.size and self.ranks is not None:
+                self.rank_lo[known], self.rank_hi[known] = rank_bounds(self.ranks[known])
         if rows.size:
             self._rerank(rows, fetch)
 
@@ -246,6 +283,10 @@ class RankState:
         ranks = ranks.T
         ranks += (1 + above)[:, None]
         self.rank_lo[rows], self.rank_hi[rows] = rank_bounds(ranks)
+        if self.ranks is None or self.known is None:
+            self.ranks = np.zeros((len(self.ids), self.b), dtype=_rank_dtype(len(self.ids)))
+            self.known = np.zeros(len(self.ids), dtype=bool)
+        self.ranks[rows], self.known[rows] = ranks, True
 
     # -- storing ---------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
@@ -294,10 +335,17 @@ def build(values: np.ndarray, points: np.ndarray, ids: list[int] | None = None) 
             nears[i] = _kept_nears(q, b)
         if not tracks_nears(np.array(family.size), np.array(zeros[i]), b):
             nears[i] = None
-    rank_lo, rank_hi = rank_bounds(resample_ranks(values)) if m else (np.zeros(0, int),) * 2
+    ranks = resample_ranks(values).astype(_rank_dtype(m))
+    rank_lo, rank_hi = rank_bounds(ranks) if m else (np.zeros(0, int),) * 2
     return RankState(b=b, shift=shift, ids=list(ids if ids is not None else range(m)),
                      points=np.asarray(points, dtype=float), low=low, high=high, zeros=zeros,
-                     nears=nears, rank_lo=rank_lo, rank_hi=rank_hi)
+                     nears=nears, rank_lo=rank_lo, rank_hi=rank_hi, ranks=ranks,
+                     known=np.ones(m, dtype=bool))
+
+
+def _rank_dtype(m: int) -> type:
+    """Per-resample ranks in two bytes while they fit (half the memory at 10,000 systems)."""
+    return np.int16 if m < 32000 else np.int32
 
 
 def _kept_nears(q: np.ndarray, b: int) -> np.ndarray:

@@ -13,10 +13,14 @@ from leaderboard.scoring.rank_state import RankState, build, conservative_ranks
 from leaderboard.scoring.significance import beat_q, holm_count
 
 
-@pytest.mark.parametrize(("seed", "b"), [(0, 200), (1, 200), (2, 200), (3, 40), (4, 40)])
-def test_updates_equal_a_build_from_scratch(seed, b):
+@pytest.mark.parametrize(("seed", "b", "missing"),
+                         [(0, 200, True), (1, 200, True), (2, 200, False), (3, 40, False),
+                          (4, 40, True)])
+def test_updates_equal_a_build_from_scratch(seed, b, missing):
     """With B = 40 a system keeps its nears only while fewer than ALPHA · B + 2 = 4 of its
-    family are above p = 0: changes move systems in and out of that (counted)."""
+    family are above p = 0: changes move systems in and out of that (counted). Without
+    ``missing`` resamples (a system with one overlaps every other), a change re-ranks some
+    systems and updates the per-resample ranks of others (counted)."""
     rng = np.random.default_rng(seed)
     common = rng.normal(0, 3, b)
     store: dict[int, np.ndarray] = {}
@@ -24,7 +28,7 @@ def test_updates_equal_a_build_from_scratch(seed, b):
 
     def new(rid: int, skill: float) -> None:
         values = np.round(skill + common + rng.normal(0, 1.5, b), 1)
-        if rid % 17 == 5:
+        if missing and rid % 17 == 5:
             values[rng.integers(b)] = np.nan
         store[rid], points[rid] = values, float(np.round(skill + rng.normal(0, 0.3), 1))
 
@@ -36,8 +40,8 @@ def test_updates_equal_a_build_from_scratch(seed, b):
     live = list(range(40))
     state = build(fetch(live), np.array([points[i] for i in live]), ids=list(live))
     nxt = 40
-    flips = 0
-    for _ in range(60):
+    flips = mixed_steps = 0
+    for step in range(60):
         before = {rid: n is not None for rid, n in zip(state.ids, state.nears, strict=True)}
         changed, added = [], []
         for _ in range(int(rng.integers(1, 4))):
@@ -53,8 +57,15 @@ def test_updates_equal_a_build_from_scratch(seed, b):
                     added.remove(rid)
                 changed.append((*state.remove(rid, store[rid], fetch), -1))
         state.settle(changed, added, fetch)
-        state = RankState.from_bytes(state.to_bytes())
         full = build(fetch(state.ids), np.array([points[i] for i in state.ids]), ids=state.ids)
+        assert state.known is not None and state.ranks is not None
+        known = np.flatnonzero(state.known)
+        assert state.ranks[known].tolist() == full.ranks[known].tolist()
+        if step % 4 == 3:  # as read from the database: per-resample ranks are not kept
+            state = RankState.from_bytes(state.to_bytes())
+            assert state.ranks is None
+        else:
+            mixed_steps += 0 < len(known) < len(state.ids)
         assert full.conservative().tolist() == state.conservative().tolist()
         assert full.rank_lo.tolist() == state.rank_lo.tolist()
         assert full.rank_hi.tolist() == state.rank_hi.tolist()
@@ -65,6 +76,7 @@ def test_updates_equal_a_build_from_scratch(seed, b):
                      for rid, n in zip(state.ids, state.nears, strict=True) if rid in before)
     kept = sum(n is not None for n in state.nears)
     assert 0 < kept < len(state.ids) if b == 40 else kept > 0
+    assert missing or mixed_steps >= 10  # some systems' intervals updated, others re-ranked
     if b == 40:
         assert flips >= 5  # systems came under the bound (nears computed) and left it
 
