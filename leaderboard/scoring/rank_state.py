@@ -1,29 +1,23 @@
 """Rank intervals and conservative ranks of one metric on one POS, kept up to date one
 result at a time.
 
-A :class:`RankState` holds, for every system of a board (identified by its result id), what
-the ranking needs: its point estimate, the bounds of its *residual* resampled values (each
-resample's value minus a shared shift), its Holm family's p-values that can matter, and its
-95% rank interval. :func:`build` computes it for a whole board; :meth:`RankState.add` and
-:meth:`RankState.remove` change one system and compare it only with the systems whose
-residual bounds overlap its own. Both give the same numbers (``tests/scoring``).
+A :class:`RankState` holds, for every system of a board (by result id): its point estimate,
+the bounds of its *residual* resampled values (each resample's value minus a shared shift),
+its Holm family's p-values that can matter, and its 95% rank interval. :func:`build`
+computes it for a whole board; :meth:`RankState.add` and :meth:`RankState.remove` compare
+one system only with the systems whose residual bounds overlap its own. Both give the same
+numbers (``tests/scoring``). Why the bounds suffice: subtracting the same number from every
+system in a resample changes no pairwise outcome, so a system whose lowest residual exceeds
+another's highest beats it in every resample (p = 0) and is above it in every resample's
+ranking. The shift is any fixed per-resample vector (:func:`build`: the mean).
 
-Why the residual bounds suffice: subtracting the same number from every system in a
-resample changes no pairwise outcome, so a system whose lowest residual exceeds another's
-highest beats it in every resample (P = 1, p = 0) and is above it in every resample's
-ranking. Only overlapping systems need the resample-by-resample comparison. The shift is
-any fixed per-resample vector (:func:`build` takes the mean over systems); results do not
-depend on it.
-
-Conservative rank (scoring spec, section 6; :mod:`leaderboard.scoring.significance`): 1 +
-the Holm rejections among the systems with a higher point estimate. Only p-values below
-ALPHA can be rejected, so a system keeps the count of its zeros and the sorted integer
-numerators q (p = q / B) of the others below ALPHA: its *nears*. And a p-value q / B > 0
-passes Holm's first threshold ALPHA / (family - zeros) only while family - zeros <
-ALPHA · B: a system with more non-zero p-values than that rejects exactly its zeros, and
-keeps no nears (None; on a large board, almost every system: its nears were most of the
-state's bytes). When changes bring it under that bound, its nears are computed from its
-family (:meth:`RankState.settle`).
+Conservative rank (scoring spec, section 6): 1 + the Holm rejections among the systems with
+a higher point estimate. Only p-values below ALPHA can be rejected: a system keeps the count
+of its zeros and the sorted numerators q (p = q / B) of the others below ALPHA, its
+*nears*. A p-value q / B > 0 passes Holm's first threshold ALPHA / (family - zeros) only
+while family - zeros < ALPHA · B; past that a system rejects exactly its zeros and keeps no
+nears (None; on a large board almost every system, whose nears were most of the bytes).
+When changes bring it under the bound, its nears are computed from its family.
 """
 
 from __future__ import annotations
@@ -34,52 +28,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from leaderboard.scoring.bootstrap import INTERVAL_PERCENTILES
-from leaderboard.scoring.significance import ALPHA, beat_q, holm_count
+from leaderboard.scoring.resample_ranks import (
+    rank_bounds,
+    rank_dtype,
+    ranking_values,
+    resample_ranks,
+    residual_bounds,
+)
+from leaderboard.scoring.significance import ALPHA, beat_q, holm_count, kept_nears, tracks_nears
 
 #: Reads the resampled values (rows in the order of the ids) of systems already in a state.
 Fetch = Callable[[list[int]], np.ndarray]
-
-
-def ranking_values(values: np.ndarray) -> np.ndarray:
-    """Resampled values as the ranking compares them: a missing value (NaN) ranks last."""
-    values = np.asarray(values, dtype=float)
-    return np.where(np.isnan(values), -np.inf, values)
-
-
-def residual_bounds(values: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) of each row of ``values - shift``; a row with a non-finite value gets
-    (-inf, inf): it is always compared resample by resample."""
-    residual = values - shift
-    finite = np.isfinite(residual).all(axis=-1)
-    low = np.where(finite, residual.min(axis=-1, initial=np.inf), -np.inf)
-    high = np.where(finite, residual.max(axis=-1, initial=-np.inf), np.inf)
-    return low, high
-
-
-def tracks_nears(family: np.ndarray, zeros: np.ndarray, b: int) -> np.ndarray:
-    """Whether a system with ``family`` systems above it, ``zeros`` of them at p = 0, can
-    reject a p-value above 0 (then it keeps its nears). Two more than the bound, so that
-    float rounding at the threshold itself never matters."""
-    return family - zeros < ALPHA * b + 2
-
-
-def rank_bounds(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """95% interval of each row of per-resample ranks (lower and higher order statistics)."""
-    lo = np.percentile(ranks, INTERVAL_PERCENTILES[0], axis=1, method="lower")
-    hi = np.percentile(ranks, INTERVAL_PERCENTILES[1], axis=1, method="higher")
-    return lo.astype(int), hi.astype(int)
-
-
-def resample_ranks(values: np.ndarray) -> np.ndarray:
-    """Per-resample rank of every row of ``values`` (1 + rows strictly higher)."""
-    m, b = values.shape
-    columns = np.ascontiguousarray(values.T)
-    ordered = np.sort(columns, axis=1)
-    ranks = np.empty((b, m), dtype=np.int32)
-    for j in range(b):
-        ranks[j] = 1 + (m - np.searchsorted(ordered[j], columns[j], side="right"))
-    return ranks.T
 
 
 @dataclass
@@ -101,7 +60,8 @@ class RankState:
     #: the changed system is above, so a known system's interval is updated without
     #: re-ranking it among its neighbours. Systems re-ranked become known.
     ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
-    known: np.ndarray | None = field(default=None, repr=False, compare=False)
+    known: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool), repr=False,
+                              compare=False)
 
     # -- reading ---------------------------------------------------------------------------
     def families(self) -> np.ndarray:
@@ -154,7 +114,7 @@ class RankState:
                     sign: int) -> np.ndarray | None:
         """Known per-resample ranks after a system (``values``, residual bounds) comes in
         (sign 1) or goes (-1); on coming in, its own per-resample ranks."""
-        if self.ranks is None or self.known is None:
+        if self.ranks is None:
             return None
         self.ranks[self.known & (self.high < low)] += sign  # it is above them everywhere
         overlapping = self._overlapping(low, high)
@@ -184,8 +144,9 @@ class RankState:
         self.points, self.low, self.high, self.zeros, self.rank_lo, self.rank_hi = (
             np.delete(a, i) for a in (self.points, self.low, self.high, self.zeros,
                                       self.rank_lo, self.rank_hi))
-        if self.ranks is not None and self.known is not None:
-            self.ranks, self.known = np.delete(self.ranks, i, axis=0), np.delete(self.known, i)
+        self.known = np.delete(self.known, i)
+        if self.ranks is not None:
+            self.ranks = np.delete(self.ranks, i, axis=0)
 
     def add(self, rid: int, values: np.ndarray, point: float,
             fetch: Fetch) -> tuple[float, float]:
@@ -202,14 +163,14 @@ class RankState:
             if unsure.size:
                 q = beat_q(ranking_values(fetch([self.ids[j] for j in unsure])), values)
                 zeros += int(np.sum(q == 0))
-                nears = _kept_nears(q, self.b)
+                nears = kept_nears(q, self.b)
         self._family_change(values, point, low, high, fetch, 1)
         own_ranks = self._move_ranks(values, low, high, fetch, 1)
-        if self.ranks is not None and self.known is not None and own_ranks is not None:
-            dtype = _rank_dtype(len(self.ids) + 1)
+        if self.ranks is not None and own_ranks is not None:
+            dtype = rank_dtype(len(self.ids) + 1)
             self.ranks = np.vstack([self.ranks.astype(dtype, copy=False),
                                     own_ranks[None, :].astype(dtype)])
-            self.known = np.append(self.known, True)
+        self.known = np.append(self.known, own_ranks is not None)
         self.ids.append(rid)
         self.nears.append(nears)
         self.points = np.append(self.points, point)
@@ -220,14 +181,10 @@ class RankState:
 
     def settle(self, changed: Iterable[tuple[float, float, int]], added: Iterable[int],
                fetch: Fetch) -> None:
-        """Bring rank intervals up to date after :meth:`add`/:meth:`remove`.
-
-        ``changed`` holds (low, high, +1 added / -1 removed) of every changed system. A
-        system that overlaps none of them moves by the number of changed systems certified
-        above it (+1 per added, -1 per removed) in every resample, so its interval moves by
-        that much. The others, and the added ones, are re-ranked on the resamples of the
-        systems that can overlap them.
-        """
+        """Bring rank intervals up to date after :meth:`add`/:meth:`remove`; ``changed``:
+        (low, high, +1 added / -1 removed) of every changed system. A system overlapping
+        none moves by the changes certified above it. The others and the added ones: from
+        their per-resample ranks when known, else re-ranked among their overlapping ones."""
         changed = list(changed)
         self._track_nears(fetch)
         index = self.index()
@@ -241,10 +198,9 @@ class RankState:
         self.rank_lo[steady] += delta[steady]
         self.rank_hi[steady] += delta[steady]
         rows = np.flatnonzero(window)
-        if self.known is not None:
-            known, rows = rows[self.known[rows]], rows[~self.known[rows]]
-            if known.size and self.ranks is not None:
-                self.rank_lo[known], self.rank_hi[known] = rank_bounds(self.ranks[known])
+        known, rows = rows[self.known[rows]], rows[~self.known[rows]]
+        if known.size and self.ranks is not None:
+            self.rank_lo[known], self.rank_hi[known] = rank_bounds(self.ranks[known])
         if rows.size:
             self._rerank(rows, fetch)
 
@@ -263,7 +219,7 @@ class RankState:
                 continue
             own = ranking_values(fetch([self.ids[i]]))[0]
             q = beat_q(ranking_values(fetch([self.ids[j] for j in unsure])), own)
-            self.nears[i] = _kept_nears(q, self.b)
+            self.nears[i] = kept_nears(q, self.b)
 
     def _rerank(self, rows: np.ndarray, fetch: Fetch) -> None:
         hull_low, hull_high = self.low[rows].min(), self.high[rows].max()
@@ -272,24 +228,14 @@ class RankState:
         # Systems outside the hull are certified above or below every re-ranked one.
         above = len(far_low) - np.searchsorted(far_low, self.high[rows], side="right")
         values = ranking_values(fetch([self.ids[j] for j in near]))
-        position = {j: n for n, j in enumerate(near)}
-        own = values[[position[j] for j in rows]]
-        # Resamples as contiguous rows: searchsorted on a strided column would copy it.
-        ordered, queries = np.sort(values.T, axis=1), np.ascontiguousarray(own.T)
-        ranks = np.empty(queries.shape, dtype=np.int32)
-        m = len(near)
-        for b in range(self.b):
-            ranks[b] = m - np.searchsorted(ordered[b], queries[b], side="right")
-        ranks = ranks.T
-        ranks += (1 + above)[:, None]
+        ranks = resample_ranks(values, np.searchsorted(near, rows)) + above[:, None]
         self.rank_lo[rows], self.rank_hi[rows] = rank_bounds(ranks)
-        if self.ranks is None or self.known is None:
-            self.ranks = np.zeros((len(self.ids), self.b), dtype=_rank_dtype(len(self.ids)))
-            self.known = np.zeros(len(self.ids), dtype=bool)
+        if self.ranks is None:
+            self.ranks = np.zeros((len(self.ids), self.b), dtype=rank_dtype(len(self.ids)))
         self.ranks[rows], self.known[rows] = ranks, True
 
     # -- storing ---------------------------------------------------------------------------
-    def to_bytes(self) -> bytes:
+    def to_bytes(self) -> bytes:  # per-resample ranks stay in memory (megabytes)
         lengths = np.array([-1 if n is None else len(n) for n in self.nears], dtype=np.int64)
         kept = [n for n in self.nears if n is not None]
         flat = np.concatenate(kept) if kept else np.zeros(0, dtype=int)
@@ -310,7 +256,8 @@ class RankState:
             return cls(b=int(z["b"]), shift=z["shift"], ids=[int(x) for x in z["ids"]],
                        points=z["points"], low=z["low"], high=z["high"],
                        zeros=z["zeros"].astype(int), nears=nears,
-                       rank_lo=z["rank_lo"].astype(int), rank_hi=z["rank_hi"].astype(int))
+                       rank_lo=z["rank_lo"].astype(int), rank_hi=z["rank_hi"].astype(int),
+                       known=np.zeros(len(z["ids"]), dtype=bool))
 
 
 def build(values: np.ndarray, points: np.ndarray, ids: list[int] | None = None) -> RankState:
@@ -332,25 +279,15 @@ def build(values: np.ndarray, points: np.ndarray, ids: list[int] | None = None) 
         if unsure.size:
             q = beat_q(values[unsure], values[i])
             zeros[i] += int(np.sum(q == 0))
-            nears[i] = _kept_nears(q, b)
+            nears[i] = kept_nears(q, b)
         if not tracks_nears(np.array(family.size), np.array(zeros[i]), b):
             nears[i] = None
-    ranks = resample_ranks(values).astype(_rank_dtype(m))
+    ranks = resample_ranks(values).astype(rank_dtype(m))
     rank_lo, rank_hi = rank_bounds(ranks) if m else (np.zeros(0, int),) * 2
     return RankState(b=b, shift=shift, ids=list(ids if ids is not None else range(m)),
                      points=np.asarray(points, dtype=float), low=low, high=high, zeros=zeros,
                      nears=nears, rank_lo=rank_lo, rank_hi=rank_hi, ranks=ranks,
                      known=np.ones(m, dtype=bool))
-
-
-def _rank_dtype(m: int) -> type:
-    """Per-resample ranks in two bytes while they fit (half the memory at 10,000 systems)."""
-    return np.int16 if m < 32000 else np.int32
-
-
-def _kept_nears(q: np.ndarray, b: int) -> np.ndarray:
-    """The sorted q of a family's p-values that are above 0 and below ALPHA."""
-    return np.sort(q[(q > 0) & (q / b < ALPHA)])
 
 
 def conservative_ranks(values: np.ndarray, points: np.ndarray) -> np.ndarray:

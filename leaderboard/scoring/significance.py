@@ -122,6 +122,18 @@ def holm_count(family: int, zeros: int, nears: Sequence[int] | np.ndarray, b: in
     return passed
 
 
+def tracks_nears(family: np.ndarray, zeros: np.ndarray, b: int) -> np.ndarray:
+    """Whether a system with ``family`` systems above it, ``zeros`` of them at p = 0, can
+    reject a p-value above 0 (then it keeps its nears). Two more than the bound, so that
+    float rounding at the threshold itself never matters."""
+    return family - zeros < ALPHA * b + 2
+
+
+def kept_nears(q: np.ndarray, b: int) -> np.ndarray:
+    """The sorted q of a family's p-values that are above 0 and below ALPHA."""
+    return np.sort(q[(q > 0) & (q / b < ALPHA)])
+
+
 def compact_letters(significant_pairs: np.ndarray) -> list[str]:
     """Compact letter display for systems listed best first.
 

@@ -58,7 +58,7 @@ def test_updates_equal_a_build_from_scratch(seed, b, missing):
                 changed.append((*state.remove(rid, store[rid], fetch), -1))
         state.settle(changed, added, fetch)
         full = build(fetch(state.ids), np.array([points[i] for i in state.ids]), ids=state.ids)
-        assert state.known is not None and state.ranks is not None
+        assert state.ranks is not None
         known = np.flatnonzero(state.known)
         assert state.ranks[known].tolist() == full.ranks[known].tolist()
         if step % 4 == 3:  # as read from the database: per-resample ranks are not kept
