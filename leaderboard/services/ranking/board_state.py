@@ -84,6 +84,12 @@ def load_board_state(session: Session, board_id: int, *,
         return None
 
 
+def forget_kept() -> None:
+    """Drop what this process keeps: the next refresh of every board starts as one in a
+    worker that did not write the board's last snapshot (benchmarks measure that case)."""
+    _LAST_WRITTEN.clear()
+
+
 def save_board_state(session: Session, snapshot: LeaderboardSnapshot,
                      state: BoardState) -> None:
     session.add(RankingState(snapshot_id=snapshot.id, data=state.to_bytes()))
