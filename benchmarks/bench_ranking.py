@@ -43,7 +43,7 @@ from leaderboard import create_app
 from leaderboard.db import create_all
 from leaderboard.demo.synthetic import SLUG, add_result, add_systems, synthetic_board
 from leaderboard.models import Board
-from leaderboard.services.ranking.board_state import forget_kept
+from leaderboard.services.ranking.board_state import forget_kept, keep_states
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +86,7 @@ def main() -> None:
         print(json.dumps(pages(args.pages, args.requests)))
         return
     teams = args.teams or max(50, args.systems // 10)
+    keep_states()  # as the worker does
     say = (lambda *a: None) if args.json else print
     out: dict = {"systems": args.systems, "teams": teams, "targets": N_TARGETS,
                  "bootstrap": BOOTSTRAP, "machine": f"{platform.machine()}, "

@@ -25,6 +25,7 @@ from sqlmodel import Session
 
 from leaderboard.db import make_engine
 from leaderboard.redis_conn import connect_redis
+from leaderboard.services.ranking.board_state import keep_states
 from worker import jobs
 
 log = logging.getLogger("leaderboard.worker")
@@ -80,6 +81,7 @@ def run_worker(settings: dict[str, Any], *, burst: bool = False,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     queue_name = queue_name or settings["QUEUE_NAME"]
     jobs.keep_heap_small()
+    keep_states()  # a board's next refresh here updates the ranking state it wrote
     engine = make_engine(settings["DATABASE_URL"])
     count = preload(engine)
     log.info("preloaded WordNet and %d prepared split(s)", count)

@@ -32,9 +32,17 @@ def _full(session, board: Board) -> dict:
     return _without_time(compute_snapshot_data(session, board, bench)[0])
 
 
+@pytest.fixture
+def kept_states():
+    board_state.keep_states()  # as a worker: the next refresh takes the states it wrote
+    yield
+    board_state.keep_states(False)
+    board_state.forget_kept()
+
+
 @ALL_DATABASES
 @pytest.mark.parametrize("seed", [1, 2])
-def test_incremental_refresh_equals_a_full_one(session, seed):
+def test_incremental_refresh_equals_a_full_one(session, seed, kept_states):
     rng = np.random.default_rng(seed)
     board = synthetic_board(session, n_targets=N_TARGETS)
     teams = [Team(name=f"Team {i}") for i in range(6)]
@@ -125,3 +133,35 @@ def test_board_rebuild_command_gives_the_incremental_snapshot(runner, session):
     rebuilt = load_board_state(session, board.id)
     assert _without_time(rebuilt.data) == _without_time(incremental.data)
     assert runner.invoke(args=["board", "rebuild"]).exit_code == 2  # names nothing
+
+
+def test_only_a_worker_keeps_the_states_it_wrote(session):
+    """A web process that refreshes a board (an admin action) keeps no rank states; a
+    worker (``keep_states``) keeps them for its next refresh, which takes them once."""
+    rng = np.random.default_rng(3)
+    board = synthetic_board(session, n_targets=N_TARGETS)
+    team = Team(name="Team A")
+    session.add(team)
+    session.flush()
+    for i in range(4):
+        add_result(session, board, team_id=team.id, name=f"S{i}", skill=rng.uniform(0.3, 0.6),
+                   rng=rng, n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
+    session.commit()
+    refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    assert board_state._LAST_WRITTEN[board.id][2] is None
+    board_state.keep_states()
+    try:
+        add_result(session, board, team_id=team.id, name="S4", skill=0.5, rng=rng,
+                   n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
+        session.commit()
+        refresh_snapshot(session=session, board_id=board.id)  # re-ranks what S4 overlaps
+        session.commit()
+        kept = board_state._LAST_WRITTEN[board.id][2]
+        assert kept is not None and kept.states["strict_a_f@10|all"].ranks is not None
+        assert load_board_state(session, board.id) is kept  # handed out once
+        again = load_board_state(session, board.id)
+        assert again is not kept and again.states["strict_a_f@10|all"].ranks is None
+    finally:
+        board_state.keep_states(False)
+        board_state.forget_kept()

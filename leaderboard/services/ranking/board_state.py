@@ -44,12 +44,13 @@ class BoardState:
                        members=[int(x) for x in z["members"]], data=data)
 
 
-#: What this process wrote last per board, by snapshot stamp: the snapshot's data and its
-#: rank states. The next refresh in the same worker (RQ's SimpleWorker: one process) need not
-#: read and parse them again (megabytes of JSON; at 10,000 systems, seconds of state
-#: decoding). Data is never changed once made. States are changed in place by the refresh
-#: that takes them, so they are handed out once: a refresh that fails leaves none, and the
-#: next one reads them from the database.
+#: What this process wrote last per board, by snapshot stamp: the snapshot's data and, in a
+#: worker (:func:`keep_states`), its rank states with their per-resample ranks. The next
+#: refresh in the same worker (RQ's SimpleWorker: one process) need not read and parse them
+#: again (megabytes of JSON) and updates known ranks instead of re-ranking. Data is never
+#: changed once made. States are changed in place by the refresh that takes them, so they
+#: are handed out once: a refresh that fails leaves none, and the next one reads them from
+#: the database.
 _LAST_WRITTEN: dict[int, tuple[tuple[int | None, Any], dict[str, Any], BoardState | None]] = {}
 
 
@@ -84,6 +85,17 @@ def load_board_state(session: Session, board_id: int, *,
         return None
 
 
+_KEEP_STATES = False
+
+
+def keep_states(enabled: bool = True) -> None:
+    """Keep the rank states this process writes (the worker, at start): about 2 bytes × B
+    per system and ranked metric (500 MB for 10,000 systems, B = 1,000), which a web process
+    that refreshes after an admin action should not hold."""
+    global _KEEP_STATES
+    _KEEP_STATES = enabled
+
+
 def forget_kept() -> None:
     """Drop what this process keeps: the next refresh of every board starts as one in a
     worker that did not write the board's last snapshot (benchmarks measure that case)."""
@@ -95,7 +107,7 @@ def save_board_state(session: Session, snapshot: LeaderboardSnapshot,
     session.add(RankingState(snapshot_id=snapshot.id, data=state.to_bytes()))
     if state.data is not None:
         _LAST_WRITTEN[snapshot.board_id] = (_stamp(snapshot.id, snapshot.created_at),
-                                            state.data, state)
+                                            state.data, state if _KEEP_STATES else None)
 
 
 def _stamp(snapshot_id: int | None, created_at: Any) -> tuple[int | None, Any]:
