@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import Response, abort, g, request, session
+from flask import Response, abort, g, request, session, stream_with_context
 from flask_login import current_user
 from sqlalchemy import func
 from sqlmodel import col, select
@@ -32,8 +33,10 @@ from leaderboard.services.ranking.ranking_table import (
     parse_query,
 )
 from leaderboard.services.ranking.snapshot_reader import (
+    SnapshotRef,
     cached_body,
     cached_value,
+    etag_for,
     latest_snapshot,
     ranking_rows,
     snapshot_data,
@@ -162,18 +165,10 @@ def personal_page() -> bool:
     return bool(current_user.is_authenticated or session.get("_flashes"))
 
 
-def ranking_response(board_id: int, kind: str,
-                     render: Callable[[RankingTable], bytes | str], mimetype: str,
-                     *, shared: bool = True, extra: tuple = (),
-                     paged: bool = False) -> Response:
-    """The ranking in some form (page, export, API JSON) for the request's query, rendered
-    once per snapshot and query and then served from memory as bytes, with an ETag and
-    Last-Modified so clients revalidate with a 304. Raises :class:`BadQuery`.
-
-    ``shared=False`` (a personal page) renders without the body cache and without validators.
-    ``extra`` is more of the cache key: what else the body shows (the board bar's boards).
-    ``paged``: one page of :data:`HTML_PAGE_SIZE` rows (``?page=``), the HTML page's way.
-    """
+def _ranking_query(board_id: int, paged: bool, extra: tuple
+                   ) -> tuple[SnapshotRef, tuple, Callable[[], RankingTable]]:
+    """The board's latest snapshot, the cache key of the request's query and a function
+    that builds its table (one page of it with ``paged``). Raises :class:`BadQuery`."""
     args = request.args
     view, pos, sort = args.get("view"), args.get("pos"), args.get("sort")
     direction, entries, q = args.get("dir"), args.get("entries"), args.get("q")
@@ -183,29 +178,73 @@ def ranking_response(board_id: int, kind: str,
     page = parse_html_page(args.get("page")) if paged else None
     ref = latest_snapshot(get_session(), board_id)
 
-    def build() -> bytes | str:
-        table = ranking_rows(session=get_session(), board_id=board_id, view=view, pos=pos,
+    def table() -> RankingTable:
+        whole = ranking_rows(session=get_session(), board_id=board_id, view=view, pos=pos,
                              sort=sort, direction=direction, ref=ref, entries=entries_value,
                              q=query)
-        return render(table if page is None else page_of(table, page))
+        return whole if page is None else page_of(whole, page)
 
-    if not shared:
-        response = Response(build(), mimetype=mimetype)
-        response.headers["Cache-Control"] = "private, no-cache"
-        return response
     variant = (parsed[0].key, parsed[1], parsed[2], parsed[3], entries_value, query, page,
                request.script_root, *extra)
-    entry = cached_body(ref, kind, variant, build)
+    return ref, variant, table
+
+
+def _validated(response: Response, ref: SnapshotRef, etag: str) -> Response:
+    """Weak ETag (the gzipped and plain bodies are one representation) and Last-Modified,
+    so clients revalidate with a 304."""
+    response.vary.add("Accept-Encoding")
+    response.set_etag(etag, weak=True)
+    response.last_modified = ref.created_at
+    response.headers["Cache-Control"] = "public, no-cache"
+    return response.make_conditional(request)
+
+
+def ranking_response(board_id: int, kind: str,
+                     render: Callable[[RankingTable], bytes | str], mimetype: str,
+                     *, shared: bool = True, extra: tuple = (),
+                     paged: bool = False) -> Response:
+    """The ranking in some form (page, API JSON) for the request's query, rendered once
+    per snapshot and query and then served from memory as bytes, with an ETag and
+    Last-Modified so clients revalidate with a 304. Raises :class:`BadQuery`.
+
+    ``shared=False`` (a personal page) renders without the body cache and without validators.
+    ``extra`` is more of the cache key: what else the body shows (the board bar's boards).
+    ``paged``: one page of :data:`HTML_PAGE_SIZE` rows (``?page=``), the HTML page's way.
+    """
+    ref, variant, table = _ranking_query(board_id, paged, extra)
+    if not shared:
+        response = Response(render(table()), mimetype=mimetype)
+        response.headers["Cache-Control"] = "private, no-cache"
+        return response
+    entry = cached_body(ref, kind, variant, lambda: render(table()))
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
     response = Response(entry.gzipped if gzipped else entry.body, mimetype=mimetype)
     if gzipped:
         response.headers["Content-Encoding"] = "gzip"
-    response.vary.add("Accept-Encoding")
-    # Weak: the gzipped and plain bodies are the same representation for revalidation.
-    response.set_etag(entry.etag, weak=True)
-    response.last_modified = ref.created_at
-    response.headers["Cache-Control"] = "public, no-cache"
-    return response.make_conditional(request)
+    return _validated(response, ref, entry.etag)
+
+
+def ranking_stream(board_id: int, kind: str,
+                   chunks: Callable[[RankingTable], Iterator[str]], mimetype: str) -> Response:
+    """The ranking as a file (an export) for the request's query, streamed: the rows are
+    written a chunk at a time as the client reads them (gzipped when it accepts that), so
+    a 10,000-row board costs no whole body in memory. A client that has it gets a 304
+    before anything is built. Raises :class:`BadQuery`."""
+    ref, variant, table = _ranking_query(board_id, False, ())
+    gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
+
+    def body() -> Iterator[bytes]:  # the query was parsed above: nothing fails from here
+        packer = zlib.compressobj(6, zlib.DEFLATED, 31) if gzipped else None
+        for text in chunks(table()):
+            data = text.encode("utf-8")
+            yield packer.compress(data) if packer else data
+        if packer:
+            yield packer.flush()
+
+    response = Response(stream_with_context(body()), mimetype=mimetype)
+    if gzipped:
+        response.headers["Content-Encoding"] = "gzip"
+    return _validated(response, ref, etag_for(ref, kind, variant))
 
 
 def per_snapshot(kind: str, variant: tuple, build: Callable[[], Any]) -> Any:

@@ -12,6 +12,7 @@ from leaderboard.blueprints.public.common import (
     per_snapshot,
     personal_page,
     ranking_response,
+    ranking_stream,
     snapshot_or_empty,
 )
 from leaderboard.services.ranking import charts, exports
@@ -118,13 +119,11 @@ def _export(kind: str) -> Response:
     if board is None:
         abort(404, description="No benchmark has been imported yet.")
 
-    def render(table) -> str:
-        return exports.to_csv(table) if kind == "csv" else exports.to_json(table)
-
+    chunks = exports.csv_chunks if kind == "csv" else exports.json_chunks
     # Flask adds "; charset=utf-8" to text/* itself: naming it here would repeat it.
     mimetype = "text/csv" if kind == "csv" else "application/json"
     try:
-        response = ranking_response(board.id, f"export.{kind}", render, mimetype)
+        response = ranking_stream(board.id, f"export.{kind}", chunks, mimetype)
     except BadQuery as exc:
         abort(400, description=str(exc))
     view = request.args.get("view") or default_view(current_views())
