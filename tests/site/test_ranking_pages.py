@@ -108,3 +108,41 @@ def test_exports_stream_a_chunk_of_rows_at_a_time(client, session, big_board):
         again = client.get(path, headers={"If-None-Match": response.headers["ETag"]})
         assert again.status_code == 304 and again.data == b""
     assert client.get("/leaderboard.csv?entries=all").get_data(as_text=True) == whole
+
+
+def test_significance_window_around_a_system(client, session, big_board):
+    """The 30 systems around a chosen one, read from the snapshot's band: the same numbers
+    as the top-30 grid where they overlap, and as a direct paired comparison elsewhere."""
+    from sqlmodel import select
+
+    from leaderboard.models import LeaderboardSnapshot, Result
+    from leaderboard.scoring.significance import p_beats_rows
+    from leaderboard.services.ranking.resamples import Resamples
+
+    key = "strict_a_f@10"
+    data = session.exec(select(LeaderboardSnapshot)
+                        .order_by(LeaderboardSnapshot.id.desc())).first().data
+    order = data["neighbours"][key]["ids"]
+    assert len(order) == 230 and len(data["neighbours"][key]["down"][0]) == 29
+    chosen = order[100]
+    window = client.get(f"/api/v1/significance?metric={key}&around={chosen}").get_json()
+    assert window["first_rank"] == 86 and window["ranked"] == 230
+    assert [s["id"] for s in window["systems"]] == order[85:115]
+    # Two systems 20 ranks apart in the window, against their resamples directly.
+    a, b = order[90], order[110]
+    result_of = {r.submission_id: r.id for r in session.exec(select(Result)).all()
+                 if r.is_current}
+    rows = Resamples(session, [key], [key]).rows([result_of[a], result_of[b]], None, key)
+    assert window["p_beats"][5][25] == round(float(p_beats_rows(rows[:1], rows[1:])[0]), 4)
+    assert window["p_beats"][25][5] == round(float(p_beats_rows(rows[1:], rows[:1])[0]), 4)
+    top = client.get(f"/api/v1/significance?metric={key}").get_json()
+    first = client.get(f"/api/v1/significance?metric={key}&around={order[0]}").get_json()
+    assert first["first_rank"] == 1 and first["p_beats"] == top["p_beats"]
+    page = client.get(f"/significance?metric={key}&around={chosen}").get_data(as_text=True)
+    assert "ranked 86–115 of 230" in page and 'class="chosen"' in page
+    system_page = client.get(f"/systems/{chosen}").get_data(as_text=True)
+    assert f"around={chosen}" in system_page
+    for query in ("around=abc", "around=999999", f"metric=best_p&around={chosen}"):
+        response = client.get(f"/api/v1/significance?{query}")
+        assert response.status_code == 400, query  # not an id, not ranked, not a headline
+    assert client.get("/significance?around=-1").status_code == 400

@@ -11,7 +11,12 @@ from leaderboard.scoring.significance import ALPHA
 from leaderboard.services.catalog.boards import BoardError, board_or_default, board_views
 from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
 from leaderboard.services.ranking.metric_info import default_sort
-from leaderboard.services.ranking.pairwise import pairwise_table, parse_top
+from leaderboard.services.ranking.pairwise import (
+    pairwise_table,
+    parse_around,
+    parse_top,
+    window_table,
+)
 from leaderboard.services.ranking.ranking_table import BadQuery
 from leaderboard.services.ranking.snapshot_reader import cached_value, latest_snapshot, load_data
 
@@ -45,7 +50,8 @@ def significance():
     """``?metric=KEY&top=N[&leaderboard=SLUG]`` (N from 2 to 30; the metric defaults to the
     leaderboard's headline, GAP on a ranking board): the top N public systems
     on the metric with their compact letters, and ``p_beats[i][j]`` = P(system i beats
-    system j), ``p_value`` and ``significant`` matrices."""
+    system j), ``p_value`` and ``significant`` matrices. ``&around=ID`` (a ranked metric):
+    the 30 systems around submission ID instead, and ``first_rank`` of the window."""
     session = get_session()
     try:
         board = board_or_default(session, request.args.get("leaderboard"))
@@ -56,9 +62,11 @@ def significance():
     metric = request.args.get("metric", default_sort(board_views(board, session)))
     try:
         top = parse_top(request.args.get("top"))
+        around = parse_around(request.args.get("around"))
         ref = latest_snapshot(session, board.id)  # type: ignore[arg-type]
-        table = cached_value(ref, "pairwise", (metric, top), lambda: pairwise_table(
-            load_data(session, ref), metric, top))
+        table = cached_value(ref, "pairwise", (metric, top, around), lambda: (
+            pairwise_table(load_data(session, ref), metric, top) if around is None
+            else window_table(load_data(session, ref), metric, around)))
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))
     return jsonify({"alpha": ALPHA, "rule": "p = 2*min(P, 1-P), P = P(row beats column) on "

@@ -24,7 +24,12 @@ from leaderboard.services.ranking.metric_info import (
     displayed,
     views_for,
 )
-from leaderboard.services.ranking.pairwise import MAX_TOP, pairwise_table
+from leaderboard.services.ranking.pairwise import (
+    MAX_TOP,
+    pairwise_table,
+    parse_around,
+    window_table,
+)
 from leaderboard.services.ranking.ranking_table import BadQuery
 
 
@@ -73,19 +78,22 @@ def compare():
 
 @bp.get("/significance")
 def significance():
-    """Pairwise view: P(row beats column) among the top 30 on ?metric=, significant cells
-    marked, and a compact letter display."""
+    """Pairwise view: P(row beats column) among the top 30 on ?metric=, or among the 30
+    systems around submission ?around= (a ranked metric), significant cells marked, and a
+    compact letter display."""
     data = snapshot_or_empty()
     track = current_views()
     metric = request.args.get("metric", default_sort(track))
     try:
-        table = per_snapshot("pairwise", (metric, MAX_TOP),
-                              lambda: pairwise_table(data, metric))
+        around = parse_around(request.args.get("around"))
+        table = per_snapshot("pairwise", (metric, MAX_TOP, around),
+                              lambda: pairwise_table(data, metric) if around is None
+                              else window_table(data, metric, around))
     except BadQuery as exc:
         abort(400, description=str(exc))
     figure = None
     if len(table["systems"]) > 1:
-        figure = per_snapshot("significance", (metric,),
+        figure = per_snapshot("significance", (metric, around),
                                lambda: charts.to_json(charts.heatmap(table)))
     return render_template("public/significance.html", table=table, figure=figure,
                            metrics=displayed(track), labels=LABELS, format_p=format_p,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import abort, g, render_template, request
+from flask import abort, g, render_template, request, url_for
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
@@ -15,6 +15,7 @@ from leaderboard.services.ranking.metric_info import (
     LABELS,
     POS_VALUES,
     VIEWS,
+    default_sort,
     describe,
     displayed,
 )
@@ -59,9 +60,13 @@ def system(submission_id: int):
                                                     if k not in VIEWS["all"].columns]
     figure = charts.to_json(charts.pos_bars(detail, chart_keys)) if detail["metrics"] else None
     detail["coverage_text"] = coverage_text(detail["coverage"])
+    headline = default_sort(views)
+    neighbours = url_for("public.significance", metric=headline, around=submission_id,
+                         leaderboard=g.board.slug if g.board is not None else None)
     return render_template("public/system.html", s=detail, cards=cards,
                            choices=choices, figure=figure, keys=keys, labels=LABELS,
-                           describe=describe, pos_values=POS_VALUES)
+                           describe=describe, pos_values=POS_VALUES,
+                           neighbours_url=neighbours, headline=headline)
 
 
 def compare_choices(board_id: int) -> list[dict]:

@@ -12,6 +12,7 @@ import numpy as np
 
 from leaderboard.scoring.significance import compact_letters, significant
 from leaderboard.services.ranking.metric_info import LABELS, displayed, track_of
+from leaderboard.services.ranking.neighbours import WINDOW
 from leaderboard.services.ranking.ranking_table import BadQuery
 
 MAX_TOP = 30
@@ -46,6 +47,49 @@ def pairwise_table(data: dict[str, Any], metric: str, top: int = MAX_TOP) -> dic
     # A board without public systems has no matrix (reshape(0, -1) of nothing fails).
     beats = (np.array(entry["p_beats"], dtype=float).reshape(len(entry["ids"]), -1)[
         np.ix_(keep, keep)] if keep else np.zeros((0, 0)))
+    return _table(data, metric, ids, beats)
+
+
+def parse_around(around: str | None) -> int | None:
+    """``around`` as a submission id (None when absent); raises :class:`BadQuery`."""
+    if around in (None, ""):
+        return None
+    if not around.isdigit() or len(around) > 12:
+        raise BadQuery("around must be a submission id (a whole number)")
+    return int(around)
+
+
+def window_table(data: dict[str, Any], metric: str, around: int) -> dict[str, Any]:
+    """:func:`pairwise_table` of the :data:`WINDOW` systems around submission ``around`` in
+    the order of ``metric`` (a headline: the snapshot keeps every system against its
+    neighbours, ``neighbours.neighbour_bands``), with where the window starts."""
+    track = track_of(data)
+    if metric not in displayed(track):
+        raise BadQuery(f"unknown metric {metric!r} on a {track}-track leaderboard")
+    band = data.get("neighbours", {}).get(metric)
+    if band is None:
+        raise BadQuery(f"the window around a system is kept for the ranked metrics only "
+                       f"({', '.join(data.get('neighbours', {})) or 'none on this board'})")
+    try:
+        at = band["ids"].index(around)
+    except ValueError:
+        raise BadQuery(f"submission {around} is not ranked on this board's "
+                       f"{LABELS.get(metric, metric)}") from None
+    n = len(band["ids"])
+    start = max(0, min(at - WINDOW // 2, n - WINDOW))
+    ids = band["ids"][start:start + WINDOW]
+    beats = np.full((len(ids), len(ids)), 0.5)
+    for i in range(len(ids)):
+        for j in range(i + 1, len(ids)):
+            beats[i, j] = band["down"][start + i][j - i - 1]
+            beats[j, i] = band["up"][start + i][j - i - 1]
+    return {**_table(data, metric, ids, beats), "around": around, "first_rank": start + 1,
+            "ranked": n}
+
+
+def _table(data: dict[str, Any], metric: str, ids: list[int],
+           beats: np.ndarray) -> dict[str, Any]:
+    by_id = {s["id"]: s for s in data.get("systems", [])}
     p = np.minimum(1.0, 2.0 * np.minimum(beats, 1.0 - beats))
     sig = np.vectorize(significant, otypes=[bool])(p) if p.size else np.zeros((0, 0), bool)
     np.fill_diagonal(sig, False)

@@ -60,6 +60,7 @@ from leaderboard.services.ranking.metric_info import (
     view_set,
     views_for,
 )
+from leaderboard.services.ranking.neighbours import neighbour_bands
 from leaderboard.services.ranking.resamples import Resamples
 from leaderboard.services.ranking.systems import coverage_of, signature_of
 
@@ -72,7 +73,8 @@ log = logging.getLogger(__name__)
 #: 6: each system's signature and the board's (scorer version, split checksum, seed, B).
 #: 7: each system's result id (incremental refresh; pairs and blocks are reused by it),
 #:    and its numbers of the board's shown metrics only, to four decimals.
-SNAPSHOT_FORMAT = 7
+#: 8: ``neighbours``: each ranked system against the 29 below it per headline metric.
+SNAPSHOT_FORMAT = 8
 KEEP_SNAPSHOTS = 2
 
 
@@ -289,6 +291,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     per_pos: dict[str, Any] = {}
     best: dict[str, Any] = {}
     pairwise: dict[str, Any] = {}
+    neighbours: dict[str, Any] = {}
     overall: dict[str, np.ndarray] = {}
     teams_best: dict[str, list[int]] = {}
     for pos in (None, *POS_VALUES):
@@ -319,6 +322,9 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
             pairwise = pairwise_matrices(
                 systems, points, rows_of, members if resampled else [], shown_keys,
                 old_data.get("pairwise", {}) if old_data else {})
+            neighbours = neighbour_bands(
+                systems, points, rows_of, members if resampled else [], ranked_on,
+                old_data.get("neighbours", {}) if old_data else {})
         if previous is None:
             source.forget()
     references, elsewhere = reference_rows(session, board, benchmark)
@@ -340,6 +346,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
         "stats": per_pos,
         "best": best,
         "pairwise": pairwise,
+        "neighbours": neighbours,
         "references": references,
         "references_elsewhere": elsewhere,
         "reported": reported_rows(session, board.id),  # type: ignore[arg-type]
