@@ -63,3 +63,28 @@ def test_pages_of_a_large_board(live, width):
     page.screenshot(path=str(ARTIFACTS / f"pages-filtered-{width}.png"), full_page=False)
     assert errors == []
     context.close()
+
+
+@pytest.mark.parametrize("width", (1366, 390))
+def test_significance_window_from_a_system_page(live, width):
+    """From a system ranked mid-board, its page's link opens the 30 systems around it."""
+    context = live.browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live.url}/?leaderboard={SLUG}&entries=all&page=2")
+    chosen = page.locator("#systems tr").nth(20).locator("th a")
+    name = chosen.inner_text()
+    chosen.click()
+    page.get_by_role("link", name="Significance against its neighbours").click()
+    expect(page.locator(".lede")).to_contain_text("of 230, around")
+    table = page.locator("table").last
+    expect(table.locator("tbody tr")).to_have_count(30)
+    expect(table.locator("tr.chosen th")).to_have_text(name)
+    rank = table.locator("tr.chosen td.num").first.inner_text()
+    assert int(rank) > 100  # page 2 of the ranking, and the chart labels say so
+    assert f"{rank}. {name}" in page.locator("#sig-figure").text_content()
+    page.locator("#groups").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"pages-window-{width}.png"), full_page=False)
+    assert errors == []
+    context.close()

@@ -345,7 +345,8 @@ def heatmap(table: dict[str, Any]) -> go.Figure:
     size in pixels and left gaps, or overlapped, as the page's width changed). Not
     ``go.Heatmap``: plotly.js writes inline styles for its image and colour bar, which our
     CSP blocks; the page prints the colour scale below the chart instead."""
-    names = [f"{n + 1}. {s['system']}" for n, s in enumerate(table["systems"])]
+    first = table.get("first_rank", 1)  # a window around a system starts lower down
+    names = [f"{first + n}. {s['system']}" for n, s in enumerate(table["systems"])]
     n = len(names)
     row = 30 if n <= 10 else 22  # pixels per row; the figure's height follows
     cells = [(i, j) for i in range(n) for j in range(n) if i != j]
