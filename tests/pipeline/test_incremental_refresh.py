@@ -110,16 +110,22 @@ def test_incremental_refresh_equals_a_full_one(session, seed, kept_states):
     assert session.exec(select(RankingState)).all()  # the state is kept beside the snapshot
 
 
-def test_board_rebuild_command_gives_the_incremental_snapshot(runner, session):
-    rng = np.random.default_rng(7)
+def _one_team_board(session, rng: np.random.Generator, n: int) -> tuple[Board, Team]:
+    """A board with ``n`` public results S0.. of one team, committed."""
     board = synthetic_board(session, n_targets=N_TARGETS)
     team = Team(name="Team A")
     session.add(team)
     session.flush()
-    for i in range(10):
+    for i in range(n):
         add_result(session, board, team_id=team.id, name=f"S{i}", skill=rng.uniform(0.3, 0.6),
                    rng=rng, n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
     session.commit()
+    return board, team
+
+
+def test_board_rebuild_command_gives_the_incremental_snapshot(runner, session):
+    rng = np.random.default_rng(7)
+    board, team = _one_team_board(session, rng, 10)
     refresh_snapshot(session=session, board_id=board.id)
     add_result(session, board, team_id=team.id, name="S10", skill=0.5, rng=rng,
                n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
@@ -139,14 +145,7 @@ def test_only_a_worker_keeps_the_states_it_wrote(session):
     """A web process that refreshes a board (an admin action) keeps no rank states; a
     worker (``keep_states``) keeps them for its next refresh, which takes them once."""
     rng = np.random.default_rng(3)
-    board = synthetic_board(session, n_targets=N_TARGETS)
-    team = Team(name="Team A")
-    session.add(team)
-    session.flush()
-    for i in range(4):
-        add_result(session, board, team_id=team.id, name=f"S{i}", skill=rng.uniform(0.3, 0.6),
-                   rng=rng, n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
-    session.commit()
+    board, team = _one_team_board(session, rng, 4)
     refresh_snapshot(session=session, board_id=board.id)
     session.commit()
     assert board_state._LAST_WRITTEN[board.id][2] is None

@@ -34,12 +34,18 @@ def live(tmp_path_factory):
         yield live
 
 
-@pytest.mark.parametrize("width", (1366, 390))
-def test_pages_of_a_large_board(live, width):
+def _open(live, width: int):
+    """A browser context at ``width`` px, its page, and the page's script errors."""
     context = live.browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    return context, page, errors
+
+
+@pytest.mark.parametrize("width", (1366, 390))
+def test_pages_of_a_large_board(live, width):
+    context, page, errors = _open(live, width)
     page.goto(f"{live.url}/?leaderboard={SLUG}&entries=all")
     rows = page.locator("#systems tr")
     expect(rows).to_have_count(100)
@@ -68,10 +74,7 @@ def test_pages_of_a_large_board(live, width):
 @pytest.mark.parametrize("width", (1366, 390))
 def test_significance_window_from_a_system_page(live, width):
     """From a system ranked mid-board, its page's link opens the 30 systems around it."""
-    context = live.browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = _open(live, width)
     page.goto(f"{live.url}/?leaderboard={SLUG}&entries=all&page=2")
     chosen = page.locator("#systems tr").nth(20).locator("th a")
     name = chosen.inner_text()

@@ -90,7 +90,7 @@ class PreviousPairs:
         self.current: dict[str, dict[str, np.ndarray]] = {}
 
     def pairs(self, name: str, key: str, headline: str | None = None) -> Pairs:
-        """Neighbour p-values by pair of result ids (:func:`_pair_codes`, sorted): of the
+        """Neighbour p-values by pair of result ids (:func:`pair_codes`, sorted): of the
         all-entries block, or of the best-per-team block of ``headline``."""
         if self.data is None:
             return NO_PAIRS
@@ -119,16 +119,23 @@ class PreviousPairs:
                          dtype=np.int64)
         rids = np.array([systems[g]["result_id"] for g in subset], dtype=np.int64)
         p = np.array([np.nan if v is None else v for v in ties], dtype=float)
-        codes, values = _pair_codes(rids[order[:-1]], rids[order[1:]]), p[order[1:]]
+        codes, values = pair_codes(rids[order[:-1]], rids[order[1:]]), p[order[1:]]
         keep = ~np.isnan(values)
         codes, values = codes[keep], values[keep]
         sort = np.argsort(codes)
         return codes[sort], values[sort]
 
 
-def _pair_codes(above: np.ndarray, below: np.ndarray) -> np.ndarray:
+def pair_codes(above: np.ndarray, below: np.ndarray) -> np.ndarray:
     """One int64 per (above, below) pair of result ids."""
     return (above.astype(np.int64) << 32) | below.astype(np.int64)
+
+
+def find_codes(known: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``codes``: its index in the sorted ``known`` and whether it is there."""
+    at = np.minimum(np.searchsorted(known, codes), max(len(known) - 1, 0))
+    found = (known[at] == codes) if len(known) else np.zeros(len(codes), bool)
+    return at, found
 
 
 #: Known neighbour p-values: pair codes (sorted) and their p-values.
@@ -150,10 +157,9 @@ def _tie_plan(points: np.ndarray, tiebreak: np.ndarray, rids: list[int], members
     both = inside[above] & inside[below]
     above, below = above[both], below[both]
     ids = np.array(rids, dtype=np.int64)
-    codes = _pair_codes(ids[above], ids[below])
+    codes = pair_codes(ids[above], ids[below])
     known_codes, known_p = known
-    at = np.minimum(np.searchsorted(known_codes, codes), max(len(known_codes) - 1, 0))
-    found = (known_codes[at] == codes) if len(known_codes) else np.zeros(len(codes), bool)
+    at, found = find_codes(known_codes, codes)
     p = np.full(n, np.nan)
     p[below[found]] = known_p[at[found]]
     values: list[float | None] = [None if v != v else v for v in p.tolist()]  # NaN: None

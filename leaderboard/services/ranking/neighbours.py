@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from leaderboard.scoring.significance import p_beats_rows
+from leaderboard.services.ranking.blocks import find_codes, pair_codes
 
 WINDOW = 30
 REACH = WINDOW - 1
@@ -35,17 +36,13 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return upper, np.arange(len(upper), dtype=np.int64) - starts + 1, lengths
 
 
-def _code(rids: np.ndarray, upper: np.ndarray, gaps: np.ndarray) -> np.ndarray:
-    return (rids[upper] << 32) | rids[upper + gaps]
-
-
 def _known(previous: dict[str, Any] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(sorted pair codes, P(upper beats lower), P(lower beats upper)) of a previous band."""
     if not previous:
         return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
     rids = np.array(previous["result_ids"], dtype=np.int64)
     upper, gaps, _ = _pairs(len(rids))
-    codes = _code(rids, upper, gaps)
+    codes = pair_codes(rids[upper], rids[upper + gaps])
     down = np.fromiter(chain.from_iterable(previous["down"]), float, len(codes))
     up = np.fromiter(chain.from_iterable(previous["up"]), float, len(codes))
     order = np.argsort(codes)
@@ -65,10 +62,9 @@ def neighbour_bands(systems: list[dict[str, Any]], points: dict[str, np.ndarray]
                         key=lambda g: (-points[key][g], systems[g]["date"], systems[g]["id"]))
         rids = np.array([systems[g]["result_id"] for g in ranked], dtype=np.int64)
         upper, gaps, lengths = _pairs(len(rids))
-        codes = _code(rids, upper, gaps)
+        codes = pair_codes(rids[upper], rids[upper + gaps])
         known_codes, known_down, known_up = _known(previous.get(key))
-        at = np.minimum(np.searchsorted(known_codes, codes), max(len(known_codes) - 1, 0))
-        found = known_codes[at] == codes if len(known_codes) else np.zeros(len(codes), bool)
+        at, found = find_codes(known_codes, codes)
         down, up = np.full(len(codes), np.nan), np.full(len(codes), np.nan)
         down[found], up[found] = known_down[at[found]], known_up[at[found]]
         todo = np.flatnonzero(~found)

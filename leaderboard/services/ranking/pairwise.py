@@ -47,7 +47,7 @@ def pairwise_table(data: dict[str, Any], metric: str, top: int = MAX_TOP) -> dic
     # A board without public systems has no matrix (reshape(0, -1) of nothing fails).
     beats = (np.array(entry["p_beats"], dtype=float).reshape(len(entry["ids"]), -1)[
         np.ix_(keep, keep)] if keep else np.zeros((0, 0)))
-    return _table(data, metric, ids, beats)
+    return _table(by_id, metric, ids, beats)
 
 
 def parse_around(around: str | None) -> int | None:
@@ -83,13 +83,15 @@ def window_table(data: dict[str, Any], metric: str, around: int) -> dict[str, An
         for j in range(i + 1, len(ids)):
             beats[i, j] = band["down"][start + i][j - i - 1]
             beats[j, i] = band["up"][start + i][j - i - 1]
-    return {**_table(data, metric, ids, beats), "around": around, "first_rank": start + 1,
+    by_id = {s["id"]: s for s in data.get("systems", [])}
+    return {**_table(by_id, metric, ids, beats), "around": around, "first_rank": start + 1,
             "ranked": n}
 
 
-def _table(data: dict[str, Any], metric: str, ids: list[int],
+def _table(by_id: dict[int, dict[str, Any]], metric: str, ids: list[int],
            beats: np.ndarray) -> dict[str, Any]:
-    by_id = {s["id"]: s for s in data.get("systems", [])}
+    """The systems ``ids`` (rows of the snapshot by id) with letters and the P / p / verdict
+    matrices of ``beats``."""
     p = np.minimum(1.0, 2.0 * np.minimum(beats, 1.0 - beats))
     sig = np.vectorize(significant, otypes=[bool])(p) if p.size else np.zeros((0, 0), bool)
     np.fill_diagonal(sig, False)
