@@ -87,7 +87,7 @@ def test_significance_window_from_a_system_page(live, width):
     rank = table.locator("tr.chosen td.num").first.inner_text()
     assert int(rank) > 100  # page 2 of the ranking, and the chart labels say so
     assert f"{rank}. {name}" in page.locator("#sig-figure").text_content()
-    page.locator("#groups").scroll_into_view_if_needed()
+    expect(page.locator("#sig-chart .main-svg").first).to_be_visible()  # the heatmap drew
     page.screenshot(path=str(ARTIFACTS / f"pages-window-{width}.png"), full_page=False)
     assert errors == []
     context.close()
