@@ -7,6 +7,10 @@ p_one_sided` against ``ALPHA``). A held result is stored, but nobody except the 
 number derived from it; its team learns one bit ("held") and the best it is measured against.
 A padding probe therefore reads at most one bit per submission from hidden labels.
 
+The decision is serialised per team and board (:func:`decide` holds a
+:mod:`~leaderboard.txlock` lock until the transaction storing it commits): five first uploads
+scored at once by five workers otherwise all read "no released best" and were all released.
+
 Every reader of results goes through :func:`visible_result` (one result) or
 :data:`NOT_HELD` (queries), so a held result cannot leak from one route and not another.
 """
@@ -18,6 +22,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from leaderboard import txlock
 from leaderboard.models import (
     Board,
     Release,
@@ -70,6 +75,12 @@ def _best_released(session: Session, submission: Submission,
     return max(scored, key=lambda sr: (float(sr[1].metrics[headline]), -sr[0].id))
 
 
+def hold_ladder(session: Session, team_id: int, board_id: int) -> None:
+    """Serialise Ladder decisions of ``team_id`` on ``board_id`` until the session's
+    transaction ends: whoever decides next reads the release this one stores."""
+    txlock.hold(session, f"ladder:{board_id}:{team_id}")
+
+
 def decide(session: Session, submission: Submission, result: Result,
            board: Board) -> tuple[str, dict[str, Any]]:
     """The release state of ``submission``'s first result and what the team is told.
@@ -78,10 +89,14 @@ def decide(session: Session, submission: Submission, result: Result,
     comparison with the team's best released result decides. A result that cannot be paired
     with it (other resamples) is held, for the hosts to release: comparing it another way
     would read more than one bit.
+
+    Takes the team's Ladder lock on the board (:func:`hold_ladder`) before reading its
+    released results; the caller commits the decision in the same transaction.
     """
     if board.release != Release.LADDER:
         return ReleaseState.RELEASED, {}
     headline = default_sort(board_views(board, session))
+    hold_ladder(session, submission.team_id, board.id)
     best = _best_released(session, submission, headline)
     if best is None:
         return ReleaseState.RELEASED, {"first": True}
