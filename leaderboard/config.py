@@ -29,7 +29,9 @@ DEFAULTS: dict[str, Any] = {
     # Where benchmark and reference files are looked up by host commands.
     "DATA_DIR": "",
     "QUEUE_NAME": "scoring",
-    "JOB_TIMEOUT": 900,
+    # Hard wall-clock limit of scoring one file (validate, score, store): the job's child
+    # process is killed then and the submission fails, saying so, without a retry.
+    "JOB_TIMEOUT": 300,
     "MAX_JOB_RETRIES": 3,
     # Pipeline: a running job writes a heartbeat every HEARTBEAT_SECONDS; one silent for
     # HEARTBEAT_STALE_SECONDS is re-queued by the reconciler, which each worker runs every
@@ -71,10 +73,15 @@ DEFAULTS: dict[str, Any] = {
     "API_RATE_LIMIT": "120 per minute",
     # "Check file" on the upload form, per account and per client IP.
     "DRY_RUN_RATE_LIMIT": "30 per minute",
-    # Dry runs of files over 1 MiB checked at once per web process, and how long another
-    # waits for its turn before a 503 (each may hold a few hundred MB while parsing).
-    "MAX_CONCURRENT_LARGE_CHECKS": 1,
-    "LARGE_CHECK_WAIT_SECONDS": 20,
+    # Dry runs are jobs on the checks queue (the web process never parses a file): one
+    # may run CHECK_TIMEOUT seconds before it is killed; the request waits
+    # CHECK_WAIT_SECONDS for the report (then answers 202 with a URL to poll); past
+    # MAX_QUEUED_CHECKS waiting checks a new one is refused as busy (503, Retry-After).
+    "CHECK_TIMEOUT": 60,
+    "CHECK_WAIT_SECONDS": 20,
+    "MAX_QUEUED_CHECKS": 8,
+    # Memory one job on an uploaded file may map on top of what its worker already maps.
+    "JOB_MEMORY_MB": 2048,
     "PASSWORD_RESET_MAX_AGE": 3600,
     # Mail: smtp://[user:pass@]host[:port][?starttls=1] or smtps://...; empty: to the log.
     "SMTP_URL": "",

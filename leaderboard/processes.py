@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import ctypes
 import signal
 import subprocess
 from collections.abc import Iterable
+
+PR_SET_PDEATHSIG = 1
+
+
+def set_parent_death_signal(sig: int = signal.SIGTERM) -> None:
+    """Ask Linux to send ``sig`` to this process when its parent dies (no-op elsewhere)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def stop_processes(processes: Iterable[subprocess.Popen], *, timeout: float = 20) -> None:

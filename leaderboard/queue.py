@@ -8,6 +8,7 @@ from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue
 
+from leaderboard.rankers import live_rankers, ranker_for, ranking_queue_name
 from leaderboard.redis_conn import connect_redis
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,9 @@ def get_queue() -> Queue:
 #: RQ job states in which a job will still run (or is running).
 LIVE_STATES = frozenset({"queued", "started", "scheduled", "deferred"})
 JOB_FUNCTION = "worker.jobs.score_submission_job"
+#: RQ's own time limit of a scoring job, past JOB_TIMEOUT: the job's child is killed at
+#: JOB_TIMEOUT, and the parent still stores that outcome.
+JOB_TIMEOUT_MARGIN = 120
 
 
 def job_id_for(submission_id: int, run: int, queue_name: str) -> str:
@@ -57,7 +61,8 @@ def enqueue_scoring(submission_id: int, *, connection: Redis, queue_name: str, r
     """
     job_id = job_id_for(submission_id, run, queue_name)
     queue = Queue(queue_name, connection=connection)
-    queue.enqueue(JOB_FUNCTION, submission_id, job_id=job_id, job_timeout=job_timeout,
+    queue.enqueue(JOB_FUNCTION, submission_id, job_id=job_id,
+                  job_timeout=job_timeout + JOB_TIMEOUT_MARGIN,
                   result_ttl=24 * 3600, failure_ttl=7 * 24 * 3600,
                   description=f"score submission {submission_id} (run {run})")
     return job_id
@@ -128,7 +133,26 @@ def job_is_live(connection: Redis, job_id: str, queue_name: str) -> bool:
     return status in LIVE_STATES
 
 
-REFRESH_FUNCTION = "worker.jobs.refresh_snapshot_job"
+def worker_key(worker_name: str) -> str:
+    """RQ's key of a live worker (it expires when the worker stops beating)."""
+    from rq.worker import Worker
+
+    return f"{Worker.redis_worker_namespace_prefix}{worker_name}"
+
+
+def job_worker_alive(connection: Redis, job_id: str) -> bool:
+    """True when ``job_id`` has started on a worker whose RQ key still lives."""
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+
+    try:
+        job = Job.fetch(job_id, connection=connection)
+    except NoSuchJobError:
+        return False
+    return bool(job.worker_name) and bool(connection.exists(worker_key(job.worker_name)))
+
+
+REFRESH_FUNCTION = "worker.ranking.refresh_snapshot_job"
 #: A pending marker outlives a lost refresh job by at most this long (then a new one queues).
 REFRESH_PENDING_TTL = 900
 # Delete the pending marker only while it still names this job (another may have replaced it).
@@ -139,9 +163,14 @@ return 0
 
 
 def refresh_keys(board_id: int, queue_name: str) -> dict[str, str]:
-    """Redis keys of a board's refresh: pending job marker, run counter and run lock."""
+    """Redis keys of a board's refresh: pending job marker, run counter and run lease."""
     base = f"leaderboard:refresh:{queue_name}:board-{board_id}"
     return {"pending": f"{base}:pending", "counter": f"{base}:n", "lock": f"{base}:lock"}
+
+
+def running_refreshes_key(queue_name: str) -> str:
+    """Hash board id -> the ranker running its refresh (a gone ranker's boards are redone)."""
+    return f"leaderboard:refresh:{queue_name}:running"
 
 
 #: A refresh is incremental and takes seconds, but one that must start from nothing (first
@@ -158,15 +187,19 @@ def request_snapshot_refresh(board_id: int, *, connection: Redis, queue_name: st
     and not yet started (it will read everything committed so far), this does nothing and
     returns None. Otherwise (none, or one already running) it enqueues exactly one more
     ``refresh_snapshot_job(board_id)`` with id ``refresh-<queue>-<board>-<n>`` and
-    returns that id. The running job's id cannot be reused for the next one (RQ would mix
-    their hashes), hence the run number. Call after the data to show is committed.
+    returns that id, on the queue of the board's ranker (:mod:`leaderboard.rankers`), or
+    the shared ranking queue when no ranker is alive. The running job's id cannot be
+    reused for the next one (RQ would mix their hashes), hence the run number. Call after
+    the data to show is committed.
     """
     keys = refresh_keys(board_id, queue_name)
     job_id = f"refresh-{queue_name}-{board_id}-{connection.incr(keys['counter'])}"
     if not connection.set(keys["pending"], job_id, nx=True, ex=REFRESH_PENDING_TTL):
         return None
+    target = ranking_queue_name(queue_name,
+                                ranker_for(board_id, live_rankers(connection, queue_name)))
     try:
-        Queue(queue_name, connection=connection).enqueue(
+        Queue(target, connection=connection).enqueue(
             REFRESH_FUNCTION, board_id, job_id=job_id, job_timeout=job_timeout,
             result_ttl=600, failure_ttl=7 * 24 * 3600,
             description=f"refresh ranking of leaderboard {board_id}")

@@ -11,7 +11,6 @@ started process on the list that ``stop_all`` stops.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import os
 import signal
@@ -20,24 +19,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from leaderboard.processes import stop_processes
+from leaderboard.processes import set_parent_death_signal, stop_processes
 
 log = logging.getLogger(__name__)
-PR_SET_PDEATHSIG = 1
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 #: Restart pauses: 1 s, doubling to 30 s; a child that ran FRESH_START_SECONDS starts over.
 FIRST_BACKOFF = 1.0
 MAX_BACKOFF = 30.0
 FRESH_START_SECONDS = 60.0
-
-
-def set_parent_death_signal(sig: int = signal.SIGTERM) -> None:
-    """Ask Linux to send ``sig`` to this process when its parent dies (no-op elsewhere)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 def _child_setup() -> None:

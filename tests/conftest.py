@@ -6,8 +6,11 @@ run on both backends use ``tests.backends.ALL_DATABASES`` / ``ALL_REDIS``.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,9 +18,11 @@ from sqlmodel import Session
 
 from leaderboard import create_app
 from leaderboard.db import create_all
+from leaderboard.processes import stop_processes
 from tests import backends
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+LEADERBOARD_BIN = str(Path(sys.executable).with_name("leaderboard"))
 
 
 @pytest.fixture(scope="session")
@@ -106,3 +111,34 @@ def session(app) -> Iterator[Session]:
     """
     with Session(app.extensions["db_engine"], expire_on_commit=False) as s:
         yield s
+
+
+@pytest.fixture
+def start_worker(app_overrides, tmp_path) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Start ``leaderboard worker`` (or, with ``kind="ranker"``, ``leaderboard ranker``)
+    subprocesses on the test's database, Redis and queue."""
+    procs: list[subprocess.Popen] = []
+
+    def start(kind: str = "worker", **settings) -> subprocess.Popen:
+        env = dict(os.environ)
+        for key in ("INSTANCE_PATH", "DATABASE_URL", "REDIS_URL", "SECRET_KEY", "QUEUE_NAME"):
+            env[f"LEADERBOARD_{key}"] = str(app_overrides[key])
+        env.setdefault("LEADERBOARD_HEARTBEAT_SECONDS", "0.5")
+        for key, value in settings.items():
+            env[f"LEADERBOARD_{key}"] = str(value)
+        with open(tmp_path / f"{kind}-{len(procs)}.log", "wb") as log:
+            proc = subprocess.Popen([LEADERBOARD_BIN, kind], env=env, cwd=PROJECT_ROOT,
+                                    stdout=log, stderr=subprocess.STDOUT)
+        procs.append(proc)
+        return proc
+
+    yield start
+    stop_processes(procs)
+
+
+
+@pytest.fixture
+def checks_worker(start_worker) -> subprocess.Popen:
+    """A real ``leaderboard worker`` for tests that dry-run files (the web process never
+    parses them: it waits for this worker's report)."""
+    return start_worker()

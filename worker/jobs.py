@@ -1,4 +1,10 @@
-"""RQ job functions. They take ids, open their own sessions and are safe to run twice."""
+"""Jobs on untrusted bytes (scoring an upload, a dry run) and account e-mails.
+
+They take ids, open their own sessions and are safe to run twice. Whatever parses a user's
+file runs in a forked child under hard limits (:mod:`worker.horse`): this process keeps the
+heartbeat and kills the child at its time limit. Rankings are computed elsewhere, by rankers
+(:mod:`worker.ranking`).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +16,6 @@ from sqlalchemy.engine import Engine
 
 log = logging.getLogger(__name__)
 _context: dict[str, Any] = {}
-#: Pause before a refresh that found another one running goes to the back of the queue.
-DEFER_SECONDS = 1.0
 
 
 def configure(*, settings: dict[str, Any], engine: Engine) -> None:
@@ -20,7 +24,8 @@ def configure(*, settings: dict[str, Any], engine: Engine) -> None:
     _context["engine"] = engine
 
 
-def _ensure_context() -> tuple[dict[str, Any], Engine]:
+def ensure_context() -> tuple[dict[str, Any], Engine]:
+    """The settings and engine of this worker process."""
     if "engine" not in _context:
         # A worker started some other way (e.g. plain `rq worker`): settings from the env.
         from leaderboard.config import load_settings
@@ -63,6 +68,20 @@ def release_memory() -> None:
         pass
 
 
+def isolate_with(settings: dict[str, Any], engine: Engine, seconds: float):
+    """An isolate that runs work in a child under ``seconds`` and JOB_MEMORY_MB."""
+    from worker.horse import Limits, run_in_horse
+
+    limits = Limits(seconds=float(seconds), memory_bytes=int(settings["JOB_MEMORY_MB"]) << 20)
+
+    def isolate(fn, *args, while_running=None):
+        # The child opens connections of its own: the parent's stay the parent's.
+        return run_in_horse(fn, *args, limits=limits, while_running=while_running,
+                            on_fork=lambda: engine.dispose(close=False))
+
+    return isolate
+
+
 def score_submission_job(submission_id: int) -> str:
     """Validate and score one submission; returns its status afterwards.
 
@@ -72,20 +91,29 @@ def score_submission_job(submission_id: int) -> str:
     from rq import get_current_job
 
     from leaderboard.logs import log_job
-    from leaderboard.queue import request_snapshot_refresh
+    from leaderboard.queue import request_snapshot_refresh, worker_key
     from leaderboard.services.intake.results import score_submission_now
 
-    settings, engine = _ensure_context()
+    settings, engine = ensure_context()
     job = get_current_job()
-    request_refresh = None
+    request_refresh = on_beat = None
     if job is not None:
+        key, ttl = worker_key(job.worker_name), int(settings["HEARTBEAT_STALE_SECONDS"]) + 1
+
+        def on_beat() -> None:
+            # RQ set this worker's key to live for the job's whole timeout; kept short and
+            # renewed here instead, it tells the reconciler within seconds that we are gone.
+            job.connection.expire(key, ttl)
+
         def request_refresh(board_id: int) -> None:
             request_snapshot_refresh(board_id, connection=job.connection,
-                                     queue_name=job.origin)
+                                     queue_name=settings["QUEUE_NAME"])
     started = time.perf_counter()
     try:
-        status = score_submission_now(engine_or_session=engine, submission_id=submission_id,
-                                      settings=settings, request_refresh=request_refresh)
+        status = score_submission_now(
+            engine_or_session=engine, submission_id=submission_id, settings=settings,
+            request_refresh=request_refresh, on_beat=on_beat,
+            isolate=isolate_with(settings, engine, settings["JOB_TIMEOUT"]))
     except Exception as exc:
         log_job(submission_id=submission_id, outcome="error",
                 ms=(time.perf_counter() - started) * 1000, error=repr(exc)[:300],
@@ -110,45 +138,33 @@ def _notify(engine: Engine, submission_id: int, settings: dict[str, Any]) -> Non
                     exc_info=True)
 
 
-def refresh_snapshot_job(board_id: int) -> str:
-    """Recompute a board's ranking snapshot in its own session; safe to run twice.
-
-    One refresh per board runs at a time (a Redis lock): two at once could commit the
-    older ranking last. A job that finds the lock taken goes to the back of the queue (a new
-    coalesced request) rather than holding a worker. Returns "refreshed" or "deferred".
-    """
+def check_file_job(queue_name: str, check_id: str) -> str:
+    """A dry run: validate the bytes stored under ``check_id`` in a child under
+    CHECK_TIMEOUT and JOB_MEMORY_MB, and store the report for the waiting request."""
     from rq import get_current_job
     from sqlmodel import Session
 
-    from leaderboard.queue import refresh_keys, release_refresh, request_snapshot_refresh
-    from leaderboard.services.ranking.snapshots import refresh_snapshot
+    from leaderboard.models import Board
+    from leaderboard.redis_conn import connect_redis
+    from leaderboard.services.intake.checks import run_check
+    from leaderboard.services.intake.results import dry_run_validator
 
-    _settings, engine = _ensure_context()
+    settings, engine = ensure_context()
     job = get_current_job()
-    lock = None
-    if job is not None:
-        connection, queue_name = job.connection, job.origin
-        lock = connection.lock(refresh_keys(board_id, queue_name)["lock"],
-                               timeout=job.timeout or 900)
-        if not lock.acquire(blocking=False):
-            time.sleep(DEFER_SECONDS)
-            release_refresh(connection, board_id, queue_name, job.id)
-            request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
-            return "deferred"
-        # From here on a new request queues one more job: it will see what we cannot.
-        release_refresh(connection, board_id, queue_name, job.id)
-    try:
+    connection = (job.connection if job is not None
+                  else connect_redis(settings["REDIS_URL"], settings["INSTANCE_PATH"]))
+
+    def prepare(board_id: int):
         with Session(engine) as session:
-            refresh_snapshot(session=session, board_id=board_id)
-            session.commit()
+            return dry_run_validator(session=session, board=session.get(Board, board_id),
+                                     settings=settings)
+
+    try:
+        return run_check(connection=connection, queue_name=queue_name, check_id=check_id,
+                         prepare=prepare,
+                         isolate=isolate_with(settings, engine, settings["CHECK_TIMEOUT"]))
     finally:
-        if lock is not None:
-            try:
-                lock.release()
-            except Exception:  # expired while we ran: nothing left to release
-                log.warning("refresh lock of leaderboard %s had expired", board_id)
         release_memory()
-    return "refreshed"
 
 
 def account_mail_job(kind: str, email: str, link: str) -> bool:
@@ -163,7 +179,7 @@ def account_mail_job(kind: str, email: str, link: str) -> bool:
     from leaderboard.config import resolve_secret_key
     from leaderboard.services.access.account_mail import deliver
 
-    settings, engine = _ensure_context()
+    settings, engine = ensure_context()
     with Session(engine) as session:
         return deliver(session=session, settings=settings, secret_key=resolve_secret_key(settings),
                        kind=kind, email=email, link=link)

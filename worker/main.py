@@ -1,12 +1,10 @@
-"""Worker entry: settings, engine, WordNet and prepared splits first, then RQ's work loop.
+"""Worker entry: the process that takes jobs on untrusted bytes (scoring, dry runs).
 
-We run RQ's ``SimpleWorker``, which executes jobs in this process. RQ 3's default worker
-starts a fresh interpreter per job (``posix_spawn``), which would reload WordNet and the
-prepared gold for every submission; a forking worker would lose anything cached after the
-fork. In one process the cache of ``services.benchmarks.get_prepared`` and the lemma cache
-stay warm across jobs, and a split imported later is cached on first use. Job timeouts still
-work (SIGALRM in the main thread). A job that crashes the interpreter kills this worker; the
-heartbeat and the reconciler recover its submission.
+It works on the checks queue (someone waits for a dry run) and the scoring queue. Settings,
+engine, WordNet and prepared splits are loaded first; each job's parsing and scoring then
+runs in a forked child under hard limits (:mod:`worker.horse`), which inherits these caches,
+while this process keeps RQ's heartbeat and the submission's. Rankings are computed by
+rankers (:mod:`worker.ranking`), a separate kind of process.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ from sqlmodel import Session
 
 from leaderboard.db import make_engine
 from leaderboard.redis_conn import connect_redis
-from leaderboard.services.ranking.board_state import keep_states
+from leaderboard.services.intake.checks import checks_queue_name
 from worker import jobs
 
 log = logging.getLogger("leaderboard.worker")
@@ -68,20 +66,24 @@ def _exit_now(_signum, _frame) -> None:
     sys.exit(0)
 
 
-def run_worker(settings: dict[str, Any], *, burst: bool = False,
-               queue_name: str | None = None) -> bool:
-    """Run a scoring worker until SIGTERM (or, with ``burst``, until the queue is empty).
-
-    SIGTERM is a warm shutdown: the current job finishes, then the worker exits.
-    Returns whether any job was processed.
-    """
+def setup_logging(settings: dict[str, Any]) -> None:
+    """Log lines with time and level; SIGTERM ends start-up cleanly until RQ takes over."""
     # Until RQ installs its own (warm shutdown) handler, SIGTERM simply ends start-up cleanly.
     signal.signal(signal.SIGTERM, _exit_now)
     logging.basicConfig(level=settings.get("LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def run_worker(settings: dict[str, Any], *, burst: bool = False,
+               queue_name: str | None = None) -> bool:
+    """Run a scoring worker until SIGTERM (or, with ``burst``, until its queues are empty).
+
+    SIGTERM is a warm shutdown: the current job finishes, then the worker exits.
+    Returns whether any job was processed.
+    """
+    setup_logging(settings)
     queue_name = queue_name or settings["QUEUE_NAME"]
     jobs.keep_heap_small()
-    keep_states()  # a board's next refresh here updates the ranking state it wrote
     engine = make_engine(settings["DATABASE_URL"])
     count = preload(engine)
     log.info("preloaded WordNet and %d prepared split(s)", count)
@@ -95,8 +97,8 @@ def run_worker(settings: dict[str, Any], *, burst: bool = False,
         threading.Thread(target=_reconcile_loop, daemon=True, name="reconciler",
                          args=(stop, settings, engine, connection, queue_name)).start()
     try:
-        return _work_until_stopped(connection, queue_name, burst=burst,
-                                   logging_level=settings.get("LOG_LEVEL", "INFO"))
+        return work_until_stopped(connection, [checks_queue_name(queue_name), queue_name],
+                                  burst=burst, logging_level=settings.get("LOG_LEVEL", "INFO"))
     finally:
         stop.set()
         engine.dispose()
@@ -108,7 +110,8 @@ RECONNECT_MAX_SECONDS = 10.0
 REDIS_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
-def _work_until_stopped(connection, queue_name: str, *, burst: bool, logging_level: str) -> bool:
+def work_until_stopped(connection, queue_names: list[str], *, burst: bool,
+                       logging_level: str) -> bool:
     """RQ's work loop, re-entered after Redis went away, until a stop is asked for.
 
     RQ's ``work()`` gives up when Redis fails outside the dequeue (finishing a job, a
@@ -120,7 +123,8 @@ def _work_until_stopped(connection, queue_name: str, *, burst: bool, logging_lev
     worked = False
     pause = RECONNECT_FIRST_SECONDS
     while True:
-        worker = SimpleWorker([Queue(queue_name, connection=connection)], connection=connection)
+        worker = SimpleWorker([Queue(name, connection=connection) for name in queue_names],
+                              connection=connection)
         clean = True
         try:
             worked = worker.work(burst=burst, with_scheduler=False,
@@ -134,16 +138,16 @@ def _work_until_stopped(connection, queue_name: str, *, burst: bool, logging_lev
         # Between two work loops a stop request ends the process at once (nothing runs).
         signal.signal(signal.SIGTERM, _exit_now)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        if burst and clean and _queue_empty(connection, queue_name):
+        if burst and clean and _queues_empty(connection, queue_names):
             return worked
         if clean and not burst:
             log.warning("RQ's work loop ended without a stop request (Redis trouble?)")
         pause = _wait_for_redis(connection, pause)
 
 
-def _queue_empty(connection, queue_name: str) -> bool:
+def _queues_empty(connection, queue_names: list[str]) -> bool:
     try:
-        return Queue(queue_name, connection=connection).count == 0
+        return all(Queue(name, connection=connection).count == 0 for name in queue_names)
     except REDIS_ERRORS:
         return False
 

@@ -95,12 +95,12 @@ def outage_response(error: Exception):
 
 
 def keep_outage_retry_after(response):
-    """after_request: a 503 keeps our Retry-After.
+    """after_request: a 503 (and a 202 "still working") keeps our Retry-After.
 
     Flask-Limiter sets Retry-After on every rate-limited response to its window's reset (up
     to 60 s); for an outage that would hold clients back longer than needed. Registered
     before the limiter, so it runs after it.
     """
-    if response.status_code == 503 and "outage_retry_after" in g:
+    if response.status_code in (202, 503) and "outage_retry_after" in g:
         response.headers["Retry-After"] = str(g.outage_retry_after)
     return response

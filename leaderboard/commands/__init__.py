@@ -28,6 +28,7 @@ def all_commands() -> list[click.Command]:
     return [
         score.score_command, wordnet.wordnet_group, db.db_group, team.team_group,
         token.token_group, admin.admin_group, submit.submit_command, worker.worker_command,
+        worker.ranker_command,
         queue.queue_group, serve.serve_command, benchmark.benchmark_group, board.board_group,
         reference.reference_group, reported.reported_group, rescore.rescore_command,
     ]
@@ -35,4 +36,4 @@ def all_commands() -> list[click.Command]:
 
 # Commands that need no web app (the worker reads its settings from the environment): the
 # console script runs them without importing Flask, even where the app cannot be built.
-APP_FREE = {"score", "wordnet", "submit", "worker"}
+APP_FREE = {"score", "wordnet", "submit", "worker", "ranker"}

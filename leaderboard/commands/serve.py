@@ -104,6 +104,7 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
     for index in range(workers):
         supervisor.start(f"worker {index + 1}", [leaderboard_bin, "worker"], cwd=PROJECT_ROOT,
                          env=env)
+    supervisor.start("ranker", [leaderboard_bin, "ranker"], cwd=PROJECT_ROOT, env=env)
     _wait_for(url, supervisor)
     click.secho(f"\nSWORDS leaderboard running at {url}  (Ctrl-C stops everything)\n",
                 fg="green", bold=True)

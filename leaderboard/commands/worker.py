@@ -1,4 +1,4 @@
-"""leaderboard worker: run an RQ scoring worker."""
+"""leaderboard worker and leaderboard ranker: the two kinds of background process."""
 
 from __future__ import annotations
 
@@ -29,12 +29,25 @@ def _settings() -> dict:
 @click.option("--queue", "queue_name", default=None,
               help="Queue to work on (default: the QUEUE_NAME setting).")
 def worker_command(burst: bool, queue_name: str | None) -> None:
-    """Score submissions from the queue until stopped (SIGTERM finishes the current job).
+    """Check and score uploaded files until stopped (SIGTERM finishes the current job).
 
-    Loads WordNet and every prepared split before taking jobs, reconciles lost submissions
-    at start and every RECONCILE_SECONDS.
+    Loads WordNet and every prepared split before taking jobs, runs each file's parsing and
+    scoring in a child killed at its limits, reconciles lost submissions at start and every
+    RECONCILE_SECONDS.
     """
     from worker.main import run_worker
 
     run_worker(_settings(), burst=burst, queue_name=queue_name)
+    sys.exit(0)
+
+
+@click.command("ranker")
+@click.option("--burst", is_flag=True, help="Exit when its queues are empty.")
+@click.option("--name", default=None, help="Ranker name (default: host and process id).")
+def ranker_command(burst: bool, name: str | None) -> None:
+    """Compute rankings: take the refreshes of the boards routed to this ranker (and of the
+    shared ranking queue), keeping each board's ranking state in memory between them."""
+    from worker.ranking import run_ranker
+
+    run_ranker(_settings(), burst=burst, name=name)
     sys.exit(0)

@@ -137,7 +137,8 @@ def test_token_pages_need_login(client):
 
 
 @ALL_DATABASES
-def test_scopes_are_enforced_read_only_tokens_cannot_upload(app, client, session):
+def test_scopes_are_enforced_read_only_tokens_cannot_upload(app, client, session,
+                                                           checks_worker):
     import io
 
     from leaderboard.services.access.api_tokens import issue_token

@@ -134,7 +134,7 @@ def _serve_in_thread(app, port: int = 0):
 def _submit(url: str, token: str, path, retry_for: float = 60):
     import subprocess
 
-    from tests.pipeline.conftest import LEADERBOARD_BIN
+    from tests.conftest import LEADERBOARD_BIN
 
     return subprocess.Popen([LEADERBOARD_BIN, "submit", str(path), "--url", url, "--token",
                              token, "--name", "patient", "--retry-for", str(retry_for)],

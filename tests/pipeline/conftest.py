@@ -8,19 +8,13 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from sqlmodel import Session
 
 from leaderboard.config import PROJECT_ROOT
 from leaderboard.models import Submission
-from leaderboard.processes import stop_processes
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import import_board
 from tests.factories import make_team, make_token
@@ -28,7 +22,6 @@ from tests.factories import make_team, make_token
 DEMO_DIR = PROJECT_ROOT / "leaderboard" / "demo"
 DEMO_SPLIT = DEMO_DIR / "demo_split.json"
 DEMO_SUBMISSIONS = DEMO_DIR / "submissions"
-LEADERBOARD_BIN = str(Path(sys.executable).with_name("leaderboard"))
 
 
 @pytest.fixture
@@ -89,23 +82,15 @@ def wait_for_status(session: Session, submission_id: int, statuses: tuple[str, .
         time.sleep(0.1)
 
 
-@pytest.fixture
-def start_worker(app_overrides, tmp_path) -> Iterator[Callable[..., subprocess.Popen]]:
-    """Start ``leaderboard worker`` subprocesses on the test's database, Redis and queue."""
-    procs: list[subprocess.Popen] = []
+def drain(connection, settings: dict) -> None:
+    """Run every job of the test's queues in this process (dry runs, scoring, then the
+    ranking refreshes they ask for), as a worker and a ranker would."""
+    from rq import Queue, SimpleWorker
 
-    def start(**settings) -> subprocess.Popen:
-        env = dict(os.environ)
-        for key in ("INSTANCE_PATH", "DATABASE_URL", "REDIS_URL", "SECRET_KEY", "QUEUE_NAME"):
-            env[f"LEADERBOARD_{key}"] = str(app_overrides[key])
-        env.setdefault("LEADERBOARD_HEARTBEAT_SECONDS", "0.5")
-        for key, value in settings.items():
-            env[f"LEADERBOARD_{key}"] = str(value)
-        with open(tmp_path / f"worker-{len(procs)}.log", "wb") as log:
-            proc = subprocess.Popen([LEADERBOARD_BIN, "worker"], env=env, cwd=PROJECT_ROOT,
-                                    stdout=log, stderr=subprocess.STDOUT)
-        procs.append(proc)
-        return proc
+    from leaderboard.rankers import ranking_queue_name
+    from leaderboard.services.intake.checks import checks_queue_name
 
-    yield start
-    stop_processes(procs)
+    name = settings["QUEUE_NAME"]
+    queues = [Queue(q, connection=connection) for q in
+              (checks_queue_name(name), name, ranking_queue_name(name))]
+    SimpleWorker(queues, connection=connection).work(burst=True)

@@ -170,7 +170,7 @@ def test_missing_file_and_missing_name_are_400(client, benchmark, team_token):
     assert no_name.get_json()["error"]["code"] == "missing_name"
 
 
-def test_validate_is_a_free_dry_run(client, session, benchmark, team_token):
+def test_validate_is_a_free_dry_run(client, session, benchmark, team_token, checks_worker):
     _team, _user, token = team_token
     ids = target_ids()
     raw = submission_doc({ids[0]: [["word", 1.0]], "t:unknown": [["x", 1]],

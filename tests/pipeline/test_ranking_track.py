@@ -14,7 +14,6 @@ import json
 import re
 
 import pytest
-from rq import Queue, SimpleWorker
 from sqlmodel import select
 
 from leaderboard.models import ReferenceSystem
@@ -22,7 +21,7 @@ from leaderboard.queue import get_redis
 from leaderboard.scoring.ranking_track import random_ranking_submission
 from leaderboard.services.catalog.boards import create_board
 from tests.backends import ALL_DATABASES
-from tests.pipeline.conftest import DEMO_SPLIT, demo_bytes
+from tests.pipeline.conftest import DEMO_SPLIT, demo_bytes, drain
 from worker import jobs
 
 SPLIT = json.loads(DEMO_SPLIT.read_bytes())
@@ -65,8 +64,7 @@ def upload_and_work(app, client, token, raw: bytes, slug: str, name: str) -> dic
     jobs.configure(settings=settings, engine=app.extensions["db_engine"])
     with app.app_context():
         conn = get_redis()
-    SimpleWorker([Queue(settings["QUEUE_NAME"], connection=conn)],
-                 connection=conn).work(burst=True)
+    drain(conn, settings)
     sid = response.get_json()["id"]
     return client.get(f"/api/v1/submissions/{sid}",
                       headers={"Authorization": f"Bearer {token}"}).get_json()

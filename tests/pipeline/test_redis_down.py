@@ -7,12 +7,11 @@ import logging
 
 import pytest
 from redis import Redis
-from rq import Queue, SimpleWorker
 
 from leaderboard.models import Submission
 from leaderboard.services.intake.reconcile import reconcile
 from tests.backends import ALL_REDIS
-from tests.pipeline.conftest import demo_bytes
+from tests.pipeline.conftest import demo_bytes, drain
 from tests.pipeline.test_web import form_data, logged_in
 from worker import jobs
 
@@ -41,8 +40,7 @@ def reconcile_and_work(app, session, conn: Redis) -> None:
                        settings=settings, grace_seconds=0)
     assert len(report.requeued) == 1
     jobs.configure(settings=settings, engine=app.extensions["db_engine"])
-    queue = Queue(settings["QUEUE_NAME"], connection=conn)
-    SimpleWorker([queue], connection=conn).work(burst=True)
+    drain(conn, settings)
 
 
 @ALL_REDIS

@@ -10,13 +10,14 @@ from sqlmodel import col, select
 
 from leaderboard.models import LeaderboardSnapshot, SubmissionStatus
 from leaderboard.queue import get_redis, refresh_keys, release_refresh, request_snapshot_refresh
+from leaderboard.rankers import ranking_queue_name
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
 from tests.backends import ALL_REDIS
 from tests.factories import make_team, make_token
 from tests.pipeline.conftest import demo_bytes, wait_for_status
-from worker import jobs
+from worker import jobs, ranking
 
 STEMS = ("demo_strong", "demo_baseline", "demo_weak")
 
@@ -33,7 +34,8 @@ def public_submissions(session, benchmark, settings, n):
 
 
 def refresh_jobs(conn, queue_name):
-    return [j for j in Queue(queue_name, connection=conn).job_ids if j.startswith("refresh-")]
+    return [j for j in Queue(ranking_queue_name(queue_name), connection=conn).job_ids
+            if j.startswith("refresh-")]
 
 
 def latest_systems(session, benchmark_id):
@@ -73,7 +75,7 @@ def test_a_burst_queues_at_most_two_refresh_jobs_and_the_last_one_shows_all(
     assert len(queued) == 2 and requested[3:] == [queued[1], None, None]
     assert latest_systems(session, benchmark.id) == []  # nothing refreshed synchronously
 
-    queue = Queue(queue_name, connection=conn)
+    queue = Queue(ranking_queue_name(queue_name), connection=conn)
     SimpleWorker([queue], connection=conn).work(burst=True)
     assert [queue.fetch_job(j).return_value() for j in queued] == ["refreshed", "refreshed"]
     assert latest_systems(session, benchmark.id) == sorted(ids)
@@ -91,30 +93,30 @@ def test_refresh_job_is_safe_to_run_twice(app, session, benchmark, board, settin
         score_submission_now(engine_or_session=app.extensions["db_engine"], submission_id=sid,
                              settings=settings)  # no request function: refreshes in place
     assert latest_systems(session, benchmark.id) == sorted(ids)
-    assert jobs.refresh_snapshot_job(board.id) == "refreshed"
-    assert jobs.refresh_snapshot_job(board.id) == "refreshed"
+    assert ranking.refresh_snapshot_job(board.id) == "refreshed"
+    assert ranking.refresh_snapshot_job(board.id) == "refreshed"
     assert latest_systems(session, benchmark.id) == sorted(ids)
 
 
 @ALL_REDIS
 def test_refresh_finding_another_running_goes_to_the_back_of_the_queue(
         app, session, benchmark, board, settings, monkeypatch):
-    monkeypatch.setattr(jobs, "DEFER_SECONDS", 0)
+    monkeypatch.setattr(ranking, "DEFER_SECONDS", 0)
     jobs.configure(settings=settings, engine=app.extensions["db_engine"])
     queue_name = settings["QUEUE_NAME"]
     with app.app_context():
         conn = get_redis()
     job_id = request_snapshot_refresh(board.id, connection=conn, queue_name=queue_name)
-    lock = conn.lock(refresh_keys(board.id, queue_name)["lock"], timeout=30)
-    assert lock.acquire(blocking=False)  # "another refresh is running"
-    queue = Queue(queue_name, connection=conn)
+    lease = refresh_keys(board.id, queue_name)["lock"]
+    assert conn.set(lease, "another ranker", nx=True, px=30_000)  # "another refresh runs"
+    queue = Queue(ranking_queue_name(queue_name), connection=conn)
     job = queue.dequeue_any([queue], None, connection=conn)[0]
     assert job.id == job_id
     SimpleWorker([queue], connection=conn).execute_job(job, queue)
     assert queue.fetch_job(job_id).return_value() == "deferred"
     again = refresh_jobs(conn, queue_name)
     assert len(again) == 1 and again[0] != job_id
-    lock.release()
+    conn.delete(lease)
     SimpleWorker([queue], connection=conn).work(burst=True)
     assert queue.fetch_job(again[0]).return_value() == "refreshed"
 
@@ -122,6 +124,7 @@ def test_refresh_finding_another_running_goes_to_the_back_of_the_queue(
 def test_public_uploads_scored_by_a_real_worker_all_reach_the_ranking(app, client, session,
                                                                        benchmark, start_worker):
     start_worker()
+    start_worker("ranker")
     ids = []
     for i, stem in enumerate(STEMS):
         _team, _ = make_team(session, name=f"Real {i}")

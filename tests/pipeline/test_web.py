@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import io
 
-from rq import Queue, SimpleWorker
+from rq import Queue
 from sqlmodel import select
 
 from leaderboard.models import LeaderboardSnapshot, Submission
 from leaderboard.queue import get_redis
+from leaderboard.rankers import ranking_queue_name
 from leaderboard.services.catalog.boards import import_board
 from tests.factories import csrf_token_from, login, make_team
-from tests.pipeline.conftest import demo_bytes, submission_doc, target_ids
+from tests.pipeline.conftest import demo_bytes, drain, submission_doc, target_ids
 from worker import jobs
 
 
@@ -67,7 +68,8 @@ def test_double_submit_lands_on_the_same_submission(client, session, benchmark):
     assert len(session.exec(select(Submission)).all()) == 1
 
 
-def test_check_button_lists_every_problem_and_stores_nothing(client, session, benchmark):
+def test_check_button_lists_every_problem_and_stores_nothing(client, session, benchmark,
+                                                             checks_worker):
     logged_in(client, session)
     ids = target_ids()
     raw = submission_doc({ids[0]: [["fine", 1]], ids[1]: [["x", "high"]], "t:nope": []})
@@ -79,7 +81,8 @@ def test_check_button_lists_every_problem_and_stores_nothing(client, session, be
     assert session.exec(select(Submission)).all() == []
 
 
-def test_check_button_counts_empty_lists_as_abstentions(client, session, benchmark):
+def test_check_button_counts_empty_lists_as_abstentions(client, session, benchmark,
+                                                         checks_worker):
     """Issue 19 item 6, on the web form: 2 empty lists and 2 missing are 4 abstentions."""
     logged_in(client, session)
     ids = target_ids()
@@ -155,18 +158,17 @@ def test_publish_toggle_needs_csrf_and_queues_the_ranking_refresh(app, client, s
     settings = app.config["LEADERBOARD"]
     with app.app_context():
         conn = get_redis()
-    queued = Queue(settings["QUEUE_NAME"], connection=conn).job_ids
+    queued = Queue(ranking_queue_name(settings["QUEUE_NAME"]), connection=conn).job_ids
     assert any(j.startswith(f"refresh-{settings['QUEUE_NAME']}-") for j in queued), queued
     jobs.configure(settings=settings, engine=app.extensions["db_engine"])
-    SimpleWorker([Queue(settings["QUEUE_NAME"], connection=conn)],
-                 connection=conn).work(burst=True)
+    drain(conn, settings)
     session.expire_all()
     assert len(session.exec(select(LeaderboardSnapshot)).all()) > before
     listing = client.get("/account/submissions").get_data(as_text=True)
     assert "Web system" in listing
 
 
-def test_check_button_is_rate_limited(app, client, session, benchmark):
+def test_check_button_is_rate_limited(app, client, session, benchmark, checks_worker):
     app.config["LEADERBOARD"]["DRY_RUN_RATE_LIMIT"] = "3 per minute"
     logged_in(client, session)
     statuses = [client.post("/account/submit/check",

@@ -60,7 +60,9 @@ def test_sigkill_mid_job_then_reconcile_and_a_new_worker_scores_it(app, client, 
                                                                     start_worker, settings):
     _team, _user, token = team_token
     # A huge bootstrap makes the job slow enough to be killed in the middle of it.
-    doomed = start_worker(BOOTSTRAP_SAMPLES=150_000, RECONCILE_SECONDS=3600)
+    # Its RQ key lives 3 s past its last beat: the reconciler waits for it to expire.
+    doomed = start_worker(BOOTSTRAP_SAMPLES=150_000, RECONCILE_SECONDS=3600,
+                          HEARTBEAT_STALE_SECONDS=2)
     sid = upload(client, token, demo_bytes())
     row = wait_for_status(session, sid, ("running",) + DONE)
     wait_for_status(session, sid, ("running",))
@@ -71,7 +73,7 @@ def test_sigkill_mid_job_then_reconcile_and_a_new_worker_scores_it(app, client, 
     assert session.get(type(row), sid).status == "running"
     settings["HEARTBEAT_STALE_SECONDS"] = 1.0
     import time
-    time.sleep(1.5)
+    time.sleep(3.5)
     with app.app_context():
         report = reconcile(session=session, connection=get_redis(),
                            queue_name=settings["QUEUE_NAME"], settings=settings,
@@ -158,7 +160,7 @@ def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session
 
     from werkzeug.serving import make_server
 
-    from tests.pipeline.conftest import LEADERBOARD_BIN
+    from tests.conftest import LEADERBOARD_BIN
 
     _team, _user, token = team_token
     server = make_server("127.0.0.1", 0, app, threaded=True)

@@ -36,8 +36,13 @@ from leaderboard.services.catalog.boards import (
     list_boards,
 )
 from leaderboard.services.intake import submissions as service
+from leaderboard.services.intake.checks import (
+    ChecksBusy,
+    check_outcome,
+    checks_connection,
+    start_and_wait,
+)
 from leaderboard.services.intake.quotas import quota_status
-from leaderboard.services.intake.results import validate_upload
 from leaderboard.services.intake.submissions import SubmissionError
 from leaderboard.services.ranking.ladder import release_dict
 
@@ -94,7 +99,7 @@ def _chosen_board(form: SubmitForm) -> Board | None:
 
 
 def _render_form(form: SubmitForm, status: int = 200, report: dict | None = None,
-                 error: SubmissionError | None = None):
+                 error: SubmissionError | None = None, checking: str | None = None):
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
     boards = _offer_boards(form)
@@ -106,7 +111,8 @@ def _render_form(form: SubmitForm, status: int = 200, report: dict | None = None
                               and not team_is_verified(session, current_user.team_id))
     return render_template("submissions/submit.html", form=form, quota=quota, report=report,
                            error=error, board=board, benchmark=benchmark, boards=boards,
-                           settings=settings, needs_verification=needs_verification), status
+                           settings=settings, needs_verification=needs_verification,
+                           checking=checking), status
 
 
 def _board_or_503(form: SubmitForm) -> Board:
@@ -155,14 +161,42 @@ def check_file():
     settings = current_app.config["LEADERBOARD"]
     try:
         raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
+        check_id, outcome = start_and_wait(
+            connection=checks_connection(), queue_name=settings["QUEUE_NAME"],
+            board_id=_board_or_503(form).id, team_id=_team().id, raw=raw, settings=settings)
+    except ChecksBusy:
+        return _render_form(form, 503, error=SubmissionError(
+            503, "busy", "Too many files are being checked right now; try again in a few "
+            "seconds (uploads for scoring are not affected)"))
     except SubmissionError as exc:
         return _render_form(form, exc.status, error=exc)
+    return _check_page(form, check_id, outcome)
+
+
+@bp.get("/submit/check/<check_id>")
+@login_required
+def check_result(check_id: str):
+    """A dry run still being checked: this page reloads itself until the report is ready."""
+    settings = current_app.config["LEADERBOARD"]
     try:
-        report = validate_upload(session=get_session(), board=_board_or_503(form), raw=raw,
-                                 settings=settings)
+        outcome = check_outcome(checks_connection(), settings["QUEUE_NAME"], check_id[:64],
+                                _team().id)
     except SubmissionError as exc:
-        return _render_form(form, exc.status, error=exc)
-    return _render_form(form, 200, report=report)
+        return _render_form(SubmitForm(), exc.status, error=exc)
+    return _check_page(SubmitForm(), check_id, outcome)
+
+
+def _check_page(form: SubmitForm, check_id: str, outcome: dict | None):
+    if outcome is None:
+        abort(404)  # unknown, expired, or another team's check
+    if "error" in outcome:
+        error = outcome["error"]
+        return _render_form(form, error["status"],
+                            error=SubmissionError(error["status"], error["code"],
+                                                  error["message"]))
+    if "report" in outcome:
+        return _render_form(form, 200, report=outcome["report"])
+    return _render_form(form, 202, checking=check_id)
 
 
 @bp.post("/submit")

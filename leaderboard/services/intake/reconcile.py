@@ -1,9 +1,11 @@
 """The reconciler: the database is the truth, RQ a cache; re-enqueue what the cache lost.
 
 A ``queued`` row whose current run has no live RQ job (Redis emptied or restarted, a
-retry whose backoff is over) is enqueued again. A ``running`` row whose heartbeat is older
-than HEARTBEAT_STALE_SECONDS, or which has run longer than JOB_TIMEOUT, lost its worker: it
-is re-queued, or marked ``failed`` with the reason once its attempts are spent.
+retry whose backoff is over) is enqueued again. A ``running`` row is never touched while the
+worker running its job lives (its RQ key, which the job's heartbeat keeps short-lived):
+the worker enforces the job's limits itself. Once that worker is gone, a row whose heartbeat
+is older than HEARTBEAT_STALE_SECONDS, or which has run longer than JOB_TIMEOUT, lost its
+worker: it is re-queued, or marked ``failed`` with the reason once its attempts are spent.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from redis import Redis
 from sqlmodel import Session, select
 
 from leaderboard.models import Submission, SubmissionStatus, utcnow
-from leaderboard.queue import enqueue_scoring, job_id_for, job_is_live
+from leaderboard.queue import enqueue_scoring, job_id_for, job_is_live, job_worker_alive
 
 LOCK_SECONDS = 120
 
@@ -90,7 +92,8 @@ def _reconcile(session: Session, connection: Redis, queue_name: str, settings: d
                 continue
             reason = None
         else:
-            reason = _stale(row, now, settings)
+            alive = job_worker_alive(connection, job_id_for(row.id, row.attempts, queue_name))
+            reason = None if alive else _stale(row, now, settings)
             if reason is None:
                 report.live.append(row.id)
                 continue

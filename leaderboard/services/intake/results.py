@@ -36,6 +36,7 @@ from leaderboard.scoring import (
 )
 from leaderboard.scoring.families import SWORDS, Family, family_for
 from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared, get_split
+from leaderboard.services.intake.isolation import Isolate, LimitExceeded, in_process
 from leaderboard.services.ranking import ladder
 from leaderboard.services.ranking.metric_info import POS_VALUES, headlines, view_set
 from leaderboard.services.ranking.resamples import store_for_result
@@ -43,46 +44,22 @@ from leaderboard.services.ranking.resamples import store_for_result
 log = logging.getLogger(__name__)
 
 
-#: Uploads from this size on are "large" dry runs: parsing one may hold a few hundred MB.
-LARGE_CHECK_BYTES = 1 << 20
-_large_checks: dict[int, threading.BoundedSemaphore] = {}
-_large_checks_lock = threading.Lock()
-
-
-def _large_check_slots(settings: dict[str, Any]) -> threading.BoundedSemaphore:
-    limit = int(settings["MAX_CONCURRENT_LARGE_CHECKS"])
-    with _large_checks_lock:
-        return _large_checks.setdefault(limit, threading.BoundedSemaphore(limit))
-
-
-def validate_upload(*, session: Session, board: Board, raw: bytes,
-                    settings: dict[str, Any]) -> dict:
-    """Dry run: the full validation report of ``raw`` for the board (no gold-derived data).
-
-    Validation reads only the split's public target ids (and, on the ranking track, its
-    public candidate lists); nothing is stored or counted. At most
-    ``MAX_CONCURRENT_LARGE_CHECKS`` large files are checked at once per process (eight at
-    once took a web process to 1.2 GB); another waits ``LARGE_CHECK_WAIT_SECONDS``, then is
-    refused with a 503 ``busy`` to retry.
-    """
-    from leaderboard.services.intake.submissions import SubmissionError
-
+def dry_run_validator(*, session: Session, board: Board,
+                      settings: dict[str, Any]) -> Callable[[bytes], dict]:
+    """The dry run of the board: a function from uploaded bytes to the validation report
+    (no gold-derived data). Reading the split happens here; the returned function only
+    parses, and a worker runs it isolated. Validation reads only the split's public target
+    ids (and, on the ranking track, its public candidate lists); nothing is stored."""
     benchmark = get_split(session, board.benchmark_id)
     candidates = get_candidates(benchmark) if board.track == Track.RANKING else None
     prepared, coverage = get_prepared(benchmark), min_coverage(benchmark, settings)
-    family = family_for(benchmark.name)
-    if len(raw) < LARGE_CHECK_BYTES:
+    family, track = family_for(benchmark.name), board.track
+
+    def validate(raw: bytes) -> dict:
         return validate_for_track(raw, prepared, candidates, settings, coverage,
-                                  family=family, track=board.track).to_dict()
-    slots = _large_check_slots(settings)
-    if not slots.acquire(timeout=float(settings["LARGE_CHECK_WAIT_SECONDS"])):
-        raise SubmissionError(503, "busy", "other large files are being checked right now; "
-                              "retry in a few seconds (uploads for scoring are not affected)")
-    try:
-        return validate_for_track(raw, prepared, candidates, settings, coverage,
-                                  family=family, track=board.track).to_dict()
-    finally:
-        slots.release()
+                                  family=family, track=track).to_dict()
+
+    return validate
 
 
 def validate_for_track(raw: bytes, prepared: PreparedSplit,
@@ -140,16 +117,25 @@ def _touch(engine: Engine, submission_id: int, run: int, **values: Any) -> None:
 class _Heartbeat:
     """Writes ``heartbeat_at`` every ``interval`` seconds while a job runs (own thread)."""
 
-    def __init__(self, engine: Engine, submission_id: int, run: int, interval: float):
+    def __init__(self, engine: Engine, submission_id: int, run: int, interval: float,
+                 on_beat: Callable[[], Any] | None = None):
         self._args = (engine, submission_id, run)
+        self._on_beat = on_beat
         self._interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True, name="heartbeat")
 
     def _loop(self) -> None:
+        if self._on_beat is not None:
+            try:
+                self._on_beat()
+            except Exception:
+                log.warning("first beat of submission %s failed", self._args[1], exc_info=True)
         while not self._stop.wait(self._interval):
             try:
                 _touch(*self._args)
+                if self._on_beat is not None:
+                    self._on_beat()
             except Exception:  # a missed beat is not worth failing the job for
                 log.warning("heartbeat of submission %s failed", self._args[1], exc_info=True)
 
@@ -175,15 +161,20 @@ RefreshRequest = Callable[[int], Any]
 
 def score_submission_now(*, engine_or_session: Engine | Session, submission_id: int,
                          settings: dict[str, Any] | None = None,
-                         request_refresh: RefreshRequest | None = None) -> str:
+                         request_refresh: RefreshRequest | None = None,
+                         isolate: Isolate = in_process,
+                         on_beat: Callable[[], Any] | None = None) -> str:
     """Run the whole job for one submission; returns the row's status afterwards.
 
-    When a public result is stored, ``request_refresh(board_id)`` asks for the ranking
-    to be recomputed (the worker passes ``queue.request_snapshot_refresh``, which coalesces
-    a burst into one job); without it, or if it fails, the snapshot is refreshed here.
-    ``invalid`` lists every problem and is final. Our own errors re-queue the row with
-    backoff (the reconciler enqueues it when due) until ``MAX_JOB_RETRIES`` retries are
-    spent, then mark it ``failed`` with the reason.
+    Validating, scoring and storing the outcome (everything that reads the uploaded bytes)
+    run through ``isolate``: a worker runs them in a child process under hard limits while
+    this process keeps the heartbeat (and calls ``on_beat`` at each). When a public result
+    is stored, ``request_refresh(board_id)`` asks for the ranking to be recomputed (the
+    worker passes ``queue.request_snapshot_refresh``, which coalesces a burst into one job);
+    without it, or if it fails, the snapshot is refreshed here. ``invalid`` lists every
+    problem and is final; so is a file past a hard limit (``failed``, saying which limit).
+    Our own errors re-queue the row with backoff (the reconciler enqueues it when due) until
+    ``MAX_JOB_RETRIES`` retries are spent, then mark it ``failed`` with the reason.
     """
     if settings is None:
         from leaderboard.config import load_settings
@@ -195,16 +186,57 @@ def score_submission_now(*, engine_or_session: Engine | Session, submission_id: 
         with Session(engine) as session:
             row = session.get(Submission, submission_id)
             return row.status if row else "missing"
-    with _Heartbeat(engine, submission_id, run, settings["HEARTBEAT_SECONDS"]):
+    heartbeat = _Heartbeat(engine, submission_id, run, settings["HEARTBEAT_SECONDS"],
+                           on_beat)
+    try:
+        status, board_id = isolate(_run, engine, submission_id, run, settings,
+                                   while_running=heartbeat)
+    except LimitExceeded as exc:
+        log.warning("submission %s (run %s) stopped: %s", submission_id, run, exc.message)
+        return _stop_at_limit(engine, submission_id, run, exc)
+    except Exception as exc:
+        log.exception("scoring submission %s (run %s) failed", submission_id, run)
+        return _fail(engine, submission_id, run, settings, exc)
+    if board_id is not None:
+        _refresh_board(engine, board_id, request_refresh)
+    return status
+
+
+def _refresh_board(engine: Engine, board_id: int, request_refresh: RefreshRequest | None) -> None:
+    if request_refresh is not None:
         try:
-            return _run(engine, submission_id, run, settings, request_refresh)
-        except Exception as exc:
-            log.exception("scoring submission %s (run %s) failed", submission_id, run)
-            return _fail(engine, submission_id, run, settings, exc)
+            request_refresh(board_id)
+            return
+        except Exception:
+            log.warning("could not request a ranking refresh of leaderboard %s; "
+                        "refreshing here", board_id, exc_info=True)
+    refresh_ranking(engine, board_id)
 
 
-def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
-         request_refresh: RefreshRequest | None) -> str:
+#: What a team reads when its file went past a hard limit: final, as the same file would
+#: stop the same way again.
+STOPPED_FOR_TEAMS = ("Stopped: checking and scoring this file {limit} (the limit for one "
+                     "file). It is not retried; make the file smaller or simpler and upload "
+                     "it again.")
+
+
+def _stop_at_limit(engine: Engine, submission_id: int, run: int, exc: LimitExceeded) -> str:
+    with Session(engine) as session:
+        row = _own_row(session, submission_id, run)
+        if row is None:
+            session.rollback()
+            return session.get(Submission, submission_id).status
+        row.status, row.progress, row.finished_at = SubmissionStatus.FAILED, "", utcnow()
+        row.failure_reason = STOPPED_FOR_TEAMS.format(limit=exc.message)
+        row.failure_detail = f"attempt {run}: {exc.kind} limit: {exc.message}"
+        session.add(row)
+        session.commit()
+        return row.status
+
+
+def _run(engine: Engine, submission_id: int, run: int,
+         settings: dict[str, Any]) -> tuple[str, int | None]:
+    """Validate, score and store; returns the status and the board to refresh (if any)."""
     with Session(engine) as session:
         submission = session.get(Submission, submission_id)
         board = session.get(Board, submission.board_id)
@@ -245,23 +277,24 @@ def _run(engine: Engine, submission_id: int, run: int, settings: dict[str, Any],
                    resampled=(scored.target_stats, ranked_on),
                    warnings=warnings,
                    scoring_warnings=[w for w in scored.warnings if w not in warnings],
-                   lemmatized=lemmatized, request_refresh=request_refresh)
+                   lemmatized=lemmatized)
 
 
 def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
             errors: list | None = None, warnings: list[str] | None = None,
             result: Result | None = None, lemmatized: bool | None = None,
             resampled: tuple[TargetStats, tuple[str, ...]] | None = None,
-            request_refresh: RefreshRequest | None = None,
-            scoring_warnings: list[str] | None = None) -> str:
-    """Store the outcome. ``scoring_warnings`` come from scoring against the gold ("no hit
-    at all for strict_a@10"): a held result keeps them out of what its team sees.
+            scoring_warnings: list[str] | None = None) -> tuple[str, int | None]:
+    """Store the outcome; returns the status and the board whose ranking must be refreshed
+    (a public result was stored) or None. ``scoring_warnings`` come from scoring against
+    the gold ("no hit at all for strict_a@10"): a held result keeps them out of what its
+    team sees.
     ``resampled`` (statistics, headline metrics) gives the values the ranking keeps."""
     with Session(engine, expire_on_commit=False) as session:
         row = _own_row(session, submission_id, run)
         if row is None:
             session.rollback()
-            return session.get(Submission, submission_id).status
+            return session.get(Submission, submission_id).status, None
         if result is not None and row.release_state == ReleaseState.UNDECIDED:
             board = session.get(Board, row.board_id)
             row.release_state, row.release_detail = ladder.decide(session, row, result, board)
@@ -285,16 +318,7 @@ def _finish(engine: Engine, submission_id: int, run: int, status: str, *,
         session.commit()
         public = row.is_public and not row.hidden and not row.held
         board_id = row.board_id
-    if status == SubmissionStatus.SCORED and public:
-        if request_refresh is not None:
-            try:
-                request_refresh(board_id)
-                return status
-            except Exception:
-                log.warning("could not request a ranking refresh of leaderboard %s; "
-                            "refreshing here", board_id, exc_info=True)
-        refresh_ranking(engine, board_id)
-    return status
+    return status, (board_id if status == SubmissionStatus.SCORED and public else None)
 
 
 def refresh_ranking(engine: Engine, board_id: int) -> None:
