@@ -62,17 +62,28 @@ def reproduce_command(*, name: str, version: str, split: str, track: str, seed: 
             f"--seed {seed} --json --submission {file}")
 
 
+def publicly_visible(submission: Submission, team: Team | None = None) -> bool:
+    """Whether everybody may see a submission: public, not hidden, scored, not held by the
+    Ladder, of a team that is not disabled (``team`` when the caller has it; without it the
+    disabled check is skipped).
+
+    A held submission is not public whatever its team chose: to everybody but its team and
+    the hosts it answers exactly as a private one does, so that whether a probe was held is
+    not one more bit read from the hidden labels (issue 30)."""
+    return bool(submission.is_public and not submission.hidden
+                and submission.status == SubmissionStatus.SCORED and not submission.held
+                and not (team is not None and team.disabled))
+
+
 def can_view(submission: Submission, viewer: Any, team: Team | None = None) -> bool:
     """Who may see a submission's page.
 
-    Everybody: a public, non-hidden, scored submission of a team that is not disabled (an
-    invalid, failed or pending upload has nothing to show, and its name, description and
-    file name are not public). Otherwise only its team and admins. ``team`` is the
-    submission's team when the caller has it (without it, the disabled check is skipped).
+    Everybody: a :func:`publicly_visible` one (an invalid, failed, pending or held upload
+    has nothing to show, and its name, description and file name are not public).
+    Otherwise only its team and admins. ``team`` is the submission's team when the caller
+    has it (without it, the disabled check is skipped).
     """
-    if (submission.is_public and not submission.hidden
-            and submission.status == SubmissionStatus.SCORED
-            and not (team is not None and team.disabled)):
+    if publicly_visible(submission, team):
         return True
     if viewer is None or not getattr(viewer, "is_authenticated", False):
         return False
@@ -96,8 +107,11 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "board_id": sub.board_id,
         "description": sub.description, "paper_url": sub.paper_url, "code_url": sub.code_url,
         "date": sub.created_at.isoformat()[:10], "status": sub.status,
-        "held": sub.held, "held_message": _held_text(sub, viewer),
-        "public": sub.is_public and not sub.hidden, "hidden": sub.hidden,
+        # Only the team and the hosts get here for a held submission (can_view): they read
+        # the whole reason, with the best it was measured against.
+        "held": sub.held,
+        "held_message": held_message(sub.release_detail or {}) if sub.held else "",
+        "public": sub.is_public and not sub.hidden and not sub.held, "hidden": sub.hidden,
         "file_sha256": sub.file_sha256, "filename": sub.filename, "file_size": sub.file_size,
         "scorer_version": result.scorer_version if result else sub.scorer_version,
         "substitutes_lemmatized": sub.substitutes_lemmatized,
@@ -110,16 +124,6 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "signature": signature_of(result) if result else None,
         "reproduce": _reproduce(session, sub, result) if result else None,
     }
-
-
-def _held_text(sub: Submission, viewer: Any) -> str:
-    """The reason a submission is held: in full for its team and the hosts; for others
-    without the best it was measured against, which may be the team's private one."""
-    if not sub.held:
-        return ""
-    if getattr(viewer, "is_admin", False) or getattr(viewer, "team_id", None) == sub.team_id:
-        return held_message(sub.release_detail or {})
-    return "held: not significantly better than its team's best released result"
 
 
 def _reproduce(session: Session, sub: Submission, result: Result) -> str:
