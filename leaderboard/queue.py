@@ -141,15 +141,25 @@ def worker_key(worker_name: str) -> str:
 
 
 def job_worker_alive(connection: Redis, job_id: str) -> bool:
-    """True when ``job_id`` has started on a worker whose RQ key still lives."""
+    """True when ``job_id`` has started on a worker that is in RQ's worker registry and whose
+    key still lives without a recorded death (a stopped worker's key lingers a minute)."""
     from rq.exceptions import NoSuchJobError
     from rq.job import Job
+    from rq.worker_registration import REDIS_WORKER_KEYS
 
     try:
         job = Job.fetch(job_id, connection=connection)
     except NoSuchJobError:
         return False
-    return bool(job.worker_name) and bool(connection.exists(worker_key(job.worker_name)))
+    if not job.worker_name:
+        return False
+    key = worker_key(job.worker_name)
+    with connection.pipeline() as pipe:
+        pipe.sismember(REDIS_WORKER_KEYS, key)
+        pipe.exists(key)
+        pipe.hexists(key, "death")
+        registered, exists, dead = pipe.execute()
+    return bool(registered) and bool(exists) and not dead
 
 
 REFRESH_FUNCTION = "worker.ranking.refresh_snapshot_job"

@@ -96,7 +96,7 @@ def _child(fn: Callable[..., Any], args: tuple, limits: Limits, write_fd: int,
         except MemoryError:
             outcome, code = ("memory", None), _EXIT_MEMORY
         except BaseException as exc:  # reported to the parent, which decides
-            outcome = ("error", "".join(traceback.format_exception(type(exc), exc))[-4000:])
+            outcome = ("error", "".join(traceback.format_exception(exc))[-4000:])
         try:
             payload = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
         except MemoryError:
@@ -105,6 +105,7 @@ def _child(fn: Callable[..., Any], args: tuple, limits: Limits, write_fd: int,
         while view:
             view = view[os.write(write_fd, view):]
     except BaseException:  # nothing can be reported: the parent sees a silent death
+        traceback.print_exc()
         code = 70
     finally:
         try:

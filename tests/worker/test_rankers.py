@@ -1,0 +1,89 @@
+"""Leases, the ranker registry and the board -> ranker map, on a real Redis."""
+
+from __future__ import annotations
+
+import time
+
+from rq import Queue
+
+from leaderboard.lease import Lease
+from leaderboard.queue import get_redis, refresh_keys, request_snapshot_refresh
+from leaderboard.rankers import (
+    REGISTRATION_TTL,
+    live_rankers,
+    ranker_for,
+    ranking_queue_name,
+    register,
+)
+from tests.backends import ALL_REDIS
+from worker.ranking import take_over_gone
+
+
+def _conn(app):
+    with app.app_context():
+        return get_redis()
+
+
+@ALL_REDIS
+def test_a_lease_is_exclusive_renewed_while_held_and_free_soon_after_its_holder_stops(app):
+    conn = _conn(app)
+    key = f"test-lease-{app.config['LEADERBOARD']['QUEUE_NAME']}"
+    first = Lease(conn, key, ttl=0.6)
+    assert first.acquire()
+    assert not Lease(conn, key, ttl=0.6).acquire()
+    with first:
+        time.sleep(1.5)  # well past the ttl: renewed meanwhile
+        assert not Lease(conn, key, ttl=0.6).acquire()
+        assert not first.lost
+    assert conn.get(key) is None  # released on exit
+    dead = Lease(conn, key, ttl=0.5)
+    assert dead.acquire()  # a holder that dies never renews
+    time.sleep(0.7)
+    taker = Lease(conn, key, ttl=5)
+    assert taker.acquire()
+    assert not dead.renew() and dead.lost  # the old holder finds out it lost it
+    assert conn.get(key) == taker.token.encode()
+
+
+def test_the_board_map_is_stable_and_moves_only_the_boards_of_a_gone_ranker():
+    three = ["a-1", "b-2", "c-3"]
+    before = {board: ranker_for(board, three) for board in range(300)}
+    assert set(before.values()) == set(three)
+    after = {board: ranker_for(board, ["a-1", "c-3"]) for board in range(300)}
+    moved = [b for b in range(300) if before[b] != after[b]]
+    assert moved == [b for b in range(300) if before[b] == "b-2"]
+    assert ranker_for(7, []) is None
+
+
+@ALL_REDIS
+def test_refreshes_go_to_the_boards_ranker_and_a_gone_rankers_work_moves(app):
+    conn = _conn(app)
+    queue_name = app.config["LEADERBOARD"]["QUEUE_NAME"]
+    now = time.time()
+    register(conn, queue_name, "alive", now)
+    register(conn, queue_name, "doomed", now)
+    assert sorted(live_rankers(conn, queue_name, now)) == ["alive", "doomed"]
+    boards = [b for b in range(1, 40) if ranker_for(b, ["alive", "doomed"]) == "doomed"][:3]
+    for board in boards:
+        request_snapshot_refresh(board, connection=conn, queue_name=queue_name)
+    doomed_queue = Queue(ranking_queue_name(queue_name, "doomed"), connection=conn)
+    assert doomed_queue.count == 3
+    # "doomed" was running the refresh of board 99 when it died.
+    conn.hset(f"leaderboard:refresh:{queue_name}:running", "99", "doomed")
+    later = now + REGISTRATION_TTL + 1
+    register(conn, queue_name, "alive", later)
+    assert live_rankers(conn, queue_name, later) == ["alive"]
+    assert take_over_gone(conn, queue_name, later) == sorted([*boards, 99])
+    assert doomed_queue.count == 0
+    alive_queue = Queue(ranking_queue_name(queue_name, "alive"), connection=conn)
+    assert sorted(job.args[0] for job in alive_queue.jobs) == sorted([*boards, 99])
+    for board in boards:  # the pending markers name the new jobs: no request is lost
+        assert conn.get(refresh_keys(board, queue_name)["pending"]).decode() in alive_queue.job_ids
+
+
+@ALL_REDIS
+def test_with_no_ranker_alive_refreshes_wait_on_the_shared_queue(app):
+    conn = _conn(app)
+    queue_name = app.config["LEADERBOARD"]["QUEUE_NAME"]
+    job_id = request_snapshot_refresh(5, connection=conn, queue_name=queue_name)
+    assert Queue(ranking_queue_name(queue_name), connection=conn).job_ids == [job_id]
