@@ -105,3 +105,33 @@ def test_logged_in_page_is_personal_and_not_shared(site_app):
     again = anonymous.get("/").get_data(as_text=True)
     assert "Log out" not in again and again == shared.get_data(as_text=True)
     assert "Log in" in again
+
+
+def test_one_etag_per_body_whichever_process_built_it(client, session, seeded):
+    """Issue 30, item 7: ``/`` and ``/?leaderboard=<the default board>`` had one weak ETag and
+    two bodies (the filter form kept the query's ``leaderboard`` in a hidden field, which
+    was not part of the cache key): a process that built one served it under the other's
+    validator. Every fetch here is made as a fresh process would (caches cleared) and as a
+    warm one would; two answers share an ETag exactly when their bodies are the same."""
+    from itertools import combinations
+
+    from leaderboard.models import Board
+    from leaderboard.services.ranking.snapshot_reader import clear_caches
+
+    slug = session.get(Board, seeded.board_id).slug
+    urls = ["/", f"/?leaderboard={slug}", "/?view=strict-a&pos=ALL", "/?sort=gap",
+            "/api/v1/leaderboard", f"/api/v1/leaderboard?leaderboard={slug}"]
+    answers = []
+    for order in (urls, urls[::-1]):
+        for url in order:
+            clear_caches()
+            answers.append((url, client.get(url)))
+        answers += [(url, client.get(url)) for url in order]
+    assert all(response.status_code == 200 for _url, response in answers)
+    for (url_a, a), (url_b, b) in combinations(answers, 2):
+        same_tag = a.headers["ETag"] == b.headers["ETag"]
+        assert same_tag == (a.data == b.data), (url_a, url_b)
+    bodies = {url: {r.data for u, r in answers if u == url} for url in urls}
+    assert all(len(variants) == 1 for variants in bodies.values()), "a URL changed its body"
+    # The default board spelled out is the same page as the default board.
+    assert bodies["/"] == bodies[f"/?leaderboard={slug}"]

@@ -175,14 +175,17 @@ def cached_body(ref: SnapshotRef, kind: str, variant: tuple,
     """The response body of ``kind`` for this snapshot and query ``variant``, built once.
 
     ``build`` runs only on a miss; its result (and a gzipped copy) is kept until the LRU
-    drops it or a newer snapshot appears.
+    drops it or a newer snapshot appears. Its ETag is a digest of the body itself: whatever
+    else a page shows (the board bar's counts, a field the key forgot), two processes that
+    built different bodies never answer with one validator (issue 30).
     """
     key = (ref.key, kind, variant)
     entry = _bodies.get(key)
     if entry is None:
         raw = build()
         body = raw.encode("utf-8") if isinstance(raw, str) else raw
-        entry = CachedBody(body, gzip.compress(body, 6, mtime=0), etag_for(ref, kind, variant))
+        etag = hashlib.sha1(body, usedforsecurity=False).hexdigest()[:20]
+        entry = CachedBody(body, gzip.compress(body, 6, mtime=0), etag)
         _remember(_bodies, key, entry, BODIES_MAX)
     return entry
 
@@ -200,8 +203,9 @@ def cached_value(ref: SnapshotRef, kind: str, variant: tuple,
 
 
 def etag_for(ref: SnapshotRef, kind: str, variant: tuple) -> str:
-    """Validator for a cached body: same snapshot, kind, query and markup version, same ETag
-    in every worker process (no body hashing needed to answer 304)."""
+    """Validator for a streamed body (an export, never held whole): same snapshot, kind,
+    query and markup version, same ETag in every worker process. Exports are written from
+    the ranking table alone, which those determine."""
     text = repr((CACHE_VERSION, ref.id, str(ref.created_at), ref.board_id, kind, variant))
     return hashlib.sha1(text.encode()).hexdigest()[:20]
 
