@@ -211,11 +211,28 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                     **auth_errors}}},
             "/submissions/{id}/targets": {"get": _targets_path(auth_errors)},
             "/validate": {"post": {
-                "summary": "Dry run: the full validation report; nothing stored, no quota",
+                "summary": "Dry run: the full validation report (checked by a worker); "
+                           "nothing stored, no quota",
                 "requestBody": _upload_body(),
                 "responses": {"200": {"description": "Report", "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/Report"}}}},
-                    "413": _error("File too large"), **auth_errors}}},
+                    "202": {"description": "Still being checked after CHECK_WAIT_SECONDS: "
+                                           "{status: checking, check_id, check_url}; poll "
+                                           "check_url (Retry-After)"},
+                    "413": _error("File too large"),
+                    "422": _error("The check went past a hard limit (time_limit, "
+                                  "memory_limit)"),
+                    "503": _error("busy: too many checks wait; retry after Retry-After"),
+                    **auth_errors}}},
+            "/validate/{check_id}": {"get": {
+                "summary": "A dry run's report once ready (202 while it is checked)",
+                "parameters": [{"name": "check_id", "in": "path", "required": True,
+                                "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "Report", "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/Report"}}}},
+                    "202": {"description": "Still being checked"},
+                    "404": _error("Unknown, expired (10 minutes) or another team's check"),
+                    **auth_errors}}},
             "/leaderboards": {"get": {
                 "summary": "Every leaderboard (benchmark split × track × phase; no token)",
                 "security": [],
