@@ -92,7 +92,8 @@ def test_missing_targets_are_a_warning_and_still_scored(app, client, benchmark, 
            "an entry, 0 with an empty list); they score 0" in warnings
 
 
-def test_dry_run_counts_empty_lists_as_abstentions(client, benchmark, team_token):
+def test_dry_run_counts_empty_lists_as_abstentions(client, benchmark, team_token,
+                                                   checks_worker):
     """Issue 19 item 6: 98 missing and 11 empty lists are 109 abstentions, not 98."""
     _team, _user, token = team_token
     doc = {t: [["word", 1.0]] for t in IDS[:9]} | {IDS[9]: [], IDS[10]: []}
@@ -144,7 +145,7 @@ def test_minimum_share_is_a_setting_and_public_splits_have_none(app, client, ses
 
 
 def test_size_limits_are_settings_of_the_job_and_the_dry_run(app, client, benchmark,
-                                                             team_token):
+                                                             team_token, start_worker):
     _team, _user, token = team_token
     app.config["LEADERBOARD"]["MIN_ANSWERED_FRACTION"] = 0.0
     raw = submission_doc({T0: [["word", 1.0]]})
@@ -154,7 +155,7 @@ def test_size_limits_are_settings_of_the_job_and_the_dry_run(app, client, benchm
     assert errors[0]["message"].startswith("the file has 42 bytes in a row without a double")
     assert "the limit is 41 bytes" in errors[0]["message"]
     app.config["LEADERBOARD"]["MAX_JSON_TOKEN_BYTES"] = 65536
-    app.config["LEADERBOARD"]["MAX_SUBSTITUTES_BYTES"] = 50
+    start_worker(MAX_SUBSTITUTES_BYTES=50)  # dry runs are checked by a worker, by its settings
     response = client.post("/api/v1/validate", data={"file": (io.BytesIO(raw), "r.json")},
                            headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 200
@@ -189,29 +190,27 @@ def test_body_over_the_request_limit_is_413_json(app, client, benchmark, team_to
     assert response.get_json()["error"]["status"] == 413
 
 
-def test_large_dry_runs_take_turns_and_a_waiting_one_is_told_to_retry(client, benchmark,
-                                                                     team_token, settings):
-    """One large check at a time per process: while one runs, another waits its turn, then
-    gets 503 busy with Retry-After; small files never wait."""
-    from leaderboard.services.intake import results
+def test_dry_runs_past_the_queue_limit_are_told_to_retry(client, benchmark, team_token,
+                                                         settings):
+    """Dry runs wait in a bounded queue for a worker: past MAX_QUEUED_CHECKS a new one is
+    refused at once as busy (503, Retry-After), and nothing of it is stored."""
+    from leaderboard.queue import get_redis
+    from leaderboard.services.intake.checks import checks_queue_name
 
     _team, _user, token = team_token
-    settings.update(MAX_CONCURRENT_LARGE_CHECKS=1, LARGE_CHECK_WAIT_SECONDS=0)
-    large = submission_doc({}) + b" " * results.LARGE_CHECK_BYTES
+    settings.update(MAX_QUEUED_CHECKS=1, CHECK_WAIT_SECONDS=0)
     headers = {"Authorization": f"Bearer {token}"}
 
-    def check(raw):
-        return client.post("/api/v1/validate", data={"file": (io.BytesIO(raw), "r.json")},
+    def check():
+        return client.post("/api/v1/validate",
+                           data={"file": (io.BytesIO(demo_bytes()), "r.json")},
                            headers=headers, content_type="multipart/form-data")
 
-    slots = results._large_check_slots(settings)
-    assert slots.acquire(blocking=False)  # another large check is running
-    try:
-        busy = check(large)
-        assert busy.status_code == 503 and busy.headers["Retry-After"] == "5"
-        assert busy.get_json()["error"]["code"] == "busy"
-        assert check(demo_bytes()).status_code == 200  # small files are not held up
-    finally:
-        slots.release()
-    done = check(large)
-    assert done.status_code == 200 and done.get_json()["counts"]["answered"] == 0
+    first = check()  # no worker runs: it waits in the queue
+    assert first.status_code == 202 and first.headers["Retry-After"] == "2"
+    assert first.get_json()["status"] == "checking"
+    busy = check()
+    assert busy.status_code == 503 and busy.headers["Retry-After"] == "5"
+    assert busy.get_json()["error"]["code"] == "busy"
+    with client.application.app_context():
+        assert get_redis().llen(f"rq:queue:{checks_queue_name(settings['QUEUE_NAME'])}") == 1

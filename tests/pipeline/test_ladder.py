@@ -144,7 +144,7 @@ def _assert_nothing_derived(app, client, session, token, *, before, sid, release
 
 @ALL_DATABASES
 def test_ladder_holds_probes_and_releases_significant_gains(app, client, session, runner,
-                                                            ladder_board):
+                                                            ladder_board, checks_worker):
     assert ladder_board.release == Release.LADDER  # the default of a hidden test board
     team, _user = make_team(session, name="Ladder Lab", email="lab@example.org")
     token = make_token(session, team)
@@ -242,7 +242,8 @@ def test_ladder_holds_probes_and_releases_significant_gains(app, client, session
 
 
 @ALL_DATABASES
-def test_dry_run_on_a_hidden_split_returns_no_metric(client, session, ladder_board):
+def test_dry_run_on_a_hidden_split_returns_no_metric(client, session, ladder_board,
+                                                    checks_worker):
     team, _user = make_team(session, name="Dry Lab", email="dry@example.org")
     token = make_token(session, team)
     response = client.post("/api/v1/validate", headers={"Authorization": f"Bearer {token}"},

@@ -102,7 +102,7 @@ def test_best_and_oot_pair_gets_score_pl_numbers(app, client, team_token, ls07_b
 
 @ALL_DATABASES
 def test_dry_run_names_the_bad_line_and_a_best_file_on_a_ranking_board(
-        app, client, team_token, ls07_boards):
+        app, client, team_token, ls07_boards, checks_worker):
     _team, _user, token = team_token
     ranking, generative = ls07_boards
     auth = {"Authorization": f"Bearer {token}"}
