@@ -14,6 +14,8 @@ from sqlalchemy import JSON, Column, Index, LargeBinary, UniqueConstraint, event
 from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
+from leaderboard.mailboxes import mailbox_key
+
 
 def utcnow() -> datetime:
     """Current time, timezone-aware UTC."""
@@ -74,6 +76,16 @@ class User(SQLModel, table=True):
     email_verified_at: datetime | None = None
     # Opt-in: an e-mail when one of the team's submissions reaches a final status.
     notify_on_finish: bool = False
+    # mailbox_key(email), kept by the listener below: one account per mailbox (me+1@ and me+2@
+    # are one), checked under a lock (accounts.claim_mailbox); not unique in the database, as
+    # accounts made before the rule may share one (migration 0009).
+    mailbox: str = Field(default="", index=True, max_length=320)
+
+
+@event.listens_for(User, "before_insert")
+@event.listens_for(User, "before_update")
+def _set_user_mailbox(_mapper, _connection, user: User) -> None:
+    user.mailbox = mailbox_key(user.email)
 
 
 class LoginSession(SQLModel, table=True):

@@ -146,3 +146,37 @@ def test_team_name_key_migration_renames_case_duplicates_and_enforces_them(datab
         conn.execute(text("INSERT INTO team (name, name_key, disabled, created_at) "
                           "VALUES ('OTHER', 'other', false, CURRENT_TIMESTAMP)"))
     engine.dispose()
+
+
+@ALL_DATABASES
+def test_mailbox_migration_keys_every_user_and_names_shared_mailboxes(database_url, caplog):
+    """0009: each account gets its mailbox; accounts made before the one-per-mailbox rule
+    that share one keep working, and the hosts are told which."""
+    import logging
+
+    from sqlalchemy import text
+
+    engine = make_engine(database_url)
+    migrate.upgrade(engine, "0008_ranking_state")
+    emails = ["me+1@x.org", "Me+2@x.org", "j.doe@gmail.com", "jdoe+x@googlemail.com",
+              "other@x.org"]
+    with engine.begin() as conn:
+        for email in emails:
+            conn.execute(text('INSERT INTO "user" (email, password_hash, is_admin, created_at, '
+                              "password_changed_at, notify_on_finish) VALUES (:email, 'x', "
+                              "false, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, false)"),
+                         {"email": email})
+    with caplog.at_level(logging.WARNING, logger="alembic.runtime.migration"):
+        migrate.upgrade(engine)
+    with engine.connect() as conn:
+        rows = conn.execute(text('SELECT email, mailbox FROM "user" ORDER BY id')).all()
+    assert [tuple(row) for row in rows] == [
+        ("me+1@x.org", "me@x.org"), ("Me+2@x.org", "me@x.org"),
+        ("j.doe@gmail.com", "jdoe@gmail.com"), ("jdoe+x@googlemail.com", "jdoe@gmail.com"),
+        ("other@x.org", "other@x.org")]
+    shared = sorted(r.getMessage() for r in caplog.records if "share the mailbox" in r.getMessage())
+    assert [m.split(" share")[0] for m in shared] == [
+        "accounts j.doe@gmail.com, jdoe+x@googlemail.com", "accounts me+1@x.org, Me+2@x.org"]
+    assert migrate.current_revision(engine) == _head(engine)
+    engine.dispose()
+

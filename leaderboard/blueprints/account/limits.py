@@ -1,9 +1,10 @@
 """Rate limits of the sign-up, login and reset forms: per client address, per e-mail, global.
 
 A per-address limit alone gives way to an attacker with many addresses (issue 20, item 4):
-eight loopback addresses passed every one. So each form also has a limit keyed by the e-mail
-address it names (whether or not an account has it, so the limit tells nothing about who is
-registered) and one for the whole site. docs/security.md says what each one stops.
+eight loopback addresses passed every one. So each form also has a limit keyed by the mailbox
+of the e-mail address it names (:func:`~leaderboard.mailboxes.mailbox_key`: ``me+1@`` and
+``me+2@`` count as one; whether or not an account has it, so the limit tells nothing about
+who is registered) and one for the whole site. docs/security.md says what each one stops.
 
 Keys carry the app's ``RATELIMIT_KEY_PREFIX``: the limiter is shared by every app in the
 process and keeps only the first app's prefix.
@@ -18,6 +19,7 @@ from flask import Response, current_app, request
 from flask_limiter.util import get_remote_address
 
 from leaderboard.extensions import limiter
+from leaderboard.mailboxes import mailbox_key
 
 LOGIN_LIMITED = ("Too many login attempts from your address. Wait a minute, then try again "
                  "(or reset your password from the login page).")
@@ -55,9 +57,10 @@ def ip_key(kind: str) -> Callable[[], str]:
 
 
 def email_key(kind: str) -> Callable[[], str]:
-    """Key of a per-e-mail limit: a digest of the form's address, trimmed and lower-cased."""
+    """Key of a per-e-mail limit: a digest of the mailbox of the form's address (``+tag``,
+    case and Gmail's dots folded), so that a mailbox's other addresses share its limit."""
     def key() -> str:
-        address = request.form.get("email", "").strip().lower()
+        address = mailbox_key(request.form.get("email", ""))
         digest = hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         return f"{kind}-email:{_prefix()}:{digest}"
     return key

@@ -37,12 +37,17 @@ def deliver(*, session: Session, settings: dict[str, Any], secret_key: str, kind
     """Send the ``kind`` mail to the account with ``email``, if there is one.
 
     ``link``: a URL template with :data:`TOKEN_SLOT` for reset and verification links, the
-    login page for ``signup-exists``. Returns True when an SMTP server took a message; an
-    unknown address, an already confirmed one (``verify``) or a logged-only message: False.
+    login page for ``signup-exists`` (which also finds the account by mailbox: the sign-up
+    was refused for it). Returns True when an SMTP server took a message; an unknown
+    address, an already confirmed one (``verify``) or a logged-only message: False.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown account mail {kind!r}")
     user = accounts.find_user(session=session, email=email)
+    if user is None and kind == SIGNUP_EXISTS:
+        # A sign-up refused for another address of a registered mailbox (me+2@ beside me+1@):
+        # tell the account's own address, which reaches the same inbox.
+        user = accounts.find_by_mailbox(session=session, email=email)
     if user is None:
         return False
     if kind == RESET:
@@ -53,12 +58,15 @@ def deliver(*, session: Session, settings: dict[str, Any], secret_key: str, kind
             return False
         token = tokens.make_verification_token(user, settings, secret_key)
         return verification.send_verification(settings, user, link.replace(TOKEN_SLOT, token))
+    typed = email.strip().lower()
+    taken = ("That address already has an account" if typed == user.email else
+             f"Your account {user.email} gets its mail in the same mailbox, and the site keeps "
+             "one account per mailbox")
     return mail.send(settings, user.email, "Sign-up attempt on the SWORDS leaderboard", (
         f"Hello,\n\nsomeone (hopefully you) tried to sign up a new team on the SWORDS "
-        f"leaderboard with {user.email}. That address already has an account, so no team was "
-        f"created. Log in here:\n\n{link}\n\nIf you forgot your password, choose a new one "
-        "with 'Forgot your password?' on that page. If it was not you, ignore this message: "
-        "nothing changed.\n"))
+        f"leaderboard with {typed}. {taken}, so no team was created. Log in here:\n\n"
+        f"{link}\n\nIf you forgot your password, choose a new one with 'Forgot your "
+        "password?' on that page. If it was not you, ignore this message: nothing changed.\n"))
 
 
 def _send_reset(settings: dict[str, Any], user: User, link: str) -> bool:

@@ -12,6 +12,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from leaderboard import txlock
+from leaderboard.mailboxes import mailbox_key
 from leaderboard.models import Team, User, team_name_key, utcnow
 from leaderboard.textcheck import text_problem
 
@@ -25,7 +27,11 @@ class TeamNameTaken(AccountError):
 
 
 class EmailTaken(AccountError):
-    """An account with this e-mail address exists."""
+    """An account with this e-mail address, or another address of its mailbox, exists."""
+
+
+#: What a taken address and a taken mailbox (``me+2@`` beside ``me+1@``) both answer.
+EMAIL_TAKEN = "An account with that e-mail already exists."
 
 
 @dataclass
@@ -114,9 +120,13 @@ def create_team(*, session: Session, name: str, email: str, password: str,
     ``verified``: the host vouches for the address (``team create``); a sign-up passes
     False and confirms it by the mailed link.
 
-    The checks below give the usual message; the unique indexes on ``team.name_key`` and
-    ``user.email`` decide between parallel requests. The one that loses the race gets the
-    same AccountError (and its session is rolled back), never an IntegrityError.
+    One account per mailbox (:func:`~leaderboard.mailboxes.mailbox_key`): ``me+2@x.org``
+    is taken when ``me+1@x.org`` has an account, with the same EmailTaken.
+
+    The checks below give the usual message. Between parallel requests, the unique index on
+    ``team.name_key`` decides for names, and the mailbox's lock (:func:`claim_mailbox`, held
+    until the caller's commit) for addresses. The one that loses the race gets the same
+    AccountError (and its session is rolled back), never an IntegrityError.
     """
     for problem in (text_problem("team name", name, name=True),
                     text_problem("e-mail address", email)):
@@ -131,6 +141,7 @@ def create_team(*, session: Session, name: str, email: str, password: str,
         raise AccountError("Password must be at least 8 characters.")
     # Hashed before the checks: a taken address costs the request as long as a new one.
     password_hash = hash_password(password)
+    claim_mailbox(session, email)
     _refuse_taken(session, name, email)
     team = Team(name=name, signup_ip=request.remote_addr if has_request_context() else None)
     user = User(email=email, password_hash=password_hash,
@@ -160,24 +171,38 @@ def join_team(*, session: Session, team: Team, email: str, password: str) -> Use
     if len(password) < 8:
         raise AccountError("Password must be at least 8 characters.")
     password_hash = hash_password(password)
-    if session.exec(select(User.id).where(User.email == email)).first():
-        raise EmailTaken("An account with that e-mail already exists.")
+    claim_mailbox(session, email)
+    if _mailbox_taken(session, email):
+        raise EmailTaken(EMAIL_TAKEN)
     user = User(email=email, password_hash=password_hash, team_id=team.id)
     try:
         session.add(user)
         session.flush()
     except IntegrityError:
         session.rollback()
-        raise EmailTaken("An account with that e-mail already exists.") from None
+        raise EmailTaken(EMAIL_TAKEN) from None
     return user
 
 
+def claim_mailbox(session: Session, email: str) -> None:
+    """Lock ``email``'s mailbox until the session's transaction ends, so that a check for an
+    account on it and the insert of one cannot interleave with another request's (the
+    accounts made before the rule may share a mailbox, so no unique index can decide)."""
+    txlock.hold(session, f"mailbox:{mailbox_key(email)}")
+
+
+def _mailbox_taken(session: Session, email: str) -> bool:
+    return session.exec(select(User.id).where(
+        User.mailbox == mailbox_key(email))).first() is not None
+
+
 def _refuse_taken(session: Session, name: str, email: str) -> None:
-    """Raise TeamNameTaken or EmailTaken when the name (any case) or the address is in use."""
+    """Raise TeamNameTaken or EmailTaken when the name (any case) or the address's mailbox
+    is in use."""
     if session.exec(select(Team.id).where(Team.name_key == team_name_key(name))).first():
         raise TeamNameTaken(f"The team name {name!r} is taken.")
-    if session.exec(select(User.id).where(User.email == email)).first():
-        raise EmailTaken("An account with that e-mail already exists.")
+    if _mailbox_taken(session, email):
+        raise EmailTaken(EMAIL_TAKEN)
 
 
 def authenticate(*, session: Session, email: str, password: str) -> User | None:
@@ -209,6 +234,15 @@ def find_user(*, session: Session, email: str) -> User | None:
     if text_problem("e-mail", email):
         return None  # no stored address has one; PostgreSQL would refuse a NUL in the query
     return session.exec(select(User).where(User.email == email.strip().lower())).first()
+
+
+def find_by_mailbox(*, session: Session, email: str) -> User | None:
+    """The oldest account on ``email``'s mailbox (``me+2@x.org`` finds ``me+1@x.org``'s),
+    or None."""
+    if text_problem("e-mail", email):
+        return None
+    return session.exec(select(User).where(User.mailbox == mailbox_key(email))
+                        .order_by(User.id)).first()
 
 
 def find_team(*, session: Session, name: str) -> Team | None:

@@ -11,6 +11,11 @@ The decision is serialised per team and board (:func:`decide` holds a
 :mod:`~leaderboard.txlock` lock until the transaction storing it commits): five first uploads
 scored at once by five workers otherwise all read "no released best" and were all released.
 
+"The team" is the team and every team sharing a verified mailbox with it
+(:func:`ladder_teams`): one person gets one free first result per board, not one per team.
+New accounts cannot share a mailbox (``accounts.claim_mailbox``); accounts made before that
+rule can, and a new team on such a mailbox is compared with the other team's best.
+
 Every reader of results goes through :func:`visible_result` (one result) or
 :data:`NOT_HELD` (queries), so a held result cannot leak from one route and not another.
 """
@@ -30,6 +35,7 @@ from leaderboard.models import (
     Result,
     Submission,
     SubmissionStatus,
+    User,
     utcnow,
 )
 from leaderboard.scoring import TargetStats
@@ -58,12 +64,22 @@ def visible_result(session: Session, submission: Submission, *,
                         .order_by(col(Result.id).desc())).first()
 
 
-def _best_released(session: Session, submission: Submission,
+def ladder_teams(session: Session, team_id: int) -> list[int]:
+    """The teams whose released results are ``team_id``'s on the Ladder: itself and each team
+    with a verified member on a mailbox that a verified member of ``team_id`` is on."""
+    verified = col(User.email_verified_at).is_not(None)
+    mailboxes = select(User.mailbox).where(User.team_id == team_id, verified, User.mailbox != "")
+    linked = session.exec(select(User.team_id).where(
+        col(User.mailbox).in_(mailboxes), verified, col(User.team_id).is_not(None))).all()
+    return sorted({team_id, *linked})
+
+
+def _best_released(session: Session, submission: Submission, teams: list[int],
                    headline: str) -> tuple[Submission, Result] | None:
     rows = session.exec(
         select(Submission, Result)
         .join(Result, col(Result.submission_id) == col(Submission.id))
-        .where(Submission.team_id == submission.team_id,
+        .where(col(Submission.team_id).in_(teams),
                Submission.board_id == submission.board_id,
                Submission.id != submission.id,
                col(Submission.hidden).is_(False),
@@ -75,10 +91,11 @@ def _best_released(session: Session, submission: Submission,
     return max(scored, key=lambda sr: (float(sr[1].metrics[headline]), -sr[0].id))
 
 
-def hold_ladder(session: Session, team_id: int, board_id: int) -> None:
-    """Serialise Ladder decisions of ``team_id`` on ``board_id`` until the session's
-    transaction ends: whoever decides next reads the release this one stores."""
-    txlock.hold(session, f"ladder:{board_id}:{team_id}")
+def hold_ladder(session: Session, teams: list[int], board_id: int) -> None:
+    """Serialise Ladder decisions of ``teams`` on ``board_id`` until the session's
+    transaction ends: whoever decides next for any of them reads the release this one
+    stores. Two teams on one mailbox each lock both."""
+    txlock.hold(session, *(f"ladder:{board_id}:{team_id}" for team_id in teams))
 
 
 def decide(session: Session, submission: Submission, result: Result,
@@ -90,21 +107,28 @@ def decide(session: Session, submission: Submission, result: Result,
     with it (other resamples) is held, for the hosts to release: comparing it another way
     would read more than one bit.
 
-    Takes the team's Ladder lock on the board (:func:`hold_ladder`) before reading its
-    released results; the caller commits the decision in the same transaction.
+    Takes the Ladder locks of the team (and of the teams on its verified mailboxes, whose
+    released results count as its own) on the board (:func:`hold_ladder`) before reading
+    their released results; the caller commits the decision in the same transaction. The
+    best of another team on the mailbox is named to nobody: the detail says only that it is
+    on the mailbox.
     """
     if board.release != Release.LADDER:
         return ReleaseState.RELEASED, {}
     headline = default_sort(board_views(board, session))
-    hold_ladder(session, submission.team_id, board.id)
-    best = _best_released(session, submission, headline)
+    teams = ladder_teams(session, submission.team_id)
+    hold_ladder(session, teams, board.id)
+    best = _best_released(session, submission, teams, headline)
     if best is None:
         return ReleaseState.RELEASED, {"first": True}
     best_sub, best_result = best
-    detail: dict[str, Any] = {
-        "against_id": best_sub.id, "against_system": best_sub.system_name,
-        "metric": headline, "metric_label": LABELS.get(headline, headline),
-        "against_value": round(float(best_result.metrics[headline]), 2), "alpha": ALPHA}
+    detail: dict[str, Any] = {"metric": headline, "metric_label": LABELS.get(headline, headline),
+                              "alpha": ALPHA}
+    if best_sub.team_id == submission.team_id:
+        detail.update(against_id=best_sub.id, against_system=best_sub.system_name,
+                      against_value=round(float(best_result.metrics[headline]), 2))
+    else:
+        detail["mailbox"] = True
     try:
         new = TargetStats.from_bytes(result.target_stats)
         old = TargetStats.from_bytes(best_result.target_stats)
@@ -126,8 +150,14 @@ def held_message(detail: dict[str, Any]) -> str:
     nearly as much about the labels as the score itself)."""
     if not detail:
         return "held"
-    best = (f"your best, {detail.get('against_system', '')} (#{detail.get('against_id')}), "
-            f"{detail.get('metric_label', '')} {detail.get('against_value', 0):.2f}")
+    if detail.get("mailbox"):
+        # Another team's result: named to nobody here (a mailbox shared from before the
+        # one-account rule; that team's members may not be this team's).
+        best = (f"the best released result of another team on your verified mailbox "
+                f"(one first result per mailbox and board), {detail.get('metric_label', '')}")
+    else:
+        best = (f"your best, {detail.get('against_system', '')} (#{detail.get('against_id')}), "
+                f"{detail.get('metric_label', '')} {detail.get('against_value', 0):.2f}")
     if detail.get("not_comparable"):
         return (f"held: could not be compared with {best} (other bootstrap settings); "
                 "the hosts can release it")
