@@ -90,7 +90,11 @@ DEFAULTS: dict[str, Any] = {
     "EMAIL_VERIFY_MAX_AGE": 3 * 24 * 3600,
     "SIGNUP_RATE_LIMIT": "5 per hour",
     "SIGNUP_EMAIL_RATE_LIMIT": "3 per hour",
+    # Past SIGNUP_GLOBAL_RATE_LIMIT the site is busy: one sign-up per network (/24, /48)
+    # an hour instead of none for everybody; past SIGNUP_CEILING_RATE_LIMIT none at all.
     "SIGNUP_GLOBAL_RATE_LIMIT": "60 per hour",
+    "SIGNUP_BUSY_NETWORK_RATE_LIMIT": "1 per hour",
+    "SIGNUP_CEILING_RATE_LIMIT": "600 per hour",
     "RESET_RATE_LIMIT": "5 per hour",
     "RESET_EMAIL_RATE_LIMIT": "3 per hour",
     "RESET_GLOBAL_RATE_LIMIT": "120 per hour",

@@ -8,8 +8,10 @@ proxy) and expects the per-e-mail or global limit to stop them.
 from __future__ import annotations
 
 import pytest
+from sqlmodel import select
 
 from leaderboard.blueprints.account import limits
+from leaderboard.models import Team
 from tests.factories import DEFAULT_PASSWORD, csrf_token_from, make_team
 
 ADDRESSES = [f"198.51.100.{i}" for i in range(1, 9)]
@@ -84,14 +86,46 @@ def _signup(client, team: str, email: str):
                                              "confirm": DEFAULT_PASSWORD})
 
 
-def test_signups_from_eight_addresses_hit_the_global_limit(app_overrides, request):
-    app_overrides.update(SIGNUP_GLOBAL_RATE_LIMIT="5 per hour")
+def test_past_the_site_wide_signup_limit_a_flood_shuts_out_only_its_networks(
+        app_overrides, request):
+    """Issue 30, item 5: 60 sign-ups from about 30 addresses refused every real sign-up for
+    an hour. Past the site-wide limit the site is busy: one sign-up per network (/24, /48)
+    an hour, counting the sign-ups before, so the flood's network gets no more and real
+    users elsewhere still sign up; only the ceiling refuses everybody."""
+    app_overrides.update(SIGNUP_GLOBAL_RATE_LIMIT="5 per hour",
+                         SIGNUP_CEILING_RATE_LIMIT="13 per hour")
     app = request.getfixturevalue("app")
-    responses = [_signup(_client(app, address), f"Many {i}", f"many{i}@example.org")
-                 for i, address in enumerate(ADDRESSES)]
-    assert [r.status_code for r in responses] == [200] * 5 + [429] * 3
-    assert limits.SIGNUP_GLOBAL_LIMITED.replace("'", "&#39;") in responses[-1].get_data(
-        as_text=True)
+
+    def signup(address: str, n: str):
+        return _signup(_client(app, address), f"Team {n}", f"{n}@example.org")
+
+    flood = [signup(address, f"flood{i}") for i, address in enumerate(ADDRESSES)]
+    assert [r.status_code for r in flood] == [200] * 5 + [429] * 3
+    assert limits.SIGNUP_BUSY_LIMITED in flood[-1].get_data(as_text=True).replace("&#39;", "'")
+    assert [signup(address, n).status_code for address, n in (
+        ("203.0.113.7", "real1"), ("203.0.113.8", "real1b"),  # its /24 had its turn
+        ("2001:db8:1::5", "real2"), ("2001:db8:1:ff::9", "real2b"),  # one /48
+        ("192.0.2.9", "real3"))] == [200, 429, 200, 429, 200]
+    ceiling = signup("198.18.0.1", "late")
+    assert ceiling.status_code == 429
+    assert limits.SIGNUP_GLOBAL_LIMITED in ceiling.get_data(as_text=True).replace("&#39;", "'")
+    teams = request.getfixturevalue("session").exec(select(Team.name).order_by(Team.id)).all()
+    assert teams == [f"Team flood{i}" for i in range(5)] + [
+        "Team real1", "Team real2", "Team real3"]
+
+
+def test_signup_limits_with_redis_unreachable_let_signups_through(app_overrides, request):
+    app_overrides.update(REDIS_URL="redis://127.0.0.1:1/0")
+    app = request.getfixturevalue("app")
+    assert _signup(_client(app, ADDRESSES[0]), "No Redis", "nr@example.org").status_code == 200
+    assert request.getfixturevalue("session").exec(select(Team.name)).all() == ["No Redis"]
+
+
+@pytest.mark.parametrize(("address", "network"), [
+    ("198.51.100.77", "198.51.100.0/24"), ("::ffff:198.51.100.77", "198.51.100.0/24"),
+    ("2001:db8:1:ff::9", "2001:db8:1::/48"), ("unix-socket", "unix-socket"), (None, "-")])
+def test_network_of(address, network):
+    assert limits.network_of(address) == network
 
 
 def test_signups_naming_one_email_from_eight_addresses_hit_its_limit(app_overrides, request):
