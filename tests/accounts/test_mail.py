@@ -22,7 +22,6 @@ from tests.faults import free_port
 from tests.pipeline.conftest import (  # noqa: F401 (fixtures)
     benchmark,
     demo_bytes,
-    start_worker,
     wait_for_status,
 )
 
