@@ -3,8 +3,9 @@
 What the published numbers include, and this module reproduces:
 
 * lines are matched by ``([\\w.]+) (\\S+) :: (.*)`` (``:::`` for oot), unanchored, ASCII
-  ``\\w``; items are keyed by the id (the second token) only; a line that does not match
-  but is not blank is "Error in file on line N" and is skipped;
+  ``\\w`` (found in linear time by :mod:`.lines`); items are keyed by the id (the second
+  token) only; a line that does not match but is not blank is "Error in file on line N" and
+  is skipped;
 * gold: entries containing ``pn`` are removed; an item counts when 2+ entries remain or the
   first has a count over 1; an entry must match ``(\\w[\\w'\\-\\s]+) (\\d+)``; one apostrophe
   is removed; the mode is the first entry unless a later one has the same count;
@@ -24,12 +25,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from leaderboard.scoring.lexsub.lines import match_line
 from leaderboard.scoring.semeval import GOLD_ENTRY, GOLD_FIRST, fix_guess, perl_split
 
 OOT_GUESSES = 10
-_LINE = {"best": re.compile(r"([\w.]+) (\S+) :: (.*)", re.ASCII),
-         "oot": re.compile(r"([\w.]+) (\S+) ::: (.*)", re.ASCII)}
-_NON_BLANK = re.compile(r"\S")
+_NON_BLANK = re.compile(r"\S", re.ASCII)
 
 
 @dataclass
@@ -54,19 +54,19 @@ class GoldItems:
 
 def item_of(line: str) -> str | None:
     """score.pl's item id of a gold line (the second token of its match), if it matches."""
-    m = _LINE["best"].search(line.split("\n", 1)[0])
-    return m.group(2) if m else None
+    m = match_line(line, "best")
+    return m.item if m else None
 
 
 def read_gold(lines: list[str]) -> GoldItems:
     """Every gold line, in file order, as ``readgoldfile`` reads it."""
     gold = GoldItems()
     for line in lines:
-        m = _LINE["best"].search(line.split("\n", 1)[0])
+        m = match_line(line, "best")
         if not m:
             continue
-        item = m.group(2)
-        entries = [e for e in perl_split(m.group(3)) if "pn" not in e]
+        item = m.item
+        entries = [e for e in perl_split(m.answers) if "pn" not in e]
         first = GOLD_FIRST.search(entries[0]) if entries else None
         if not (len(entries) > 1 or (first is not None and int(first.group(1)) > 1)):
             continue
@@ -103,19 +103,18 @@ class ItemScore:
 def score_lines(gold: GoldItems, lines: list[tuple[int, str]], kind: str
                 ) -> tuple[dict[str, ItemScore], list[int]]:
     """Per-item credit of ``(line number, text)`` answer lines; also the unmatched lines."""
-    pattern = _LINE[kind]
     scores: dict[str, ItemScore] = {}
     unmatched: list[int] = []
     done: set[str] = set()
     answers: list[str] = []
     for number, text in lines:
         text = text.split("\n", 1)[0]
-        m = pattern.search(text)
+        m = match_line(text, kind)
         if not m:
             if _NON_BLANK.search(text):
                 unmatched.append(number)
             continue
-        item, rest = m.group(2), m.group(3)
+        item, rest = m.item, m.answers
         norms = gold.norms(item)
         if not norms or item in done:
             continue
