@@ -15,6 +15,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
 from leaderboard.mailboxes import mailbox_key
+from leaderboard.services.access.team_names import name_skeleton
 
 
 def utcnow() -> datetime:
@@ -50,6 +51,10 @@ class Team(SQLModel, table=True):
     # and "CASE TEAM" one name for the database, whichever request commits first.
     # (NFKC and case-folding can lengthen a name: "ﬃ" is "ffi".)
     name_key: str = Field(default="", index=True, unique=True, max_length=255)
+    # team_names.name_skeleton(name), kept by the listener below: its unique index keeps one
+    # of two look-alike names ("Team 1" and "Team l", Latin "pax" and Cyrillic "рах"),
+    # whichever request commits first (issue 30).
+    name_skeleton: str = Field(default="", index=True, unique=True, max_length=255)
     disabled: bool = False
     # Moves the start of the quota window (admin "reset quota").
     quota_reset_at: datetime | None = None
@@ -62,6 +67,7 @@ class Team(SQLModel, table=True):
 @event.listens_for(Team, "before_update")
 def _set_team_name_key(_mapper, _connection, team: Team) -> None:
     team.name_key = team_name_key(team.name)
+    team.name_skeleton = name_skeleton(team.name)
 
 
 class User(SQLModel, table=True):

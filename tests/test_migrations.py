@@ -180,3 +180,36 @@ def test_mailbox_migration_keys_every_user_and_names_shared_mailboxes(database_u
     assert migrate.current_revision(engine) == _head(engine)
     engine.dispose()
 
+
+@ALL_DATABASES
+def test_team_name_skeleton_migration_renames_look_alikes_and_enforces_them(database_url,
+                                                                           caplog):
+    """Teams whose names look alike (possible before 0010): the oldest keeps its name, later
+    ones get a free ``(n)`` suffix, each rename is logged; the index then refuses a look-alike
+    of a stored name, on either database."""
+    import logging
+
+    import pytest
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    engine = make_engine(database_url)
+    migrate.upgrade(engine, "0009_user_mailbox")
+    with engine.begin() as conn:
+        for name in ("Team 1", "Pax", "Team l", "\u0420\u0430\u0445", "Other"):
+            conn.execute(text("INSERT INTO team (name, name_key, disabled, created_at) "
+                              "VALUES (:name, :key, false, CURRENT_TIMESTAMP)"),
+                         {"name": name, "key": name.casefold()})
+    with caplog.at_level(logging.WARNING):
+        migrate.upgrade(engine)
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT name, name_skeleton FROM team ORDER BY id")).all()
+    assert [tuple(row) for row in rows] == [
+        ("Team 1", "tearn l"), ("Pax", "pax"), ("Team l (2)", "tearn l (2)"),
+        ("\u0420\u0430\u0445 (2)", "pax (2)"), ("Other", "other")]
+    assert "renamed from 'Team l' to 'Team l (2)'" in caplog.text
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(text("INSERT INTO team (name, name_key, name_skeleton, disabled, "
+                          "created_at) VALUES ('Team I', 'team i', 'tearn l', false, "
+                          "CURRENT_TIMESTAMP)"))
+    engine.dispose()

@@ -15,6 +15,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from leaderboard import txlock
 from leaderboard.mailboxes import mailbox_key
 from leaderboard.models import Team, User, team_name_key, utcnow
+from leaderboard.services.access import team_names
 from leaderboard.textcheck import text_problem
 
 
@@ -135,6 +136,8 @@ def create_team(*, session: Session, name: str, email: str, password: str,
     name, email = name.strip(), email.strip().lower()
     if not name or len(name) > 80 or len(team_name_key(name)) > 255:
         raise AccountError("Team name must be 1 to 80 characters.")
+    if problem := team_names.name_problem(name):
+        raise AccountError(problem)
     if "@" not in email:
         raise AccountError("Enter a valid e-mail address.")
     if len(password) < 8:
@@ -201,8 +204,20 @@ def _refuse_taken(session: Session, name: str, email: str) -> None:
     is in use."""
     if session.exec(select(Team.id).where(Team.name_key == team_name_key(name))).first():
         raise TeamNameTaken(f"The team name {name!r} is taken.")
+    _refuse_look_alike(session, name)
     if _mailbox_taken(session, email):
         raise EmailTaken(EMAIL_TAKEN)
+
+
+def _refuse_look_alike(session: Session, name: str) -> None:
+    """Raise TeamNameTaken when another team's name looks the same as ``name`` (one
+    :func:`~leaderboard.services.access.team_names.name_skeleton`: ``Team l`` beside
+    ``Team 1``). The unique index on ``team.name_skeleton`` decides between parallel
+    sign-ups, as ``team.name_key`` does for case variants."""
+    skeleton = team_names.name_skeleton(name)
+    if session.exec(select(Team.id).where(Team.name_skeleton == skeleton)).first():
+        raise TeamNameTaken(f"The team name {name!r} looks the same as another team's name; "
+                            "choose one that reads differently.")
 
 
 def authenticate(*, session: Session, email: str, password: str) -> User | None:
