@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
+from collections.abc import Iterator
 
 import msgspec
 
@@ -57,8 +58,21 @@ def gunzip_capped(raw: bytes | bytearray, cap: int,
     quadratic). Returns the bytearray itself: copying it to ``bytes`` would double the peak.
     """
     out = bytearray()
+    for piece in gunzip_chunks(raw, cap, max_members):
+        out += piece
+    return out
+
+
+def gunzip_chunks(raw: bytes | bytearray, cap: int,
+                  max_members: int = MAX_GZIP_MEMBERS) -> Iterator[bytes]:
+    """The decompressed bytes of (possibly multi-member) gzip, at most 1 MiB at a time.
+
+    A reader that stops early decompresses no further: a limit is refused at the first chunk
+    past it, not after a full decode. Raises :class:`TooLarge` as soon as more than ``cap``
+    bytes came out, :class:`TooManyMembers` and ``zlib.error`` as :func:`gunzip_capped` does.
+    """
     view = memoryview(raw)
-    start, members = 0, 0
+    start, members, total = 0, 0, 0
     while True:
         members += 1
         if members > max_members:
@@ -73,13 +87,16 @@ def gunzip_capped(raw: bytes | bytearray, cap: int,
                 pos += len(chunk)
             else:
                 raise zlib.error("truncated gzip stream")
-            out += d.decompress(chunk, min(_OUT_CHUNK, cap + 1 - len(out)))
-            if len(out) > cap:
+            piece = d.decompress(chunk, min(_OUT_CHUNK, cap + 1 - total))
+            total += len(piece)
+            if total > cap:
                 raise TooLarge
+            if piece:
+                yield piece
         # unused_data is the tail of the last chunk read, so the next member starts here.
         start = pos - len(d.unused_data)
         if bytes(view[start:start + 2]) != GZIP_MAGIC:  # trailing garbage is ignored
-            return out
+            return
 
 
 def structure_units(data: bytes | bytearray) -> int:
@@ -239,25 +256,37 @@ def loads_lenient(text: str) -> tuple[object, dict[int, list[str]]]:
 
     return json.loads(text, object_pairs_hook=hook), duplicates
 
+
+def gunzip_refusal(exc: Exception, max_bytes: int) -> tuple[str, str]:
+    """The refusal (code, message) of an error raised while gunzipping an upload."""
+    if isinstance(exc, TooLarge):
+        return ("file_too_large", f"the file decompresses to more than {max_bytes:,} bytes")
+    if isinstance(exc, TooManyMembers):
+        return ("too_many_gzip_members", f"the file is gzip with {exc}; gzip, pigz and bgzip "
+                "write far fewer: compress the file once, as one stream")
+    return ("bad_gzip", f"the file looks gzipped but cannot be decompressed: {exc}")
+
+
+def size_refusal(raw: bytes | bytearray, max_bytes: int) -> tuple[str, str] | None:
+    """The refusal of an upload larger than ``max_bytes`` as sent, or None."""
+    if len(raw) > max_bytes:
+        return ("file_too_large", f"the file has {len(raw):,} bytes; the limit is "
+                f"{max_bytes:,}")
+    return None
+
+
 def open_upload(raw: bytes | str, max_bytes: int
                 ) -> tuple[bytes | bytearray, tuple[str, str] | None]:
     """The upload's bytes, gunzipped (linear time, at most ``max_bytes``), or the refusal
     (code, message): too large, too many gzip members, not readable gzip."""
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
-    if len(raw) > max_bytes:
-        return raw, ("file_too_large", f"the file has {len(raw):,} bytes; the limit is "
-                     f"{max_bytes:,}")
+    refusal = size_refusal(raw, max_bytes)
+    if refusal is not None:
+        return raw, refusal
     if raw[:2] == GZIP_MAGIC:
         try:
             raw = gunzip_capped(raw, max_bytes)
-        except TooLarge:
-            return raw, ("file_too_large", f"the file decompresses to more than {max_bytes:,} "
-                         "bytes")
-        except TooManyMembers as exc:
-            return raw, ("too_many_gzip_members", f"the file is gzip with {exc}; gzip, pigz "
-                         "and bgzip write far fewer: compress the file once, as one stream")
-        except zlib.error as exc:
-            return raw, ("bad_gzip", f"the file looks gzipped but cannot be decompressed: {exc}")
+        except (TooLarge, zlib.error) as exc:
+            return raw, gunzip_refusal(exc, max_bytes)
     return raw, None
-
