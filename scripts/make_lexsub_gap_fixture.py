@@ -62,16 +62,19 @@ def main() -> None:
             gold.write_bytes(read_text(data / FILES[family][split_name].gold)
                              .encode("latin-1"))
             ranked.write_bytes(ranked_bytes(split, scheme, seed))
-            subprocess.run([args.python2, str(script), str(gold), str(ranked), str(out),
-                            "no-mwe"], check=True, cwd=tmp, env={"PYTHONPATH": str(tmp),
-                                                                  "PATH": "/usr/bin:/bin"})
+            printed = subprocess.run([args.python2, str(script), str(gold), str(ranked),
+                                      str(out), "no-mwe"], check=True, cwd=tmp,
+                                     capture_output=True, env={
+                                         "PYTHONPATH": str(tmp), "PATH": "/usr/bin:/bin"})
             text = out.read_text("latin-1")
             cases.append({
                 "family": family, "split": split_name, "scheme": scheme, "seed": seed,
                 "gold_file": FILES[family][split_name].gold,
                 "mean_gap": float(re.search(r"MEAN_GAP\t(\S+)", text).group(1)),
                 "read": int(re.search(r"Read (\d+)", text).group(1)),
-                "ignored": int(re.search(r"Ignored (\d+)", text).group(1))})
+                "ignored": int(re.search(r"Ignored (\d+)", text).group(1)),
+                # fields the script dropped with a message (a score its float refuses)
+                "errors_appending": printed.stdout.count(b"Error appending")})
             print(cases[-1])
     args.out.write_text(json.dumps({
         "script": "jcs/evaluation/lst/lst_gap.py GOLD RANKED OUT no-mwe",

@@ -21,7 +21,7 @@ from leaderboard.scoring.diagnostics import (
 from leaderboard.scoring.generative import K, safe_div
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.data import LexsubSplit, LexsubTarget
-from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe
+from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe, ranked_order
 
 
 def _answer_lists(answers: formats.Answers) -> dict[str, list[str]]:
@@ -70,7 +70,7 @@ def diagnose(split: LexsubSplit, answers: formats.Answers,
         if answers.kind == formats.LINES:
             rows.append(instance_diagnostics(target, lines.get(target.target_id, []), None))
             continue
-        scored = sorted(answers.ranked.get(target.target_id, []), key=lambda e: -e[1])
+        scored = ranked_order(answers.ranked.get(target.target_id, []))
         if ranking_track:
             scored = [(c, s) for c, s in scored if not is_mwe(c)]
         rows.append(instance_diagnostics(target, [c.strip() for c, _ in scored],

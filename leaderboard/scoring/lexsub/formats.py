@@ -1,28 +1,36 @@
 """Answer files for LS07 and CoInCo, their format detected from the content.
 
-* Melamud's RANKED lines: ``RANKED<TAB>lemma.pos ID<TAB>cand score<TAB>cand score...``;
+* Melamud's RANKED lines: ``RANKED<TAB>lemma.pos ID<TAB>cand score<TAB>cand score...``
+  (read in :mod:`.ranked`);
 * score.pl's ``.best`` lines ``lemma.pos ID :: a;b`` and ``.oot`` lines ``lemma.pos ID ::: a;b``,
   or both kinds in one file (a ``.best`` and ``.oot`` pair: ``cat run.best run.oot``);
 * this site's JSON, ``{"substitutes": {"lemma.pos ID": [[cand, score], ...]}}``.
 
-Plain or gzipped. Text is read byte for byte (latin-1), as perl and Python 2 read it; JSON
-strings are turned into the same bytes (UTF-8) so that both compare with the gold alike.
-Every problem names its line and instance; the README lists the refusals (LS07 and CoInCo).
+Plain or gzipped. Text is read byte for byte (latin-1), as perl and Python 2 read it, one line
+at a time (:mod:`.reader`); JSON strings are turned into the same bytes (UTF-8) so that both
+compare with the gold alike. The field's own files go in as its scripts take them: a line
+score.pl or lst_gap.py skips with a message is skipped with a warning naming it; only what
+they cannot score at all is refused. The README lists both (LS07 and CoInCo).
 """
 
 from __future__ import annotations
 
-import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from leaderboard.scoring.lexsub.lines import LineMatch, match_answer_line
+from leaderboard.scoring.lexsub.reader import MAX_LINE_CHARS, MAX_LINES
 from leaderboard.scoring.validate import Problem, ValidationReport
 
+__all__ = ["JSON", "LINES", "MAX_LINES", "MAX_LINE_CHARS", "RANKED", "Answers", "Notes",
+           "detect", "line_answers", "line_key", "line_match", "parse_lines"]
+
 RANKED, LINES, JSON = "ranked", "lines", "json"
-_BEST = re.compile(r"([\w.]+) (\S+) :: (.*)", re.ASCII)
-_OOT = re.compile(r"([\w.]+) (\S+) ::: (.*)", re.ASCII)
-#: Lines in one file: 25 times CoInCo's 15,415 instances.
-MAX_LINES = 400_000
+#: score.pl's "this line is not blank" (perl's ASCII ``\s``)
+_NON_BLANK = re.compile(r"\S", re.ASCII)
+#: Line numbers a gathered warning lists after its first line.
+LINES_LISTED = 10
 
 
 @dataclass
@@ -35,34 +43,52 @@ class Answers:
     oot_lines: list[tuple[int, str]] = field(default_factory=list)
     substitutes_lemmatized: bool | None = None
 
+    #: entries of the LINES kind, computed once: (numbers of lines when computed, entries)
+    _lines_entries: tuple | None = field(default=None, repr=False, compare=False)
+
     @property
     def entries(self) -> dict[str, list[tuple[str, float]]]:
         """Instance key -> answers in order (what counts as "answered")."""
         if self.kind != LINES:
             return self.ranked
+        size = (len(self.best_lines), len(self.oot_lines))
+        if self._lines_entries is None or self._lines_entries[0] != size:
+            firsts: dict[str, str] = {}
+            for _, text in self.best_lines + self.oot_lines:
+                m = line_match(text)
+                firsts.setdefault(_key(text, m), m.answers)
+            self._set_entries(firsts)
+        return self._lines_entries[1]
+
+    def _set_entries(self, firsts: dict[str, str]) -> None:
+        """Entries from each key's first answer part (.best lines before .oot ones)."""
         out: dict[str, list[tuple[str, float]]] = {}
-        for _, text in self.best_lines + self.oot_lines:
-            answers = [a for a in line_answers(text).split(";") if a.strip()]
-            out.setdefault(line_key(text), [(a, float(-i)) for i, a in enumerate(answers)])
-        return out
+        for key, text in firsts.items():
+            answers = [a for a in text.split(";") if a.strip()]
+            out[key] = [(a, float(-i)) for i, a in enumerate(answers)]
+        self._lines_entries = ((len(self.best_lines), len(self.oot_lines)), out)
 
 
-def line_match(text: str) -> re.Match | None:
-    """The .oot or .best match of a line (``:::`` first: a .best pattern never matches it)."""
-    return _OOT.search(text) or _BEST.search(text)
+def line_match(text: str) -> LineMatch | None:
+    """score.pl's match of an answer line: the .oot one, else the .best one, else None."""
+    found = match_answer_line(text)
+    return None if found is None else found[1]
 
 
 def line_key(text: str) -> str:
     """``lemma.pos ID`` of a matched answer line, the lemma with whatever precedes the match:
     score.pl's unanchored pattern reads CoInCo's ``e commerce.J 125`` as ``commerce.J 125``
     (it keys items by the id alone), but the instance is ``e commerce.J 125``."""
-    m = line_match(text)
-    return f"{text[:m.end(1)].strip()} {m.group(2)}"
+    return _key(text, line_match(text))
+
+
+def _key(text: str, m: LineMatch) -> str:
+    return f"{text[:m.lemma_end].strip()} {m.item}"
 
 
 def line_answers(text: str) -> str:
     """The answer part of a matched answer line, up to the end of the line."""
-    return line_match(text).group(3)
+    return line_match(text).answers
 
 
 def detect(data: bytes) -> str:
@@ -76,91 +102,94 @@ def detect(data: bytes) -> str:
     return LINES
 
 
-def parse_ranked(text: str, report: ValidationReport, max_entries: int) -> Answers:
-    """RANKED lines -> instance key -> [(candidate, score)] (a repeated key: the last line)."""
-    answers = Answers(RANKED)
-    seen: dict[str, int] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        segments = line.split("\t")
-        if len(segments) < 2 or not segments[1].strip():
-            report.error("unreadable_line", f"line {number}: expected 'RANKED<TAB>lemma.pos ID"
-                         "<TAB>candidate score...'", position=number)
-            continue
-        key = segments[1].strip()
-        entries = _scored(segments, number, key, report)
-        if len(entries) > max_entries:
-            report.error("too_many_candidates", f"line {number} ({key}): {len(entries):,} "
-                         f"scored candidates, at most {max_entries:,}", key, number)
-            continue
-        if key in seen:
-            report.warnings.append(_dup(key, number, seen[key], "the last one is scored, as "
-                                        "lst_gap.py does"))
-        seen[key] = number
-        answers.ranked[key] = entries
-    return answers
+class Notes:
+    """Warnings gathered over a file, one per code: the first occurrence's message (its line
+    and instance), then how many there are in all and on which lines (the first
+    :data:`LINES_LISTED`). A file that repeats a problem on every line gets one warning."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, list] = {}
+
+    def add(self, code: str, number: int, template: str, key: str | None = None,
+            **values: object) -> None:
+        """One occurrence of ``code`` on line ``number``. Only the first one's message is
+        written (``template.format`` with ``number``, ``key`` and ``values``): a file may
+        repeat a problem 400,000 times."""
+        entry = self._found.get(code)
+        if entry is None:
+            text = template.format(number=number, key=key, **values)
+            entry = self._found[code] = [Problem(code, text, key, number), 0, []]
+        entry[1] += 1
+        if len(entry[2]) <= LINES_LISTED and (not entry[2] or entry[2][-1] != number):
+            entry[2].append(number)
+
+    def __contains__(self, code: str) -> bool:
+        return code in self._found
+
+    def first(self, code: str) -> Problem:
+        """The first occurrence of ``code`` (present)."""
+        return self._found[code][0]
+
+    def flush(self, report: ValidationReport) -> None:
+        """Append one warning per code to ``report``, in the order first seen."""
+        for first, count, numbers in self._found.values():
+            message = first.message
+            if count > 1:
+                listed = ", ".join(f"{n:,}" for n in numbers[:LINES_LISTED])
+                more = ", ..." if len(numbers) > LINES_LISTED else ""
+                message += f" ({count:,} in all, on lines {listed}{more})"
+            report.warnings.append(Problem(first.code, message, first.target_id,
+                                           first.position))
 
 
-def _scored(segments: list[str], number: int, key: str,
-            report: ValidationReport) -> list[tuple[str, float]]:
-    """A RANKED line's (candidate, score) pairs, split at each entry's last space.
+def parse_lines(lines: Iterable[tuple[int, str, bool]], report: ValidationReport,
+                max_entries: int) -> Answers:
+    """score.pl answer lines, each kept with its number (``lines`` as
+    :meth:`.reader.Upload.lines` gives them).
 
-    Comprehensions on the usual path (800,000 entries on CoInCo); one entry at a time, with
-    the error, only when a score is unreadable or not finite (or the sum overflows)."""
-    entries = [e for e in segments[2:] if e]
-    cuts = [e.rfind(" ") for e in entries]
-    try:
-        scores = [float(e[i:]) for e, i in zip(entries, cuts, strict=True)]
-        if math.isfinite(sum(scores)):   # nan, inf or overflow: look one by one
-            return [(e[:i], v) for e, i, v in zip(entries, cuts, scores, strict=True)]
-    except ValueError:
-        pass
-    kept = []
-    for entry, i in zip(entries, cuts, strict=True):
-        try:
-            score = float(entry[i:])
-        except ValueError:
-            score = math.nan
-        if math.isfinite(score):
-            kept.append((entry[:i], score))
-        else:
-            report.error("bad_score", f"line {number} ({key}): {entry.strip()!r} does not "
-                         "end in a finite score after its last space", key, number)
-    return kept
-
-
-def parse_lines(text: str, report: ValidationReport, max_entries: int) -> Answers:
-    """score.pl answer lines, each kept with its number; a line of neither kind is an error."""
+    As score.pl: a line of neither kind is skipped (with a warning naming it), a repeated id
+    counts once (the first line), a carriage return stays in the last answer (a warning says
+    so). A file with no answer line at all is refused: score.pl scores nothing there."""
     answers = Answers(LINES)
-    for number, line in enumerate(text.split("\n"), start=1):
-        m = _OOT.search(line)
-        target = answers.oot_lines if m else answers.best_lines
-        m = m or _BEST.search(line)
-        if m is None:
-            if line.strip():
-                report.error("unreadable_line", f"line {number}: neither 'lemma.pos ID :: "
-                             "answers' (.best) nor 'lemma.pos ID ::: answers' (.oot); score.pl "
-                             f"would skip it ('Error in file on line {number}')",
-                             position=number)
+    notes = Notes()
+    seen: dict[tuple[str, str], int] = {}
+    firsts: dict[str, dict[str, str]] = {"best": {}, "oot": {}}
+    for number, line, _ in lines:
+        found = match_answer_line(line)
+        if found is None:
+            if _NON_BLANK.search(line):
+                notes.add("unreadable_line", number, "line {number:,}: neither 'lemma.pos ID :: "
+                          "answers' (.best) nor 'lemma.pos ID ::: answers' (.oot); it is skipped, "
+                          "as score.pl skips it ('Error in file on line {number}')")
             continue
-        if m.group(3).count(";") > max_entries:
-            report.error("too_many_candidates", f"line {number}: over {max_entries:,} answers",
-                         f"{m.group(1)} {m.group(2)}", number)
+        kind, m = found
+        key = _key(line, m)
+        if m.answers.count(";") > max_entries:
+            report.error("too_many_candidates", f"line {number:,}: over {max_entries:,} "
+                         "answers", key, number)
             continue
-        target.append((number, line))
+        if line.endswith("\r"):
+            notes.add("carriage_return", number, "line {number:,} ends in a carriage return "
+                      "(\\r, a Windows line end): score.pl keeps it in the line's last answer, "
+                      "which then matches no gold answer (after a final ';' it is one more "
+                      "answer); the scores are score.pl's. Convert the file to Unix line ends "
+                      "(dos2unix) to have those answers scored", key)
+        first = seen.setdefault((kind, m.item), number)
+        if first != number:
+            notes.add("duplicate_instance", number, "line {number:,}: {key} was already given "
+                      "on line {first:,} (score.pl keys .{kind} lines by the id, {item}); the "
+                      "first one is scored, as score.pl does", key, first=first, kind=kind,
+                      item=m.item)
+        (answers.oot_lines if kind == "oot" else answers.best_lines).append((number, line))
+        firsts[kind].setdefault(key, m.answers)
+    if not answers.best_lines and not answers.oot_lines and "unreadable_line" in notes:
+        first_line = notes.first("unreadable_line").position
+        report.error("no_answer_lines", "no line of the file is a .best line ('lemma.pos ID :: "
+                     "answers') or an .oot line ('lemma.pos ID ::: answers'), so score.pl "
+                     f"would score nothing (the first line it skips: {first_line:,})",
+                     position=first_line)
+    notes.flush(report)
+    answers._set_entries(firsts["best"] | {k: v for k, v in firsts["oot"].items()
+                                           if k not in firsts["best"]})
     return answers
 
-
-def _dup(key: str, number: int, first: int, what: str) -> Problem:
-    return Problem("duplicate_instance", f"line {number}: {key} was already given on line "
-                   f"{first}; {what}", key, number)
-
-
-def too_many_lines(text: str, report: ValidationReport) -> bool:
-    """Refuse a file of more than :data:`MAX_LINES` lines before parsing it."""
-    lines = text.count("\n") + 1
-    if lines > MAX_LINES:
-        report.error("too_many_lines", f"{lines:,} lines, at most {MAX_LINES:,}")
-        return True
-    return False

@@ -6,8 +6,10 @@ Definition (Kishida 2005, as that script implements it):
   with no-mwe, a candidate holding a space or a hyphen is dropped on both sides;
 * the gold map keeps the last count of a repeated candidate; the gold vector keeps every
   entry, sorted by count, descending, ties in file order;
-* the ranking is sorted by score, descending, ties in file order; each position takes its
-  candidate's gold count (0 when not in the gold), repeats included;
+* the ranking is sorted by score, descending, ties in file order (Python's ``sorted`` with
+  ``reverse=True``, as the script calls it, so that ``nan`` scores, which Python 2's float
+  reads, fall where they fall there); each position takes its candidate's gold count (0 when
+  not in the gold), repeats included;
 * numerator = sum over positions i whose candidate has a positive gold count of
   (gold counts accumulated up to i) / i; denominator = the same over the sorted gold vector;
 * GAP = numerator / denominator; an instance whose denominator is 0 (nothing positive left
@@ -17,6 +19,7 @@ Definition (Kishida 2005, as that script implements it):
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
 
 
 def split_last_space(entry: str) -> tuple[str, str]:
@@ -42,10 +45,16 @@ def gold_weights(line: str) -> list[tuple[str, int]]:
     return weights
 
 
+def ranked_order(ranking: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The ranking by score, descending, ties in file order, sorted exactly as the script
+    sorts it (with ``nan`` among the scores no order is "right": this one is Python's)."""
+    return sorted(ranking, key=itemgetter(1), reverse=True)
+
+
 def gap_numerator(gold_map: dict[str, int], ranking: Iterable[tuple[str, float]]) -> float:
     """The ranking's sum (``gold_map``: candidate -> its last gold count)."""
     numerator, accumulated = 0.0, 0.0
-    for i, (candidate, _score) in enumerate(sorted(ranking, key=lambda e: -e[1]), start=1):
+    for i, (candidate, _score) in enumerate(ranked_order(ranking), start=1):
         value = gold_map.get(candidate, 0)
         accumulated += value
         if value > 0:

@@ -13,11 +13,11 @@ import numpy as np
 from leaderboard.scoring.engine import ScoreResult, result_from_rows
 from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.jabbari import jabbari_row
-from leaderboard.scoring.lexsub import formats
+from leaderboard.scoring.lexsub import formats, reader
 from leaderboard.scoring.lexsub.data import LexsubSplit
 from leaderboard.scoring.lexsub.gap import gap_numerator
+from leaderboard.scoring.lexsub.ranked import parse_ranked
 from leaderboard.scoring.lexsub.scorepl import read_gold, score_lines
-from leaderboard.scoring.parse import open_upload
 from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
 from leaderboard.scoring.validate import (
     Problem,
@@ -79,15 +79,24 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubSplit, track: str,
                                unknown[0]))
     if track != RANKING:
         return
-    outside, left_out = 0, 0
-    for target in split.targets:
+    outside, outside_gold, left_out = 0, 0, 0
+    for target, (gold_map, _) in zip(split.targets, split.gap_gold, strict=True):
         pool = set(split.pool(target))
         ranked = {c for c, _ in given.get(target.target_id, [])}
-        outside += len(ranked - pool)
+        strangers = ranked - pool
+        credited = sum(gold_map.get(c, 0) > 0 for c in strangers)
+        outside += len(strangers) - credited
+        outside_gold += credited
         left_out += len(pool - ranked) if ranked else 0
     if outside:
-        report.warnings.append(Problem("outside_pool", f"{outside:,} ranked strings are not "
-                               "candidates of their instance; they earn nothing"))
+        report.warnings.append(Problem("outside_pool", f"{outside:,} ranked strings are neither "
+                               "candidates nor gold answers of their instance; they earn "
+                               "nothing"))
+    if outside_gold:
+        report.warnings.append(Problem("outside_pool_gold", f"{outside_gold:,} ranked strings "
+                               "are not candidates of their instance but are among its gold "
+                               "answers: they earn credit, as in lst_gap.py (which ranks "
+                               "whatever it is given)"))
     if left_out:
         report.warnings.append(Problem("candidates_left_out", f"{left_out:,} candidates of "
                                "answered instances are not ranked; they earn nothing, as in "
@@ -98,22 +107,19 @@ def validate(raw: bytes, split: LexsubSplit, *, track: str, max_bytes: int = 50_
              max_substitutes: int = 5000, **limits) -> ValidationReport:
     """Check an answer file in any accepted format; ``report.submission`` is its parse."""
     report = ValidationReport()
-    data, refusal = open_upload(raw, max_bytes)
-    if refusal is not None:
-        report.error(*refusal)
+    try:
+        upload = reader.Upload(raw, max_bytes)
+        kind = formats.detect(upload.head(65536))
+        if kind == formats.JSON:
+            limits = {k: v for k, v in limits.items() if k != "min_answered_fraction"}
+            answers = _from_json(upload.read_all(), split, report, {
+                "max_bytes": max_bytes, "max_substitutes": max_substitutes, **limits})
+        else:
+            parse = parse_ranked if kind == formats.RANKED else formats.parse_lines
+            answers = parse(upload.lines(), report, max_substitutes)
+    except reader.Refused as refused:
+        report.error(refused.code, refused.message, position=refused.position)
         return report
-    kind = formats.detect(bytes(data[:65536]))
-    if kind == formats.JSON:
-        limits = {k: v for k, v in limits.items() if k != "min_answered_fraction"}
-        answers = _from_json(data, split, report, {"max_bytes": max_bytes,
-                                                   "max_substitutes": max_substitutes,
-                                                   **limits})
-    else:
-        text = bytes(data).decode("latin-1")
-        if formats.too_many_lines(text, report):
-            return report
-        parse = formats.parse_ranked if kind == formats.RANKED else formats.parse_lines
-        answers = parse(text, report, max_substitutes)
     if answers is None or not report.ok:
         return report
     if track == RANKING and answers.kind == formats.LINES:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -74,3 +75,16 @@ def ours(result, kind: str) -> dict[str, float]:
 
 
 GENERATIVE, RANKING = lexsub_score.GENERATIVE, lexsub_score.RANKING
+
+
+def python2() -> str:
+    """A Python 2 interpreter (lst_gap.py's language), or skip saying why."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    found = [shutil.which("python2.7"), shutil.which("python2"),
+             *map(str, sorted(root.glob("versions/2.7*/bin/python2.7")))]
+    for path in filter(None, found):
+        probe = subprocess.run([path, "-c", "import sys; sys.exit(sys.version_info[0] != 2)"],
+                               capture_output=True)
+        if probe.returncode == 0:
+            return path
+    pytest.skip("Python 2 is needed to compare with lst_gap.py's float and sort")

@@ -20,7 +20,15 @@ CASES = [
     ("semeval07", "trial", "gold_aware", 6),
     ("coinco", "all", "random", 7),
     ("coinco", "all", "gold_aware", 8),
+    ("semeval07", "all", "quirks", 9),
+    ("coinco", "all", "quirks", 10),
 ]
+
+# Scores Python 2's float reads (kept) and ones it refuses (lst_gap.py: "Error appending"),
+# with the same weight: a field of the second kind is dropped, the rest of its line scored.
+_READ = ["-inf", "inf", "nan", "1e999", "-1e999", "INF", "Infinity", "+nan", " 7 ", "3.",
+         ".5", "-0", "2e0"]
+_REFUSED = ["1_0", "\xd9\xa1", "\xa05", "5\x1c", "high", "0x1"]
 
 
 def _gold_subs(line: str) -> list[str]:
@@ -34,7 +42,11 @@ def ranked_lines(split, scheme: str, seed: int) -> list[str]:
     * coarse_ties: every pool candidate, a score in {0.0, 0.1, ..., 0.5} (many ties);
     * gold_aware: part of the pool, with gold answers (multiword and hyphenated ones
       included) near the top, strings outside the pool, repeated candidates and equal
-      scores, in shuffled order.
+      scores, in shuffled order;
+    * quirks: gold_aware with scores Python 2 reads and Python 3 does not (or the reverse),
+      ``inf``/``nan``, fields without a score (also a multiword one), a last field glued to
+      its digits (``x5``: the newline makes it unreadable there), and lines ending in a tab,
+      a tab and CR, or a CR.
     """
     rng = random.Random(seed)
     lines = []
@@ -54,8 +66,21 @@ def ranked_lines(split, scheme: str, seed: int) -> list[str]:
             if entries and rng.random() < 0.2:
                 entries.append(entries[0])
             rng.shuffle(entries)
-        lines.append("RANKED\t" + t.target_id + "".join(f"\t{c} {s}" for c, s in entries))
+        line = "RANKED\t" + t.target_id + "".join(f"\t{c} {s}" for c, s in entries)
+        lines.append(_quirks(rng, line, entries) if scheme == "quirks" else line)
     return lines
+
+
+def _quirks(rng: random.Random, line: str, entries: list[tuple[str, str]]) -> str:
+    """The line of ``entries`` with odd scores, odd fields and odd line ends."""
+    odd = [(c, rng.choice(_READ + _REFUSED) if rng.random() < 0.3 else s) for c, s in entries]
+    fields = [f"{c} {s}" for c, s in odd]
+    if rng.random() < 0.1:
+        fields.insert(rng.randint(0, len(fields)), rng.choice(["smart", "at hand", "in-law"]))
+    if fields and rng.random() < 0.1:
+        fields.append(f"x{rng.randint(0, 9)}")
+    line = line.split("\t", 2)
+    return "\t".join(line[:2] + fields) + rng.choice(["", "", "", "\t", "\t\r", "\r"])
 
 
 def ranked_bytes(split, scheme: str, seed: int) -> bytes:

@@ -24,6 +24,11 @@ def codes(problems) -> list[str]:
     return [p.code for p in problems]
 
 
+def line_codes(report) -> list[str]:
+    """The warnings about lines (not the ones about a partial ranking of the pool)."""
+    return [c for c in codes(report.warnings) if c != "candidates_left_out"]
+
+
 def test_detects_each_format() -> None:
     assert formats.detect(b'  {"substitutes": {}}') == formats.JSON
     assert formats.detect(b"RANKED\tbright.a 1\tsmart 1\n") == formats.RANKED
@@ -56,22 +61,74 @@ def test_unreadable_ranked_line_names_its_number(split) -> None:
     assert report.errors[0].position == 2 and "line 2" in report.errors[0].message
 
 
-@pytest.mark.parametrize("entry", ["smart", "smart nan", "smart inf", "smart 1e999",
-                                   "smart high"])
-def test_a_score_that_is_not_a_finite_number_is_refused(split, entry) -> None:
-    report, _ = run(split, f"RANKED\tbright.a 2\tvivid 1\nRANKED\tbright.a 1\t{entry}\n"
-                    .encode(), RANKING)
-    assert codes(report.errors) == ["bad_score"]
-    error = report.errors[0]
-    assert (error.position, error.target_id) == (2, "bright.a 1")
-    assert "line 2 (bright.a 1)" in error.message
+# bright.a 1's gold: smart 3, clever 2 (GAP denominator 3/1 + 5/2 = 5.5); bright.a 2 answered
+# with vivid alone: 2/1 of 2/1 + 3/2 = 3.5
+_VIVID = 2 / 3.5
 
 
-def test_an_answer_line_of_neither_kind_is_refused_with_its_number(split) -> None:
-    report, _ = run(split, b"bright.a 1 :: smart\n\nbright.a 2 - vivid\n", GENERATIVE)
-    assert codes(report.errors) == ["unreadable_line"]
-    assert report.errors[0].position == 3
-    assert "Error in file on line 3" in report.errors[0].message
+@pytest.mark.parametrize(("score", "smart_first"), [
+    ("-inf", False), ("inf", True), ("1e999", True), ("-1E999", False), ("Infinity", True),
+    ("nan", True),       # Python's sort keeps a nan where it stands: smart, then clever
+    ("+7\r", True), ("\x0b7\x0c", True), ("3.", True), (".5", False)])
+def test_scores_python2_reads_are_scored(split, score, smart_first) -> None:
+    """lst_gap.py reads every score with Python 2's float: -inf (a log-probability), inf and
+    nan included. Such a file is scored, not refused."""
+    report, result = run(split, f"RANKED\tbright.a 2\tvivid 1\nRANKED\tbright.a 1\tsmart "
+                         f"{score}\tclever 1\n".encode("latin-1"), RANKING)
+    assert report.ok and line_codes(report) == [], report.warnings
+    bright1 = 1.0 if smart_first else (2 / 1 + 5 / 2) / 5.5
+    assert result.metrics["gap"] == pytest.approx(100 * (bright1 + _VIVID) / 2)
+
+
+@pytest.mark.parametrize("entry", ["smart", "smart high", "smart 1_0", "smart \xd9\xa1",
+                                   "smart \xa09", "smart 9\x1c", "smart 0x10"])
+def test_a_score_python2_refuses_drops_that_candidate_with_a_warning(split, entry) -> None:
+    """No score, ``1_0`` (Python 3 reads 10.0, Python 2 refuses), a non-ASCII digit (UTF-8
+    bytes), blanks only Python 3 strips: lst_gap.py drops the candidate ("Error appending")
+    and scores the rest; so do we, and say so."""
+    report, result = run(split, f"RANKED\tbright.a 2\tvivid 1\nRANKED\tbright.a 1\t{entry}"
+                         "\tclever 2\n".encode("latin-1"), RANKING)
+    assert report.ok and line_codes(report) == ["bad_score"]
+    warning = report.warnings[0]
+    assert (warning.position, warning.target_id) == (2, "bright.a 1")
+    assert "line 2 (bright.a 1)" in warning.message and "dropped" in warning.message
+    # clever alone: 2/1 of 5.5 (read as 10, smart would come first: 5.5 of 5.5)
+    assert result.metrics["gap"] == pytest.approx(100 * (2 / 5.5 + _VIVID) / 2)
+
+
+def test_a_line_ending_in_a_tab_and_crlf_is_scored(split) -> None:
+    """lst_gap.py reads the last field as "\\r\\n", prints "Error appending" and drops it."""
+    plain = b"RANKED\tbright.a 1\tclever 2\tsmart 1\nRANKED\tbright.a 2\tvivid 1\n"
+    crlf = plain.replace(b"\n", b"\t\r\n")
+    (_, expected), (report, result) = run(split, plain, RANKING), run(split, crlf, RANKING)
+    assert report.ok and line_codes(report) == ["blank_entry"]
+    assert report.warnings[0].position == 1 and "(2 in all, on lines 1, 2)" in \
+        report.warnings[0].message
+    assert result.metrics["gap"] == expected.metrics["gap"]
+
+
+def test_a_last_field_glued_to_its_digits_is_read_as_python2_reads_it(split) -> None:
+    """``x5`` splits into ``x`` and ``5`` in the middle of a line, but at its end the field
+    is ``x5\\n``, which has no score: lst_gap.py drops it there."""
+    report, result = run(split, b"RANKED\tbright.a 1\tclever5\tsmart 1\n"
+                         b"RANKED\tbright.a 2\tvivid 1\tclever5\n", RANKING)
+    assert line_codes(report) == ["bad_score"] and report.warnings[0].position == 2
+    assert report.submission.ranked == {"bright.a 1": [("clever", 5.0), ("smart", 1.0)],
+                                        "bright.a 2": [("vivid", 1.0)]}
+
+
+def test_an_answer_line_of_neither_kind_is_skipped_with_a_warning_naming_it(split) -> None:
+    """score.pl prints "Error in file on line 3" and scores the rest: so do we."""
+    report, result = run(split, b"bright.a 1 :: smart\n\nbright.a 2 - vivid\n", GENERATIVE)
+    assert report.ok and "unreadable_line" in codes(report.warnings)
+    warning = next(p for p in report.warnings if p.code == "unreadable_line")
+    assert warning.position == 3 and "Error in file on line 3" in warning.message
+    assert result.metrics["best_p"] == pytest.approx(100 * 3 / 5)
+
+
+def test_a_file_without_any_answer_line_is_refused(split) -> None:
+    report, _ = run(split, b"finished initializing\nbright.a 1 - smart\n", GENERATIVE)
+    assert codes(report.errors) == ["no_answer_lines"] and report.errors[0].position == 1
 
 
 def test_best_lines_on_a_ranking_board_are_refused(split) -> None:
@@ -114,23 +171,33 @@ def test_latin1_bytes_compare_with_the_gold_as_bytes(tmp_path) -> None:
     assert result.metrics["gap"] == pytest.approx(100 * (1 / 1 + 3 / 2) / (2 / 1 + 3 / 2))
 
 
-def test_too_many_lines_is_refused_before_parsing(split) -> None:
+def test_too_many_lines_is_refused_at_the_first_line_past_the_limit(split) -> None:
     raw = gzip.compress(b"\n" * (formats.MAX_LINES + 5))
     report, _ = run(split, raw, GENERATIVE)
     assert codes(report.errors) == ["too_many_lines"]
+    assert report.errors[0].position == formats.MAX_LINES + 1
+    # a file of exactly MAX_LINES lines is read
+    report, _ = run(split, b"bright.a 1 :: smart\n" * formats.MAX_LINES, GENERATIVE)
+    assert report.ok
 
 
 def test_one_enormous_line_is_refused_not_scored(split) -> None:
     raw = b"RANKED\tbright.a 1" + b"\tsmart 1" * 300_000 + b"\n"
     report, _ = run(split, raw, RANKING)
-    assert codes(report.errors) == ["too_many_candidates"]
-    assert report.errors[0].position == 1
+    assert codes(report.errors) == ["line_too_long"]
+    assert report.errors[0].position == 1 and "line 1 " in report.errors[0].message
+    # within the line limit, the candidate limit still holds
+    report, _ = run(split, b"RANKED\tbright.a 2\tvivid 1\nRANKED\tbright.a 1"
+                    + b"\ta 1" * 5_001 + b"\n", RANKING)
+    assert codes(report.errors) == ["too_many_candidates"] and report.errors[0].position == 2
 
 
 def test_gzip_bomb_and_bad_gzip(split) -> None:
-    bomb = gzip.compress(b"\n" * 60_000_000)
-    report, _ = run(split, bomb, RANKING)
+    lines = gzip.compress(b"x" * 99 + b"\n") * 1 + gzip.compress((b"x" * 199 + b"\n") * 300_000)
+    report, _ = run(split, lines, RANKING)                      # 60 MB of text, 300,000 lines
     assert codes(report.errors) == ["file_too_large"]
+    report, _ = run(split, gzip.compress(b"\n" * 60_000_000), RANKING)
+    assert codes(report.errors) == ["too_many_lines"]           # before 60 MB are inflated
     report, _ = run(split, b"\x1f\x8b\x08broken", RANKING)
     assert codes(report.errors) == ["bad_gzip"]
 
