@@ -71,6 +71,12 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_ACCOUNT_RATE_LIMIT": "20 per hour",
     "LOGIN_GLOBAL_RATE_LIMIT": "300 per minute",
     "API_RATE_LIMIT": "120 per minute",
+    # Analysis computed on demand (/compare, /significance and their API, when not already
+    # in the process's cache; cached answers are free): per client address (per account when
+    # logged in), and for all anonymous readers together. Each costs up to about 0.1 s of a
+    # web process's CPU (issue 30, item 6; docs/security.md).
+    "ANALYSIS_RATE_LIMIT": "20 per minute",
+    "ANALYSIS_GLOBAL_RATE_LIMIT": "120 per minute",
     # "Check file" on the upload form, per account and per client IP.
     "DRY_RUN_RATE_LIMIT": "30 per minute",
     # Dry runs are jobs on the checks queue (the web process never parses a file): one

@@ -29,13 +29,18 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def handle_http_error(error: HTTPException):
+        # A refusal that says when to come back (a 429 of an analysis budget) keeps it.
+        retry_after = getattr(error, "retry_after", None)
+        headers = {"Retry-After": str(retry_after)} if isinstance(retry_after, int) else {}
         if request.path.startswith("/api/"):
             body = {"error": {"status": error.code, "code": error.name.lower().replace(" ", "_"),
                               "message": error.description}}
-            return jsonify(body), error.code
+            if headers:
+                body["error"]["retry_after"] = retry_after
+            return jsonify(body), error.code, headers
         page = f"errors/{error.code}.html" if error.code in HTML_PAGES else "errors/generic.html"
         try:
-            return render_template(page, error=error), error.code
+            return render_template(page, error=error), error.code, headers
         except OUTAGE_ERRORS as outage:  # the page's navigation looks up the logged-in user
             return outage_response(outage)
 
@@ -103,4 +108,7 @@ def keep_outage_retry_after(response):
     """
     if response.status_code in (202, 503) and "outage_retry_after" in g:
         response.headers["Retry-After"] = str(g.outage_retry_after)
+    elif response.status_code == 429 and "analysis_retry_after" in g:
+        # a refused comparison has its own budget's wait (blueprints/public/analysis_limits)
+        response.headers["Retry-After"] = str(g.analysis_retry_after)
     return response

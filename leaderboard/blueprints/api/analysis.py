@@ -6,6 +6,7 @@ from flask import jsonify, request
 
 from leaderboard.blueprints.api import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
+from leaderboard.blueprints.public.analysis_limits import AnalysisLimited, charge_uncached
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA
 from leaderboard.services.catalog.boards import BoardError, board_or_default, board_views
@@ -15,6 +16,7 @@ from leaderboard.services.ranking.pairwise import (
     pairwise_table,
     parse_around,
     parse_top,
+    window_start,
     window_table,
 )
 from leaderboard.services.ranking.ranking_table import BadQuery
@@ -34,7 +36,10 @@ def compare():
     pos = request.args.get("pos") or None
     pos = None if pos in ("ALL", "all") else pos
     try:
-        result = head_to_head(session=get_session(), a_id=a_id, b_id=b_id, viewer=None, pos=pos)
+        result = head_to_head(session=get_session(), a_id=a_id, b_id=b_id, viewer=None, pos=pos,
+                              on_miss=charge_uncached)
+    except AnalysisLimited as exc:
+        return _limited(exc)
     except NotComparable as exc:
         return error_response(409, "not_comparable", str(exc))
     except ValueError as exc:
@@ -64,11 +69,33 @@ def significance():
         top = parse_top(request.args.get("top"))
         around = parse_around(request.args.get("around"))
         ref = latest_snapshot(session, board.id)  # type: ignore[arg-type]
-        table = cached_value(ref, "pairwise", (metric, top, around), lambda: (
-            pairwise_table(load_data(session, ref), metric, top) if around is None
-            else window_table(load_data(session, ref), metric, around)))
+        data = load_data(session, ref)
+        # Every system of one window shares its table: built once per snapshot and window.
+        window = None if around is None else window_start(data, metric, around)
+        table = cached_value(ref, "pairwise", (metric, top if around is None else None,
+                                               window), lambda: _table(data, metric, top, around))
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))
+    except AnalysisLimited as exc:
+        return _limited(exc)
+    if around is not None:
+        table = {**table, "around": around}
     return jsonify({"alpha": ALPHA, "rule": "p = 2*min(P, 1-P), P = P(row beats column) on "
                     "the shared bootstrap resamples (ties count half); significant if p < alpha",
                     **table})
+
+
+def _table(data: dict, metric: str, top: int, around: int | None) -> dict:
+    """The pairwise table, computed: counted against the caller's budgets first."""
+    charge_uncached()
+    return (pairwise_table(data, metric, top) if around is None
+            else window_table(data, metric, around))
+
+
+def _limited(exc: AnalysisLimited):
+    """429 in the API's envelope (``rate_limited``, as its other limits) with the budget's
+    reason and wait."""
+    response, status = error_response(429, "rate_limited", str(exc.description),
+                                      retry_after=exc.retry_after)
+    response.headers["Retry-After"] = str(exc.retry_after)
+    return response, status

@@ -6,6 +6,7 @@ from flask import abort, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
+from leaderboard.blueprints.public.analysis_limits import charge_uncached
 from leaderboard.blueprints.public.common import (
     current_views,
     per_snapshot,
@@ -28,6 +29,7 @@ from leaderboard.services.ranking.pairwise import (
     MAX_TOP,
     pairwise_table,
     parse_around,
+    window_start,
     window_table,
 )
 from leaderboard.services.ranking.ranking_table import BadQuery
@@ -63,8 +65,9 @@ def compare():
     result = error = None
     if a_id is not None and b_id is not None:
         try:
+            # A pair not compared yet costs CPU: counted against the caller's budgets.
             result = head_to_head(session=get_session(), a_id=a_id, b_id=b_id,
-                                  viewer=current_user, pos=pos)
+                                  viewer=current_user, pos=pos, on_miss=charge_uncached)
         except NotComparable as exc:   # the same reason as the API's 409
             error = f"No paired comparison: {exc}."
         if result is None and error is None:
@@ -86,18 +89,27 @@ def significance():
     metric = request.args.get("metric", default_sort(track))
     try:
         around = parse_around(request.args.get("around"))
-        table = per_snapshot("pairwise", (metric, MAX_TOP, around),
-                              lambda: pairwise_table(data, metric) if around is None
-                              else window_table(data, metric, around))
+        # Every system of one window shares its table and chart: built once per snapshot.
+        window = None if around is None else window_start(data, metric, around)
+        table, figure = per_snapshot("significance", (metric, MAX_TOP, window),
+                                     lambda: _grid(data, metric, around))
     except BadQuery as exc:
         abort(400, description=str(exc))
-    figure = None
-    if len(table["systems"]) > 1:
-        figure = per_snapshot("significance", (metric, around),
-                               lambda: charts.to_json(charts.heatmap(table)))
+    if around is not None:
+        table = {**table, "around": around}
     return render_template("public/significance.html", table=table, figure=figure,
                            metrics=displayed(track), labels=LABELS, format_p=format_p,
                            benchmark=data.get("benchmark"))
+
+
+def _grid(data: dict, metric: str, around: int | None) -> tuple[dict, str | None]:
+    """The pairwise table and its heatmap's JSON, computed: counted against the caller's
+    budgets first (:func:`charge_uncached`; refused with a 429 past them)."""
+    charge_uncached()
+    table = (pairwise_table(data, metric) if around is None
+             else window_table(data, metric, around))
+    figure = charts.to_json(charts.heatmap(table)) if len(table["systems"]) > 1 else None
+    return table, figure
 
 
 @bp.get("/history")

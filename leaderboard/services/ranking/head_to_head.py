@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -35,7 +36,9 @@ from leaderboard.services.ranking.systems import system_detail
 
 _CACHE: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
 _LOCK = threading.Lock()
-_CACHE_SIZE = 64
+#: Paired comparisons kept per process (a few KB each): results never change, so an entry
+#: stays right across snapshots; the LRU bounds memory.
+_CACHE_SIZE = 1024
 
 
 class NotComparable(ValueError):
@@ -48,12 +51,14 @@ def _metrics_at(detail: dict[str, Any], pos: str | None) -> dict[str, float]:
     return detail["by_pos"].get(pos, {}).get("metrics", {})
 
 
-def _paired(session: Session, result_a: int, result_b: int,
-            pos: str | None) -> dict[str, dict[str, Any]]:
+def _paired(session: Session, result_a: int, result_b: int, pos: str | None,
+            on_miss: Callable[[], None] | None = None) -> dict[str, dict[str, Any]]:
     key = (str(session.get_bind().url), result_a, result_b, pos)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
+    if on_miss is not None:
+        on_miss()  # may refuse (a budget of computations): before any work
     rows = {r.id: r for r in session.exec(select(Result).where(
         col(Result.id).in_([result_a, result_b]))).all()}
     a = TargetStats.from_bytes(rows[result_a].target_stats)
@@ -94,14 +99,16 @@ def _summary(detail: dict[str, Any]) -> dict[str, Any]:
 
 
 def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
-                 pos: str | None = None) -> dict[str, Any] | None:
+                 pos: str | None = None,
+                 on_miss: Callable[[], None] | None = None) -> dict[str, Any] | None:
     """Both systems, then per metric: scores, difference ``a − b`` with its 95% paired
     bootstrap interval, P(A beats B), the two-sided p and the verdict; and a summary of the
     metrics each one wins (significantly or not).
 
     None when either system does not exist, is not visible to ``viewer`` or has no result;
     raises :class:`NotComparable` when no paired comparison is possible, ValueError on an
-    unknown POS.
+    unknown POS. ``on_miss`` is called before a paired comparison that is not cached yet is
+    computed (the web's budget of such computations; it may raise to refuse).
     """
     if pos is not None and pos not in POS_VALUES:
         raise ValueError(f"unknown pos {pos!r}; use ALL, {', '.join(POS_VALUES)}")
@@ -120,7 +127,7 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
         raise NotComparable("two private submissions of one team are not compared on a "
                             "leaderboard whose labels are hidden; compare them on the dev "
                             "leaderboard, or publish one")
-    paired = _paired(session, a["result_id"], b["result_id"], pos)
+    paired = _paired(session, a["result_id"], b["result_id"], pos, on_miss)
     ma, mb = _metrics_at(a, pos), _metrics_at(b, pos)
     # The metrics of A's board's track: a ranking board compares GAP, GAP ratio and P@1 only.
     board = session.get(Board, a["board_id"]) if a.get("board_id") is not None else None

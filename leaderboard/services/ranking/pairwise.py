@@ -59,10 +59,10 @@ def parse_around(around: str | None) -> int | None:
     return int(around)
 
 
-def window_table(data: dict[str, Any], metric: str, around: int) -> dict[str, Any]:
-    """:func:`pairwise_table` of the :data:`WINDOW` systems around submission ``around`` in
-    the order of ``metric`` (a headline: the snapshot keeps every system against its
-    neighbours, ``neighbours.neighbour_bands``), with where the window starts."""
+def window_start(data: dict[str, Any], metric: str, around: int) -> int:
+    """Where the :data:`WINDOW` systems around submission ``around`` start in the order of
+    ``metric`` (0-based): every system of one window has the same one, so a window's table
+    and chart are built once for all of them. Raises :class:`BadQuery`."""
     track = track_of(data)
     if metric not in displayed(track):
         raise BadQuery(f"unknown metric {metric!r} on a {track}-track leaderboard")
@@ -75,8 +75,16 @@ def window_table(data: dict[str, Any], metric: str, around: int) -> dict[str, An
     except ValueError:
         raise BadQuery(f"submission {around} is not ranked on this board's "
                        f"{LABELS.get(metric, metric)}") from None
+    return max(0, min(at - WINDOW // 2, len(band["ids"]) - WINDOW))
+
+
+def window_table(data: dict[str, Any], metric: str, around: int) -> dict[str, Any]:
+    """:func:`pairwise_table` of the :data:`WINDOW` systems around submission ``around`` in
+    the order of ``metric`` (a headline: the snapshot keeps every system against its
+    neighbours, ``neighbours.neighbour_bands``), with where the window starts."""
+    start = window_start(data, metric, around)
+    band = data["neighbours"][metric]
     n = len(band["ids"])
-    start = max(0, min(at - WINDOW // 2, n - WINDOW))
     ids = band["ids"][start:start + WINDOW]
     beats = np.full((len(ids), len(ids)), 0.5)
     for i in range(len(ids)):
