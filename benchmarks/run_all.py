@@ -15,6 +15,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+#: Arguments a script is run with here, to reproduce the figures docs/benchmarks.md records.
+ARGS = {
+    "bench_untrusted": ["--rounds", "5"],   # "Untrusted files (issue 30)"
+}
 
 
 def main() -> int:
@@ -28,7 +32,8 @@ def main() -> int:
     for script in scripts:
         print(f"\n=== {script.name} ===", flush=True)
         start = time.perf_counter()
-        code = subprocess.call([sys.executable, str(script)], cwd=HERE.parent)
+        code = subprocess.call([sys.executable, str(script), *ARGS.get(script.stem, [])],
+                               cwd=HERE.parent)
         print(f"=== {script.name}: {'ok' if code == 0 else f'FAILED ({code})'} "
               f"in {time.perf_counter() - start:.0f} s ===", flush=True)
         if code != 0:
