@@ -119,7 +119,7 @@ def start_worker(app_overrides, tmp_path) -> Iterator[Callable[..., subprocess.P
     subprocesses on the test's database, Redis and queue."""
     procs: list[subprocess.Popen] = []
 
-    def start(kind: str = "worker", **settings) -> subprocess.Popen:
+    def start(kind: str = "worker", *args: str, **settings) -> subprocess.Popen:
         env = dict(os.environ)
         for key in ("INSTANCE_PATH", "DATABASE_URL", "REDIS_URL", "SECRET_KEY", "QUEUE_NAME"):
             env[f"LEADERBOARD_{key}"] = str(app_overrides[key])
@@ -127,7 +127,7 @@ def start_worker(app_overrides, tmp_path) -> Iterator[Callable[..., subprocess.P
         for key, value in settings.items():
             env[f"LEADERBOARD_{key}"] = str(value)
         with open(tmp_path / f"{kind}-{len(procs)}.log", "wb") as log:
-            proc = subprocess.Popen([LEADERBOARD_BIN, kind], env=env, cwd=PROJECT_ROOT,
+            proc = subprocess.Popen([LEADERBOARD_BIN, kind, *args], env=env, cwd=PROJECT_ROOT,
                                     stdout=log, stderr=subprocess.STDOUT)
         procs.append(proc)
         return proc
@@ -139,6 +139,7 @@ def start_worker(app_overrides, tmp_path) -> Iterator[Callable[..., subprocess.P
 
 @pytest.fixture
 def checks_worker(start_worker) -> subprocess.Popen:
-    """A real ``leaderboard worker`` for tests that dry-run files (the web process never
-    parses them: it waits for this worker's report)."""
-    return start_worker()
+    """A real ``leaderboard worker --checks-only`` for tests that dry-run files (the web
+    process never parses them: it waits for this worker's report); uploads stay queued for
+    the test to score as it likes."""
+    return start_worker("worker", "--checks-only")

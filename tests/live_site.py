@@ -5,10 +5,13 @@ A browser-test module starts both once with :func:`live_site`; screenshots go to
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ from werkzeug.serving import make_server
 
 from leaderboard import create_app
 from leaderboard.db import create_all
+from leaderboard.processes import stop_processes
 from tests.site.seed import Seeded, seed_demo
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -77,19 +81,43 @@ class LiveSite:
 
 
 @contextmanager
+def checks_worker(app: Flask, tmp: Path) -> Iterator[subprocess.Popen]:
+    """``leaderboard worker --checks-only`` on the app's database and embedded Redis: the
+    site's dry runs ("Check file") are checked by it."""
+    from leaderboard.queue import get_redis
+
+    settings = app.config["LEADERBOARD"]
+    with app.app_context():
+        socket_file = get_redis().socket_file
+    env = dict(os.environ)
+    for key in ("INSTANCE_PATH", "DATABASE_URL", "SECRET_KEY", "QUEUE_NAME"):
+        env[f"LEADERBOARD_{key}"] = str(settings[key])
+    env["LEADERBOARD_REDIS_URL"] = f"unix://{socket_file}?db=0"
+    with open(tmp / "checks-worker.log", "wb") as log:
+        proc = subprocess.Popen([str(Path(sys.executable).with_name("leaderboard")), "worker",
+                                 "--checks-only"], env=env, stdout=log,
+                                stderr=subprocess.STDOUT)
+    try:
+        yield proc
+    finally:
+        stop_processes([proc])
+
+
+@contextmanager
 def live_site(tmp: Path, prepare: Callable[[Flask, Seeded], Any] | None = None,
-              **overrides) -> Iterator[LiveSite]:
+              with_checks: bool = False, **overrides) -> Iterator[LiveSite]:
     """A :func:`seeded_app` (``overrides`` to its settings; ``prepare(app, seeded)`` adds
     rows before it is served, and what it returns is ``LiveSite.extra``) on a free loopback
-    port, and Debian's chromium; both stopped afterwards. Skips when Playwright or chromium
-    is missing."""
+    port, and Debian's chromium; both stopped afterwards (``with_checks``: and a worker for
+    dry runs). Skips when Playwright or chromium is missing."""
     require_browser()
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
     app, seeded = seeded_app(tmp, **overrides)
     extra = prepare(app, seeded) if prepare is not None else None
-    with serving(app) as url, sync_playwright() as p:
+    with serving(app) as url, sync_playwright() as p, \
+            (checks_worker(app, tmp) if with_checks else nullcontext()):
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         try:
             yield LiveSite(url, seeded, browser, extra)

@@ -75,11 +75,11 @@ def setup_logging(settings: dict[str, Any]) -> None:
 
 
 def run_worker(settings: dict[str, Any], *, burst: bool = False,
-               queue_name: str | None = None) -> bool:
+               queue_name: str | None = None, checks_only: bool = False) -> bool:
     """Run a scoring worker until SIGTERM (or, with ``burst``, until its queues are empty).
 
     SIGTERM is a warm shutdown: the current job finishes, then the worker exits.
-    Returns whether any job was processed.
+    With ``checks_only`` it takes dry runs only. Returns whether any job was processed.
     """
     setup_logging(settings)
     queue_name = queue_name or settings["QUEUE_NAME"]
@@ -97,7 +97,8 @@ def run_worker(settings: dict[str, Any], *, burst: bool = False,
         threading.Thread(target=_reconcile_loop, daemon=True, name="reconciler",
                          args=(stop, settings, engine, connection, queue_name)).start()
     try:
-        return work_until_stopped(connection, [checks_queue_name(queue_name), queue_name],
+        queues = [checks_queue_name(queue_name)] + ([] if checks_only else [queue_name])
+        return work_until_stopped(connection, queues,
                                   burst=burst, logging_level=settings.get("LOG_LEVEL", "INFO"))
     finally:
         stop.set()

@@ -28,7 +28,9 @@ def _settings() -> dict:
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--queue", "queue_name", default=None,
               help="Queue to work on (default: the QUEUE_NAME setting).")
-def worker_command(burst: bool, queue_name: str | None) -> None:
+@click.option("--checks-only", is_flag=True,
+              help="Take only dry runs (a pool whose checks never wait behind scoring).")
+def worker_command(burst: bool, queue_name: str | None, checks_only: bool) -> None:
     """Check and score uploaded files until stopped (SIGTERM finishes the current job).
 
     Loads WordNet and every prepared split before taking jobs, runs each file's parsing and
@@ -37,7 +39,7 @@ def worker_command(burst: bool, queue_name: str | None) -> None:
     """
     from worker.main import run_worker
 
-    run_worker(_settings(), burst=burst, queue_name=queue_name)
+    run_worker(_settings(), burst=burst, queue_name=queue_name, checks_only=checks_only)
     sys.exit(0)
 
 

@@ -38,21 +38,32 @@
       event.preventDefault();
       check.disabled = true;
       var body = new FormData(form);
+      // A worker checks the file; while it works the answer says so and names the URL
+      // that gives the report once ready, asked again every 2 s.
+      var show = function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.getElementById("check-result");
+        var error = doc.querySelector("main .flash-error");
+        target.innerHTML = "";
+        if (error) { target.appendChild(document.importNode(error, true)); }
+        if (fresh) {
+          Array.prototype.forEach.call(fresh.childNodes, function (node) {
+            target.appendChild(document.importNode(node, true));
+          });
+        }
+        target.scrollIntoView({ block: "nearest" });
+        var pending = fresh && fresh.querySelector("[data-poll]");
+        return pending ? pending.getAttribute("data-poll") : null;
+      };
+      var poll = function (url) {
+        return new Promise(function (resolve) { setTimeout(resolve, 2000); })
+          .then(function () { return fetch(url, { credentials: "same-origin" }); })
+          .then(function (response) { return response.text(); })
+          .then(function (html) { var next = show(html); return next ? poll(next) : null; });
+      };
       fetch(check.getAttribute("formaction"), { method: "POST", body: body, credentials: "same-origin" })
         .then(function (response) { return response.text(); })
-        .then(function (html) {
-          var doc = new DOMParser().parseFromString(html, "text/html");
-          var fresh = doc.getElementById("check-result");
-          var error = doc.querySelector("main .flash-error");
-          target.innerHTML = "";
-          if (error) { target.appendChild(document.importNode(error, true)); }
-          if (fresh) {
-            Array.prototype.forEach.call(fresh.childNodes, function (node) {
-              target.appendChild(document.importNode(node, true));
-            });
-          }
-          target.scrollIntoView({ block: "nearest" });
-        })
+        .then(function (html) { var next = show(html); return next ? poll(next) : null; })
         .catch(function () {
           target.textContent = "The check could not reach the server; try again.";
         })

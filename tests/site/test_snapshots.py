@@ -148,9 +148,11 @@ def _refresh_jobs(app) -> list[str]:
     from rq import Queue
 
     from leaderboard.queue import get_redis
+    from leaderboard.rankers import ranking_queue_name
 
     with app.app_context():
-        queue = Queue(app.config["LEADERBOARD"]["QUEUE_NAME"], connection=get_redis())
+        queue = Queue(ranking_queue_name(app.config["LEADERBOARD"]["QUEUE_NAME"]),
+                      connection=get_redis())
         return [j for j in queue.job_ids if j.startswith("refresh-")]
 
 
@@ -159,7 +161,7 @@ def test_a_request_on_a_board_without_snapshot_answers_at_once_without_computing
     """Issue 17: a page never computes a ranking (a 10,000-system board takes minutes); it
     says the board is updating and a worker's job writes the snapshot."""
     from leaderboard.services.ranking.snapshot_reader import clear_caches
-    from worker import jobs
+    from worker import jobs, ranking
 
     for snapshot in session.exec(select(LeaderboardSnapshot)).all():
         session.delete(snapshot)
@@ -177,7 +179,7 @@ def test_a_request_on_a_board_without_snapshot_answers_at_once_without_computing
     assert _snapshot_ids(session, seeded.board_id) == []  # nothing computed in the request
     assert len(_refresh_jobs(app)) == 1  # one job asked for, however many requests
     jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
-    assert jobs.refresh_snapshot_job(seeded.board_id) == "refreshed"
+    assert ranking.refresh_snapshot_job(seeded.board_id) == "refreshed"
     after = client.get("/?entries=all").get_data(as_text=True)
     assert 'id="updating"' not in after and "Ranker top-3" in after
 
