@@ -167,6 +167,31 @@ def check_file_job(queue_name: str, check_id: str) -> str:
         release_memory()
 
 
+def diagnose_job(queue_name: str, submission_id: int) -> str:
+    """Per-target diagnostics of a scored dev-phase submission, computed from its stored
+    file in a child under CHECK_TIMEOUT and JOB_MEMORY_MB, kept in Redis for web requests."""
+    from rq import get_current_job
+    from sqlmodel import Session
+
+    from leaderboard.redis_conn import connect_redis
+    from leaderboard.services.intake.diagnostics import compute_outcome
+    from leaderboard.services.intake.diagnostics_store import store_outcome
+
+    settings, engine = ensure_context()
+    job = get_current_job()
+    connection = (job.connection if job is not None
+                  else connect_redis(settings["REDIS_URL"], settings["INSTANCE_PATH"]))
+    try:
+        with Session(engine) as session:
+            key, outcome = compute_outcome(
+                session, submission_id, settings,
+                isolate_with(settings, engine, settings["CHECK_TIMEOUT"]))
+        store_outcome(connection, queue_name, key, outcome)
+    finally:
+        release_memory()
+    return outcome[0]
+
+
 def account_mail_job(kind: str, email: str, link: str) -> bool:
     """Send an account e-mail (reset, confirmation, "already registered") for ``email``.
 

@@ -26,8 +26,17 @@ def test_query_defaults_and_refusals():
             diagnostics.parse_query(MultiDict(args))
 
 
-def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session, team_token):
+def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session, team_token,
+                                                                   settings):
+    """A web request gets the rows from a worker's job (here run in this process, the way
+    a worker runs it) through Redis, then keeps them; nothing is parsed in the request."""
+    from leaderboard.queue import get_redis
+    from leaderboard.services.intake.diagnostics_store import stored_outcome
+    from tests.pipeline.conftest import drain
+    from worker import jobs
+
     team, _user, _token = team_token
+    settings.update(CHECK_WAIT_SECONDS=0)
     settings = app.config["LEADERBOARD"]
     bench = import_benchmark(session=session, raw=dev_split_bytes(), name="tiny", version="1",
                              split="dev", hidden=False, bootstrap=0)
@@ -41,14 +50,24 @@ def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session,
     assert score_submission_now(engine_or_session=app.extensions["db_engine"],
                                 submission_id=row.id, settings=settings) == "scored"
     session.refresh(row)
-    _board, first = diagnostics.target_rows(session, row, settings)
-    _board, again = diagnostics.target_rows(session, row, settings)
+    with app.test_request_context():
+        with pytest.raises(diagnostics.DiagnosticsUnavailable) as preparing:
+            diagnostics.target_rows(session, row, settings)  # queued for a worker
+        assert (preparing.value.status, preparing.value.code) == (503, "preparing")
+        key = diagnostics.rows_key(row, session.get(Benchmark, bench.id))
+        assert stored_outcome(get_redis(), settings["QUEUE_NAME"], key) is None
+        jobs.configure(settings=settings, engine=app.extensions["db_engine"])
+        drain(get_redis(), settings)
+        assert stored_outcome(get_redis(), settings["QUEUE_NAME"], key)[0] == "rows"
+        _board, first = diagnostics.target_rows(session, row, settings)
+        _board, again = diagnostics.target_rows(session, row, settings)
     assert again is first and len(first) == 3  # the second call is the cached list
     # Belt and braces: a dev board whose split was somehow marked hidden shows nothing.
     hidden = session.get(Benchmark, bench.id)
     hidden.hidden = True
     session.add(hidden)
     session.commit()
-    with pytest.raises(diagnostics.DiagnosticsUnavailable) as refused:
+    with app.test_request_context(), \
+            pytest.raises(diagnostics.DiagnosticsUnavailable) as refused:
         diagnostics.target_rows(session, row, settings)
     assert (refused.value.status, refused.value.code) == (404, "not_found")

@@ -132,7 +132,7 @@ def test_dry_run_names_the_bad_line_and_a_best_file_on_a_ranking_board(
     assert report["ok"] is True and report["errors"] == []
 
 
-def test_web_form_takes_a_gzipped_pair(app, client, session, ls07_boards):
+def test_web_form_takes_a_gzipped_pair(app, client, session, ls07_boards, checks_worker):
     _, generative = ls07_boards
     _team, user = make_team(session, name="Form Lab", email="form@example.org")
     assert login(client, user.email).status_code == 302
@@ -153,7 +153,7 @@ def test_web_form_takes_a_gzipped_pair(app, client, session, ls07_boards):
 
 @ALL_DATABASES
 def test_per_instance_diagnostics_on_published_labels(app, client, session, team_token,
-                                                      ls07_boards):
+                                                      ls07_boards, checks_worker):
     _team, _user, token = team_token
     ranking, generative = ls07_boards
     auth = {"Authorization": f"Bearer {token}"}

@@ -1,9 +1,11 @@
 """Per-target diagnostics of a team's dev-phase submission (public labels only).
 
-The stored file is validated again against the board's prepared split to get its entries,
-then :func:`leaderboard.scoring.diagnostics.diagnose` runs. The result is kept in a small
-in-process LRU keyed by submission, file digest, scorer version and split checksum, so the
-table's sort and filter links do not re-lemmatize the file on every click.
+A worker validates the stored file again against the board's prepared split to get its
+entries, in a child under hard limits, then the family's ``diagnose`` runs
+(:func:`compute_outcome`); the rows reach web processes through Redis
+(:mod:`.diagnostics_store`) and stay in a small in-process LRU keyed by submission, file
+digest, scorer version and split checksum, so the table's sort and filter links cost
+nothing.
 
 Everything here reveals gold labels: :func:`diagnostics_allowed` is the one gate, and it
 opens only on a split imported with public labels: a dev-phase board, or any board of a
@@ -25,6 +27,7 @@ from leaderboard.scoring import SCORER_VERSION
 from leaderboard.scoring.diagnostics import SORT_KEYS, TargetDiagnostics, worst_targets
 from leaderboard.scoring.engine import POS_ORDER
 from leaderboard.scoring.families import SWORDS, family_for
+from leaderboard.services.intake.isolation import Isolate, LimitExceeded, in_process
 
 DIRECTIONS = ("asc", "desc")  # asc: worst first (the default); desc: best first
 CACHE_SIZE = 16
@@ -113,14 +116,42 @@ def _remember(key: tuple, rows: list[TargetDiagnostics]) -> None:
             _CACHE.popitem(last=False)
 
 
+def rows_key(submission: Submission, benchmark: Benchmark) -> tuple:
+    """What a submission's diagnostics depend on: file, scorer and split."""
+    return (submission.id, submission.file_sha256, SCORER_VERSION, benchmark.checksum)
+
+
 def target_rows(session: Session, submission: Submission,
                 settings: dict[str, Any]) -> tuple[Board, list[TargetDiagnostics]]:
-    """The submission's diagnostics in split order, or :class:`DiagnosticsUnavailable`."""
-    from leaderboard.services.catalog.benchmarks import get_prepared, get_split
-    from leaderboard.services.intake.results import validate_for_track
+    """The submission's diagnostics in split order, or :class:`DiagnosticsUnavailable`.
+
+    Web side: the rows come from a worker (:mod:`.diagnostics_store`), never from parsing
+    the file here."""
+    from leaderboard.services.catalog.benchmarks import get_split
+    from leaderboard.services.intake.diagnostics_store import NotReady, outcome_for
 
     board = session.get(Board, submission.board_id)
     benchmark = get_split(session, submission.benchmark_id)
+    _check_allowed(board, benchmark, submission)
+    key = rows_key(submission, benchmark)
+    rows = _cached(key)
+    if rows is None:
+        try:
+            outcome = outcome_for(queue_name=settings["QUEUE_NAME"], key=key,
+                                  submission_id=submission.id, settings=settings)
+        except NotReady as exc:
+            raise DiagnosticsUnavailable(
+                503, "preparing", "the diagnostics are being prepared; retry in a few "
+                "seconds") from exc
+        if outcome[0] == "error":
+            raise DiagnosticsUnavailable(*outcome[1:])
+        rows = outcome[1]
+        _remember(key, rows)
+    return board, rows
+
+
+def _check_allowed(board: Board | None, benchmark: Benchmark | None,
+                   submission: Submission) -> None:
     if not diagnostics_allowed(board, benchmark):
         raise DiagnosticsUnavailable(
             404, "not_found", "per-target diagnostics exist only for submissions to a "
@@ -133,24 +164,44 @@ def target_rows(session: Session, submission: Submission,
         raise DiagnosticsUnavailable(
             409, "held", "the submission is held by the leaderboard's ladder release policy: "
             "nothing derived from it is shown")
+
+
+def compute_outcome(session: Session, submission_id: int, settings: dict[str, Any],
+                    isolate: Isolate = in_process) -> tuple[tuple, tuple]:
+    """Worker side: (key, outcome) for a submission, the file parsed through ``isolate``.
+
+    The outcome is ``("rows", rows)`` or ``("error", status, code, message)``. The file is
+    validated again against the board's prepared split (coverage 0, as for a re-score: it
+    is judged by the rules it passed); SWORDS's ranking-track candidate check adds only
+    errors, never entries, so it is skipped (generative parse); another family parses by
+    the board's track."""
+    from leaderboard.services.catalog.benchmarks import get_prepared, get_split
+    from leaderboard.services.intake.results import validate_for_track
+
+    submission = session.get(Submission, submission_id)
+    board = session.get(Board, submission.board_id)
+    benchmark = get_split(session, submission.benchmark_id)
+    key = rows_key(submission, benchmark)
+    try:
+        _check_allowed(board, benchmark, submission)
+    except DiagnosticsUnavailable as exc:
+        return key, ("error", exc.status, exc.code, exc.message)
     prepared = get_prepared(benchmark)
-    key = (submission.id, submission.file_sha256, SCORER_VERSION, prepared.checksum)
-    rows = _cached(key)
-    if rows is None:
-        # Coverage 0 as for a re-score: the file is judged by the rules it passed. SWORDS's
-        # ranking-track candidate check adds only errors, never entries, so it is skipped
-        # (generative parse); another family parses by the board's track.
-        family = family_for(benchmark.name)
-        track = Track.GENERATIVE if family is SWORDS else board.track
-        report = validate_for_track(submission.file_bytes, prepared, None, settings, 0.0,
-                                    family=family, track=track)
+    family = family_for(benchmark.name)
+    track, board_track = (Track.GENERATIVE if family is SWORDS else board.track), board.track
+
+    def diagnose(raw: bytes) -> tuple:
+        report = validate_for_track(raw, prepared, None, settings, 0.0, family=family,
+                                    track=track)
         if report.submission is None:
-            raise DiagnosticsUnavailable(
-                409, "not_valid_now", "the stored file no longer passes validation "
-                f"({'; '.join(p.message for p in report.errors[:3])})")
-        rows = family.diagnose(prepared, report.submission, board.track)
-        _remember(key, rows)
-    return board, rows
+            return ("error", 409, "not_valid_now", "the stored file no longer passes "
+                    f"validation ({'; '.join(p.message for p in report.errors[:3])})")
+        return ("rows", family.diagnose(prepared, report.submission, board_track))
+
+    try:
+        return key, isolate(diagnose, submission.file_bytes)
+    except LimitExceeded as exc:
+        return key, ("error", 422, f"{exc.kind}_limit", f"computing them {exc.message}")
 
 
 def submission_diagnostics(session: Session, submission: Submission, settings: dict[str, Any],
