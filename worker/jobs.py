@@ -192,6 +192,32 @@ def diagnose_job(queue_name: str, submission_id: int) -> str:
     return outcome[0]
 
 
+def probing_job(queue_name: str) -> int:
+    """The admin page's label-probing flags: stored files compared in a child under
+    CHECK_TIMEOUT × 10 and JOB_MEMORY_MB (it reads many files), kept in Redis."""
+    from rq import get_current_job
+    from sqlmodel import Session
+
+    from leaderboard.redis_conn import connect_redis
+    from leaderboard.services.intake.probing import near_duplicates, store_flags
+
+    settings, engine = ensure_context()
+    job = get_current_job()
+    connection = (job.connection if job is not None
+                  else connect_redis(settings["REDIS_URL"], settings["INSTANCE_PATH"]))
+
+    def compare() -> list:
+        with Session(engine) as session:
+            return near_duplicates(session, cap=settings["MAX_DECOMPRESSED_BYTES"])
+
+    try:
+        flags = isolate_with(settings, engine, settings["CHECK_TIMEOUT"] * 10)(compare)
+        store_flags(connection, queue_name, flags)
+    finally:
+        release_memory()
+    return len(flags)
+
+
 def account_mail_job(kind: str, email: str, link: str) -> bool:
     """Send an account e-mail (reset, confirmation, "already registered") for ``email``.
 

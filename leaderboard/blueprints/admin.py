@@ -54,13 +54,15 @@ def _int_arg(name: str) -> int | None:
 def queue_page() -> str:
     """Queue health: database counts, RQ queue length, workers alive, failed jobs."""
     from leaderboard.services.intake import probing
+    from leaderboard.services.intake.checks import checks_queue_name
 
     session = get_session()
-    health = service.queue_health(session, get_redis(), _settings()["QUEUE_NAME"])
+    queue_name = _settings()["QUEUE_NAME"]
+    health = service.queue_health(session, get_redis(), queue_name)
+    # Comparing stored files is a worker's job: the page shows what one computed.
+    flags = probing.stored_flags(get_redis(), queue_name, checks_queue_name(queue_name))
     return render_template("admin/queue.html", health=health, form=ReasonForm(),
-                           audit=service.recent_audit(session, 20),
-                           near_duplicates=probing.near_duplicates(
-                               session, cap=_settings()["MAX_DECOMPRESSED_BYTES"]),
+                           audit=service.recent_audit(session, 20), near_duplicates=flags,
                            clusters=probing.address_clusters(session))
 
 

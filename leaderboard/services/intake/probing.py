@@ -3,20 +3,32 @@
 Two patterns: a team whose scored submission differs from one of its earlier ones on only a
 few targets (the score difference then tells about those targets' hidden labels), and
 several teams created from one client address (each new team brings a fresh quota).
+
+Comparing submissions re-reads their stored files: a worker does it (``probing_job``, in a
+child under hard limits) and keeps the flags in Redis for FLAGS_TTL seconds; the admin page
+shows them, or says they are being computed (:func:`stored_flags`).
 """
 
 from __future__ import annotations
 
+import pickle
 import zlib
 from dataclasses import dataclass
 from datetime import timedelta
 
+from redis import Redis
+from rq import Queue
+from rq.job import Job
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Benchmark, Submission, SubmissionStatus, Team, utcnow
 from leaderboard.scoring.gold import GZIP_MAGIC
 from leaderboard.scoring.parse import TooLarge, decode_typed, gunzip_capped
+
+PROBING_FUNCTION = "worker.jobs.probing_job"
+#: Seconds the flags a worker computed are shown before a newer computation is asked for.
+FLAGS_TTL = 300
 
 #: A submission is flagged when it differs from an earlier one of its team on at most this
 #: many targets, or on fewer than this share of the split's targets.
@@ -97,3 +109,27 @@ def address_clusters(session: Session, *, min_teams: int = 2) -> list[tuple[str,
                              .having(func.count() >= min_teams)).all()
     return [(ip, list(session.exec(select(Team).where(Team.signup_ip == ip)
                                    .order_by(Team.id)).all())) for ip in addresses]
+
+
+def _flags_key(queue_name: str) -> str:
+    return f"leaderboard:probing:{queue_name}"
+
+
+def store_flags(connection: Redis, queue_name: str, flags: list[NearDuplicate]) -> None:
+    """Worker side: keep the computed flags for the admin page."""
+    connection.set(_flags_key(queue_name), pickle.dumps(flags), ex=FLAGS_TTL)
+
+
+def stored_flags(connection: Redis, queue_name: str,
+                 checks_queue: str) -> list[NearDuplicate] | None:
+    """The flags a worker computed in the last FLAGS_TTL seconds; None (and a job queued on
+    ``checks_queue`` to compute them) when there are none."""
+    raw = connection.get(_flags_key(queue_name))
+    if raw is not None:
+        return pickle.loads(raw)  # written by our workers only
+    job_id = f"probing-{queue_name}"
+    if not Job.exists(job_id, connection=connection):
+        Queue(checks_queue, connection=connection).enqueue(
+            PROBING_FUNCTION, queue_name, job_id=job_id, job_timeout=600, result_ttl=0,
+            failure_ttl=300, description="label-probing flags")
+    return None
