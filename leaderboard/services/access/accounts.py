@@ -215,7 +215,10 @@ def _refuse_look_alike(session: Session, name: str) -> None:
     ``Team 1``). The unique index on ``team.name_skeleton`` decides between parallel
     sign-ups, as ``team.name_key`` does for case variants."""
     skeleton = team_names.name_skeleton(name)
-    if session.exec(select(Team.id).where(Team.name_skeleton == skeleton)).first():
+    match = session.exec(select(Team.name_key).where(Team.name_skeleton == skeleton)).first()
+    if match == team_name_key(name):  # the same name, committed since the check above
+        raise TeamNameTaken(f"The team name {name!r} is taken.")
+    if match is not None:
         raise TeamNameTaken(f"The team name {name!r} looks the same as another team's name; "
                             "choose one that reads differently.")
 
