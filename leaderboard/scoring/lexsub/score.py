@@ -122,6 +122,12 @@ def validate(raw: bytes, split: LexsubSplit, *, track: str, max_bytes: int = 50_
         return report
     if answers is None or not report.ok:
         return report
+    if track == GENERATIVE and kind == formats.RANKED:
+        report.error("ranked_on_generative", "this is a RANKED file (a score for each "
+                     "candidate of the pool), which the field scores with GAP: upload it to "
+                     "this split's ranking leaderboard (its name ends in '-ranking'); a "
+                     "generative board scores your own answers as .best/.oot lines or JSON")
+        return report
     if track == RANKING and answers.kind == formats.LINES:
         report.error("ranking_needs_scores", "a ranking board scores a ranking of the "
                      "candidates: upload RANKED lines or JSON with [candidate, score] pairs, "

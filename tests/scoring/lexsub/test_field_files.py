@@ -113,3 +113,17 @@ def test_ranked_strings_outside_the_pool_that_are_gold_are_not_said_to_earn_noth
     assert "earn credit" in credited.message
     # brainy 1/1, zzz nothing, smart (1+3)/3, clever (4+2)/4 over 3/1 + 5/2 + 6/3
     assert result.metrics["gap"] == pytest.approx(100 * (1 + 4 / 3 + 6 / 4) / 7.5)
+
+
+def test_a_ranked_file_on_a_generative_board_is_refused_naming_the_ranking_board(
+        tmp_path) -> None:
+    """Issue 32 item 3: it was scored as best/oot from the candidate pool (oot 65.97, no
+    word), while `leaderboard score` printed its GAP; the same file is GAP on ranking."""
+    split = tiny_split(tmp_path, ["bright.a 1 :: smart 3;clever 2;brainy 1;"],
+                       {"bright.a": ["smart", "clever", "intelligent"]})
+    raw = b"RANKED\tbright.a 1\tsmart 0.9\tclever 0.5\tintelligent 0.1\n"
+    report, result = run(split, raw, GENERATIVE)
+    assert result is None and [e.code for e in report.errors] == ["ranked_on_generative"]
+    assert "ranking leaderboard" in report.errors[0].message
+    report, result = run(split, raw, RANKING)
+    assert report.ok and result.metrics["gap"] > 0
