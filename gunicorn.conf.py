@@ -22,6 +22,19 @@ errorlog = "-"
 control_socket_disable = True
 
 
+def on_starting(_server):
+    """Refuse, in one line before any worker starts, settings that split a shared deployment
+    (no LEADERBOARD_SECRET_KEY or LEADERBOARD_REDIS_URL beside a PostgreSQL URL)."""
+    import sys
+
+    from leaderboard.config import InsecureConfiguration, load_settings, require_shared_settings
+
+    try:
+        require_shared_settings(load_settings())
+    except InsecureConfiguration as exc:
+        sys.exit(f"Error: {exc}")
+
+
 def post_fork(_server, _worker):
     """A worker dies with its master: none is left listening on the port if the master is
     killed (the parent-death signal is not inherited across fork, so set it here)."""

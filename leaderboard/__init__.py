@@ -5,7 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.config import DEFAULTS, PROJECT_ROOT, load_settings, resolve_secret_key
+from leaderboard.config import (
+    DEFAULTS,
+    PROJECT_ROOT,
+    load_settings,
+    require_shared_settings,
+    resolve_secret_key,
+)
 
 if TYPE_CHECKING:  # Flask is imported when an app is built: `leaderboard score` never needs it
     from flask import Flask
@@ -15,11 +21,13 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings (defaults, ``LEADERBOARD_*`` env, ``overrides``), then wiring.
 
     Nothing here touches the database or Redis; migrations run as a command and Redis is
-    connected on first use.
+    connected on first use. On a shared database it refuses to build without an explicit
+    secret key and Redis URL (:func:`leaderboard.config.require_shared_settings`).
     """
     from flask import Flask
 
     settings = load_settings(overrides)
+    require_shared_settings(settings)
     app = Flask(
         __name__,
         instance_path=settings["INSTANCE_PATH"],

@@ -56,7 +56,17 @@ def main(argv: list[str] | None = None) -> None:
         return
     from flask.cli import ScriptInfo
 
-    from leaderboard import create_app
-
     full_group()(args=args, prog_name="leaderboard",
-                 obj=ScriptInfo(create_app=lambda: create_app(), set_debug_flag=False))
+                 obj=ScriptInfo(create_app=_create_app, set_debug_flag=False))
+
+
+def _create_app():
+    """The app for a host command; settings that are refused give one line, not a traceback
+    (which setting is missing, and why)."""
+    from leaderboard import create_app
+    from leaderboard.config import InsecureConfiguration
+
+    try:
+        return create_app()
+    except InsecureConfiguration as exc:
+        raise click.ClickException(str(exc)) from exc

@@ -163,6 +163,37 @@ class InsecureConfiguration(RuntimeError):
     """Raised when production mode would run with a generated or missing secret."""
 
 
+class SplitDeployment(InsecureConfiguration):
+    """Raised when a machine on a shared database would make its own key or queue."""
+
+
+def shared_database(settings: dict[str, Any]) -> bool:
+    """Whether the database can be reached by other machines (anything but SQLite)."""
+    return not settings["DATABASE_URL"].startswith("sqlite")
+
+
+def require_shared_settings(settings: dict[str, Any]) -> None:
+    """Refuse to run on a shared database without an explicit secret key and Redis URL.
+
+    Without ``LEADERBOARD_SECRET_KEY`` each machine would generate its own key (a form from one
+    web machine is refused by the next); without ``LEADERBOARD_REDIS_URL`` it would start an
+    embedded Redis, a private queue and private rate-limit counters no other machine sees.
+    SQLite (``make run``) is one machine and keeps both defaults.
+    """
+    if not shared_database(settings):
+        return
+    if not settings["SECRET_KEY"]:
+        raise SplitDeployment(
+            "LEADERBOARD_SECRET_KEY must be set with a shared database (DATABASE_URL is not "
+            "SQLite): each machine would make its own key and refuse the others' forms and "
+            "links; set the same key on every machine.")
+    if not settings["REDIS_URL"]:
+        raise SplitDeployment(
+            "LEADERBOARD_REDIS_URL must be set with a shared database (DATABASE_URL is not "
+            "SQLite): an embedded Redis would be a private queue no other machine sees; set "
+            "the same Redis URL on every machine.")
+
+
 def resolve_secret_key(settings: dict[str, Any]) -> str:
     """Return the secret key, generating and keeping one in the instance folder in development.
 

@@ -21,6 +21,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, SimpleWorker
 from sqlmodel import Session
 
+from leaderboard.config import require_shared_settings
 from leaderboard.db import make_engine
 from leaderboard.redis_conn import connect_redis
 from leaderboard.services.intake.checks import checks_queue_name
@@ -80,7 +81,9 @@ def run_worker(settings: dict[str, Any], *, burst: bool = False,
 
     SIGTERM is a warm shutdown: the current job finishes, then the worker exits.
     With ``checks_only`` it takes dry runs only. Returns whether any job was processed.
+    Refuses a shared database without an explicit secret key and Redis URL.
     """
+    require_shared_settings(settings)
     setup_logging(settings)
     queue_name = queue_name or settings["QUEUE_NAME"]
     jobs.keep_heap_small()

@@ -145,13 +145,17 @@ def _beat_loop(stop: threading.Event, connection: Redis, queue_name: str, name: 
 
 def run_ranker(settings: dict[str, Any], *, burst: bool = False,
                name: str | None = None) -> bool:
-    """Run a ranker until SIGTERM (or, with ``burst``, until its queues are empty)."""
+    """Run a ranker until SIGTERM (or, with ``burst``, until its queues are empty).
+
+    Refuses a shared database without an explicit secret key and Redis URL."""
+    from leaderboard.config import require_shared_settings
     from leaderboard.db import make_engine
     from leaderboard.redis_conn import connect_redis
     from leaderboard.services.ranking.board_state import keep_states
     from worker import jobs
     from worker.main import setup_logging, work_until_stopped
 
+    require_shared_settings(settings)
     setup_logging(settings)
     keep_states()  # a board's next refresh here updates the ranking state it wrote
     name = name or new_ranker_name()

@@ -24,6 +24,17 @@ def _settings() -> dict:
     return load_settings()
 
 
+def _refuse_split(settings: dict) -> dict:
+    """The settings, or a one-line error when they would split a shared deployment."""
+    from leaderboard.config import SplitDeployment, require_shared_settings
+
+    try:
+        require_shared_settings(settings)
+    except SplitDeployment as exc:
+        raise click.ClickException(str(exc)) from exc
+    return settings
+
+
 @click.command("worker")
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--queue", "queue_name", default=None,
@@ -39,7 +50,8 @@ def worker_command(burst: bool, queue_name: str | None, checks_only: bool) -> No
     """
     from worker.main import run_worker
 
-    run_worker(_settings(), burst=burst, queue_name=queue_name, checks_only=checks_only)
+    run_worker(_refuse_split(_settings()), burst=burst, queue_name=queue_name,
+               checks_only=checks_only)
     sys.exit(0)
 
 
@@ -51,5 +63,5 @@ def ranker_command(burst: bool, name: str | None) -> None:
     shared ranking queue), keeping each board's ranking state in memory between them."""
     from worker.ranking import run_ranker
 
-    run_ranker(_settings(), burst=burst, name=name)
+    run_ranker(_refuse_split(_settings()), burst=burst, name=name)
     sys.exit(0)
