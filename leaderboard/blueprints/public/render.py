@@ -32,14 +32,16 @@ def cell_html(cell: dict[str, Any], show_tie: bool = False) -> Markup:
     interval = cell["interval"]
     title = (f' title="95% interval {interval[0]:.2f} to {interval[1]:.2f}"'
              if interval else "")
-    out = f'<span class="v"{title}>{value:.1f}</span>'
+    shown = cell.get("shown") or f"{value:.1f}"
+    out = f'<span class="v"{title}>{shown}</span>'
     if show_tie and cell.get("tied"):
         # Short on purpose: with 1,000 systems many cells carry this mark, and the legend
         # explains it in full.
         out += (f'<abbr class="tie" title="not significantly different from the next-better '
                 f'system, p = {format_p(cell["p"])}">≈</abbr>')
     if interval:
-        out += (f'<span class="ci" aria-hidden="true">{interval[0]:.1f}–{interval[1]:.1f}</span>'
+        low, high = cell.get("shown_interval") or [f"{x:.1f}" for x in interval]
+        out += (f'<span class="ci" aria-hidden="true">{low}–{high}</span>'
                 f'<span class="sr-only">, 95% interval {interval[0]:.2f} to '
                 f'{interval[1]:.2f}</span>')
     return Markup(out)
@@ -140,12 +142,12 @@ def short_citation(citation: str) -> str:
     return f"{first[-1]}{' et al.' if several else ''} {year.group(0)}"
 
 
-def _printed(value: float) -> str:
-    """One decimal, as every other cell; the publication's own figure (33.61) in the title
-    when it printed more."""
-    if round(value, 1) == value:
-        return f'<span class="v">{value:.1f}</span>'
-    return f'<span class="v" title="{value:g} as published">{value:.1f}</span>'
+def _printed(value: float, shown: str) -> str:
+    """As every other cell of the board prints (``shown``); the publication's own figure
+    (33.61) in the title when it printed more."""
+    if float(shown) == value:
+        return f'<span class="v">{shown}</span>'
+    return f'<span class="v" title="{value:g} as published">{shown}</span>'
 
 
 def reported_rows_html(table: RankingTable) -> Markup:
@@ -177,7 +179,7 @@ def _reported_row(r: dict[str, Any], table: RankingTable, inline: bool = False) 
                  f'<span class="cite">{cite}</span></th>')
     for cell in r["cells"]:
         value = cell["value"]
-        printed = "" if value is None else _printed(value)
+        printed = "" if value is None else _printed(value, cell["shown"])
         sort_value = (f' data-value="{"" if value is None else value}"' if inline else "")
         parts.append(f'<td class="num" data-key="{cell["key"]}"{sort_value}>{printed}</td>')
         if cell["key"] == table.view.headline and table.human_defined:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from leaderboard.scoring.families import SWORDS, family_for
 from leaderboard.scoring.significance import significant
 from leaderboard.services.ranking.metric_info import (
     POS_VALUES,
@@ -247,11 +248,24 @@ def _block(entry: dict[str, Any], pos: str | None) -> tuple[dict, dict]:
     return block.get("metrics", {}), block.get("intervals", {})
 
 
-def _cell(key: str, metrics: dict, intervals: dict, p: float | None = None) -> dict[str, Any]:
+def shown_decimals(data: dict[str, Any]) -> int:
+    """Decimals a page prints: two on LS07/CoInCo (papers cite GAP 64.97), one on SWORDS."""
+    name = (data.get("benchmark") or {}).get("name", "")
+    return 1 if family_for(name) is SWORDS else 2
+
+
+def _cell(key: str, metrics: dict, intervals: dict, p: float | None = None,
+          decimals: int = 1) -> dict[str, Any]:
+    """A value (2 decimals: API and exports) and its printed text, rounded once from the
+    snapshot's full value (rounding 50.2527 to 50.25 and then to 50.2 disagreed with the
+    system page's 50.3)."""
     value = metrics.get(key)
     interval = intervals.get(key)
     return {"key": key, "value": None if value is None else round(float(value), 2),
             "interval": None if not interval else [round(float(x), 2) for x in interval],
+            "shown": None if value is None else f"{float(value):.{decimals}f}",
+            "shown_interval": None if not interval else [f"{float(x):.{decimals}f}"
+                                                         for x in interval],
             "p": p, "tied": p is not None and not significant(p)}
 
 
@@ -284,6 +298,7 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
     humans = next((r for r in references if r.get("kind") == "human"), None)
     human_value = _block(humans, pos)[0].get(view_obj.headline) if humans else None
     all_systems = data.get("systems", [])
+    decimals = shown_decimals(data)
 
     def at(source: dict, name: str, i: int) -> Any:
         values = source.get(name) or []
@@ -293,7 +308,8 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
     for i, g in enumerate(indices):
         system = all_systems[g]
         metrics, intervals = _block(system, pos)
-        cells = [_cell(k, metrics, intervals, at(ties, k, i)) for k in view_obj.columns]
+        cells = [_cell(k, metrics, intervals, at(ties, k, i), decimals)
+                 for k in view_obj.columns]
         headline = metrics.get(view_obj.headline)
         pct = (round(100.0 * headline / human_value, 1)
                if headline is not None and human_value else None)
@@ -325,7 +341,8 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                      "subset": ref.get("subset", False), "split": ref.get("split"),
                      "n_targets": ref.get("n_targets"),
                      "scorer_version": ref.get("scorer_version"),
-                     "cells": [_cell(k, metrics, intervals) for k in view_obj.columns]})
+                     "cells": [_cell(k, metrics, intervals, decimals=decimals)
+                               for k in view_obj.columns]})
     return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),
                         data.get("generated_at"), snapshot_id, humans, entries_value, query,
                         total, track, reported,
@@ -340,7 +357,7 @@ def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dic
     shows none."""
     if pos is not None:
         return []
-    out = []
+    out, decimals = [], shown_decimals(data)
     for row in data.get("reported", []):
         metrics = row.get("metrics", {})
         bench = row.get("benchmark", {})
@@ -350,7 +367,8 @@ def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dic
                     "computed_on": f"{bench.get('name', '')} v{bench.get('version', '')} "
                                    f"{bench.get('split', '')}",
                     "status": "reported, not re-scored",
-                    "cells": [_cell(k, metrics, {}) for k in view.columns]})
+                    "cells": [_cell(k, metrics, {}, decimals=decimals)
+                              for k in view.columns]})
     return out
 
 
@@ -402,9 +420,10 @@ def build_matrix(data: dict[str, Any], metric: str) -> dict[str, Any]:
     if metric not in displayed(track_of(data)):
         raise BadQuery(f"unknown metric {metric!r} on a {track_of(data)}-track leaderboard")
     columns = (None, *POS_VALUES)
+    decimals = shown_decimals(data)
 
     def cells(entry: dict[str, Any]) -> list[dict[str, Any]]:
-        return [_cell(metric, *_block(entry, p)) for p in columns]
+        return [_cell(metric, *_block(entry, p), decimals=decimals) for p in columns]
 
     systems = [{"id": s["id"], "system": s["system"], "team": s["team"], "cells": cells(s)}
                for s in data.get("systems", [])]
