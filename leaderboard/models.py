@@ -363,3 +363,12 @@ class AuditLog(SQLModel, table=True):
     object_id: int | None = None
     reason: str = Field(default="", max_length=1000)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class DeploymentSetting(SQLModel, table=True):
+    """A fact every machine of a deployment checks itself against (``leaderboard deploy
+    check``), such as the secret key's fingerprint: never a secret itself."""
+
+    name: str = Field(primary_key=True, max_length=64)
+    value: str = Field(max_length=255)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -12,6 +12,7 @@ def all_commands() -> list[click.Command]:
         benchmark,
         board,
         db,
+        deploy,
         queue,
         reference,
         reported,
@@ -31,6 +32,7 @@ def all_commands() -> list[click.Command]:
         worker.ranker_command,
         queue.queue_group, serve.serve_command, benchmark.benchmark_group, board.board_group,
         reference.reference_group, reported.reported_group, rescore.rescore_command,
+        deploy.deploy_group,
     ]
 
 

@@ -1,0 +1,40 @@
+"""leaderboard deploy: check this machine against the shared deployment."""
+
+from __future__ import annotations
+
+import click
+from flask import current_app
+from flask.cli import with_appcontext
+
+from leaderboard.services.deployment import DEFAULT_MAX_SKEW_SECONDS, run_checks
+
+
+@click.group("deploy")
+def deploy_group() -> None:
+    """Multi-machine deployment commands."""
+
+
+@deploy_group.command("check")
+@click.option("--web", "web_only", is_flag=True,
+              help="This machine runs web processes only: WordNet is not required.")
+@click.option("--max-skew", type=click.FloatRange(min=0), default=DEFAULT_MAX_SKEW_SECONDS,
+              show_default=True,
+              help="Largest difference, in seconds, between this clock and the database's.")
+@with_appcontext
+def check_command(web_only: bool, max_skew: float) -> None:
+    """Check this machine against the deployment: database at the newest migration, the same
+    secret key (by a fingerprint kept in the database, stored by the first check), the Redis
+    and queue the workers and rankers use, WordNet, and clock skew against the database.
+    One line per check; exit status 1 if any fails."""
+    from leaderboard.queue import get_redis
+
+    settings = current_app.config["LEADERBOARD"]
+    checks = run_checks(settings=settings, engine=current_app.extensions["db_engine"],
+                        secret_key=current_app.config["SECRET_KEY"],
+                        connection=get_redis(), wordnet=not web_only, max_skew=max_skew)
+    for check in checks:
+        click.echo(check.line())
+    failed = [check.name for check in checks if not check.ok]
+    if failed:
+        raise click.ClickException(f"{len(failed)} check(s) failed: {', '.join(failed)}")
+    click.echo(f"All {len(checks)} checks passed.")
