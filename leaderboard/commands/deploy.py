@@ -15,13 +15,14 @@ def deploy_group() -> None:
 
 
 @deploy_group.command("check")
-@click.option("--web", "web_only", is_flag=True,
-              help="This machine runs web processes only: WordNet is not required.")
+@click.option("--role", type=click.Choice(["all", "web", "worker", "ranker"]), default="all",
+              show_default=True,
+              help="What this machine runs: WordNet is checked for worker (and all) only.")
 @click.option("--max-skew", type=click.FloatRange(min=0), default=DEFAULT_MAX_SKEW_SECONDS,
               show_default=True,
               help="Largest difference, in seconds, between this clock and the database's.")
 @with_appcontext
-def check_command(web_only: bool, max_skew: float) -> None:
+def check_command(role: str, max_skew: float) -> None:
     """Check this machine against the deployment: database at the newest migration, the same
     secret key (by a fingerprint kept in the database, stored by the first check), the Redis
     and queue the workers and rankers use, WordNet, and clock skew against the database.
@@ -31,7 +32,8 @@ def check_command(web_only: bool, max_skew: float) -> None:
     settings = current_app.config["LEADERBOARD"]
     checks = run_checks(settings=settings, engine=current_app.extensions["db_engine"],
                         secret_key=current_app.config["SECRET_KEY"],
-                        connection=get_redis(), wordnet=not web_only, max_skew=max_skew)
+                        connection=get_redis(), wordnet=role in {"all", "worker"},
+                        max_skew=max_skew)
     for check in checks:
         click.echo(check.line())
     failed = [check.name for check in checks if not check.ok]

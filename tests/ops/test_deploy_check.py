@@ -130,7 +130,7 @@ def test_check_passes_on_a_consistent_machine_and_fails_on_another_key_and_on_sk
 
 @POSTGRES
 def test_check_fails_on_an_unmigrated_database(app_overrides):
-    result = _check(app_overrides, "--web")
+    result = _check(app_overrides, "--role", "web")
     assert result.exit_code == 1
     assert "FAIL  database:" in result.output and "leaderboard db upgrade" in result.output
     assert "wordnet" not in result.output
