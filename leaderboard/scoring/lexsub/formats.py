@@ -47,6 +47,11 @@ class Answers:
     _lines_entries: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
+    def line_keys(self) -> set[str]:
+        """Instance keys that have a .best or .oot line (blank answers or not)."""
+        return {_key(text, line_match(text)) for _, text in self.best_lines + self.oot_lines}
+
+    @property
     def entries(self) -> dict[str, list[tuple[str, float]]]:
         """Instance key -> answers in order (what counts as "answered")."""
         if self.kind != LINES:

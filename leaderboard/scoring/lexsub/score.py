@@ -65,10 +65,21 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubSplit, track: str,
                        report: ValidationReport) -> None:
     given = answers.entries
     missing = [t.target_id for t in split.targets if not given.get(t.target_id)]
+    blank: list[str] = []
+    if answers.kind == formats.LINES:
+        with_line = answers.line_keys
+        blank = [key for key in missing if key in with_line]
+        missing = [key for key in missing if key not in with_line]
     unknown = [k for k in given if k not in split.target_index]
     report.counts.update({"targets_in_split": len(split.targets),
-                          "targets_answered": len(split.targets) - len(missing),
-                          "missing": len(missing), "unknown": len(unknown)})
+                          "targets_answered": len(split.targets) - len(missing) - len(blank),
+                          "missing": len(missing), "blank_lines": len(blank),
+                          "unknown": len(unknown)})
+    if blank:
+        report.warnings.append(Problem("blank_answers", f"{len(blank):,} instances have an "
+                               f"answer line with no answer (first: {blank[0]}): score.pl, "
+                               "and this scorer with it, credits each with the answers of the "
+                               "line before it", blank[0]))
     if missing:
         report.warnings.append(Problem("missing_targets", f"{len(missing):,} of "
                                f"{len(split.targets):,} instances have no answer (first: "

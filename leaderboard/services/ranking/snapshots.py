@@ -74,7 +74,8 @@ log = logging.getLogger(__name__)
 #: 7: each system's result id (incremental refresh; pairs and blocks are reused by it),
 #:    and its numbers of the board's shown metrics only, to four decimals.
 #: 8: ``neighbours``: each ranked system against the 29 below it per headline metric.
-SNAPSHOT_FORMAT = 8
+#: 9: LS07/CoInCo generative boards rank by recall (best R, oot R, mode R views).
+SNAPSHOT_FORMAT = 9
 KEEP_SNAPSHOTS = 2
 
 

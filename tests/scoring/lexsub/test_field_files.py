@@ -127,3 +127,20 @@ def test_a_ranked_file_on_a_generative_board_is_refused_naming_the_ranking_board
     assert "ranking leaderboard" in report.errors[0].message
     report, result = run(split, raw, RANKING)
     assert report.ok and result.metrics["gap"] > 0
+
+
+def test_blank_answer_lines_are_counted_and_said_to_take_the_previous_answers(
+        tmp_path) -> None:
+    """Issue 32 item 2: the warning said blank lines "earn nothing"; score.pl credits each
+    with the previous line's answers, and so do we."""
+    gold = ["bright.a 1 :: smart 3;clever 1;", "bright.a 2 :: smart 2;", "bright.a 3 :: vivid 2;"]
+    split = tiny_split(tmp_path, gold)
+    raw = b"bright.a 1 :: smart\nbright.a 2 :: \n"
+    report, result = run(split, raw, GENERATIVE)
+    codes = {w.code: w for w in report.warnings}
+    assert "the answers of the line before it" in codes["blank_answers"].message
+    assert codes["blank_answers"].target_id == "bright.a 2"
+    assert "bright.a 3" in codes["missing_targets"].message
+    assert (report.counts["blank_lines"], report.counts["missing"]) == (1, 1)
+    # smart: 3/4 on item 1 and, carried over, 2/2 on item 2: best R = (0.75 + 1) / 3
+    assert result.metrics["best_r"] == pytest.approx(100 * 1.75 / 3, abs=0.01)
