@@ -127,7 +127,9 @@ def check_wordnet() -> Check:
     from leaderboard.scoring.lemmatize import wordnet_status
 
     ok, detail = wordnet_status()
-    return Check("wordnet", ok, detail if ok else f"{detail} (run leaderboard wordnet install)")
+    if not ok and "wordnet install" not in detail:
+        detail += " (run leaderboard wordnet install)"
+    return Check("wordnet", ok, detail)
 
 
 def database_clock_offset(engine: Engine) -> tuple[float, float]:
@@ -149,7 +151,7 @@ def check_clock(*, engine: Engine, max_skew: float) -> Check:
     """This machine's clock agrees with the database's within ``max_skew`` seconds: the
     reconciler compares heartbeats that other machines' clocks wrote."""
     offset, round_trip = database_clock_offset(engine)
-    detail = (f"database clock {offset:+.3f} s from this machine's (round trip "
+    detail = (f"database clock {offset:+.4f} s from this machine's (round trip "
               f"{round_trip * 1000:.1f} ms, tolerance {max_skew:g} s)")
     if abs(offset) > max_skew:
         return Check("clock", False, detail + ": synchronize this machine's clock (NTP)")
