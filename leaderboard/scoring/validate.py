@@ -109,8 +109,12 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
                         max_structure: int = MAX_STRUCTURE_UNITS,
                         max_token: int = MAX_TOKEN_BYTES,
                         max_substitutes_bytes: int = MAX_SUBSTITUTES_BYTES,
-                        min_answered_fraction: float = 0.0) -> ValidationReport:
+                        min_answered_fraction: float = 0.0,
+                        unknown_targets: str = "error") -> ValidationReport:
     """Check a submission against a split and report every problem found.
+
+    ``unknown_targets`` is "error" (SWORDS: an id not in the split is a mistake) or "warn"
+    (LS07/CoInCo: ignored with one warning, as their scripts ignore such lines).
 
     ``max_bytes`` caps both the upload and its decompressed size (gzip bombs stop there);
     ``max_substitutes`` caps one target's list; ``max_structure`` caps commas plus brackets,
@@ -202,8 +206,13 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
         report.error("duplicate_target", f"target {tid} appears more than once", tid)
     entries: dict[str, list[tuple[str, float]]] = {}
     unknown = [tid for tid in subs if tid not in split_ids]
-    for tid in unknown:
-        report.error("unknown_target", f"target {tid} is not in this split", tid)
+    if unknown and unknown_targets == "warn":
+        report.warnings.append(Problem(
+            "unknown_targets", f"{len(unknown):,} instances are not in this split (first: "
+            f"{unknown[0]}); they are ignored", unknown[0]))
+    else:
+        for tid in unknown:
+            report.error("unknown_target", f"target {tid} is not in this split", tid)
     for tid, items in subs.items():
         if tid in split_ids:
             parsed = _check_list(report, tid, items, max_substitutes, allow_empty)

@@ -35,8 +35,10 @@ def _bytes_text(value: str) -> str:
 
 def _from_json(data: bytes, split: LexsubSplit, report: ValidationReport,
                limits: dict) -> formats.Answers | None:
+    # One rule for every format: an instance not in the split is ignored with a warning.
     checked = validate_submission(bytes(data), split, max_bytes=limits.get(
-        "max_bytes", 50_000_000), **{k: v for k, v in limits.items() if k != "max_bytes"})
+        "max_bytes", 50_000_000), unknown_targets="warn",
+        **{k: v for k, v in limits.items() if k != "max_bytes"})
     report.errors.extend(checked.errors)
     report.errors_not_shown += checked.errors_not_shown
     report.warnings.extend(checked.warnings)

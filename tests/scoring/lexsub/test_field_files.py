@@ -6,6 +6,7 @@ it; every number still equals ``perl score.pl`` (run live here) on the same file
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -144,3 +145,20 @@ def test_blank_answer_lines_are_counted_and_said_to_take_the_previous_answers(
     assert (report.counts["blank_lines"], report.counts["missing"]) == (1, 1)
     # smart: 3/4 on item 1 and, carried over, 2/2 on item 2: best R = (0.75 + 1) / 3
     assert result.metrics["best_r"] == pytest.approx(100 * 1.75 / 3, abs=0.01)
+
+
+def test_an_instance_not_in_the_split_is_ignored_with_a_warning_in_every_format(
+        tmp_path) -> None:
+    """Issue 32 item 4: the site's own inputs list 7 LS07 instances without gold; a JSON file
+    answering them was refused (unknown_target x 7) while RANKED lines got a warning."""
+    split = tiny_split(tmp_path, ["bright.a 1 :: smart 3;clever 2;"],
+                       {"bright.a": ["smart", "clever"]})
+    as_json = json.dumps({"substitutes": {"bright.a 1": [["smart", 2], ["clever", 1]],
+                                          "about.r 567": [["around", 1]]}}).encode()
+    as_ranked = b"RANKED\tbright.a 1\tsmart 2\tclever 1\nRANKED\tabout.r 567\taround 1\n"
+    for raw in (as_json, as_ranked):
+        report, result = run(split, raw, RANKING)
+        assert report.ok, report.errors
+        warning = next(w for w in report.warnings if w.code == "unknown_targets")
+        assert "about.r 567" in warning.message and "ignored" in warning.message
+        assert result.metrics["gap"] == pytest.approx(100.0)
