@@ -78,7 +78,9 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=1000)
     parser.add_argument("--teams", type=int, default=None)
     parser.add_argument("--requests", type=int, default=100)
-    parser.add_argument("--database", default=None, help="SQLAlchemy URL (default: SQLite)")
+    parser.add_argument("--database", default=None,
+                        help="SQLAlchemy URL (default: SQLite); a shared database needs "
+                             "LEADERBOARD_REDIS_URL in the environment, as the site does")
     parser.add_argument("--json", action="store_true", help="Print one JSON object only")
     parser.add_argument("--pages", metavar="DATABASE_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -95,7 +97,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database or f"sqlite:///{tmp}/bench.db"
         app = create_app({"INSTANCE_PATH": str(Path(tmp) / "instance"), "DATABASE_URL": url,
-                          "REDIS_URL": "", "SECRET_KEY": "bench", "RATELIMIT_ENABLED": False})
+                          "REDIS_URL": BENCH_REDIS, "SECRET_KEY": "bench",
+                          "RATELIMIT_ENABLED": False})
         engine = app.extensions["db_engine"]
         create_all(engine)
         logging.getLogger("leaderboard.access").disabled = True
@@ -159,10 +162,14 @@ def vm_hwm_mb() -> int:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
+#: Empty: an embedded Redis (SQLite runs); a PostgreSQL run takes the site's Redis URL.
+BENCH_REDIS = os.environ.get("LEADERBOARD_REDIS_URL", "")
+
+
 def pages(url: str, requests: int) -> dict:
     """Page and API timings of a web process that starts now on database ``url``."""
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"INSTANCE_PATH": tmp, "DATABASE_URL": url, "REDIS_URL": "",
+        app = create_app({"INSTANCE_PATH": tmp, "DATABASE_URL": url, "REDIS_URL": BENCH_REDIS,
                           "SECRET_KEY": "bench", "RATELIMIT_ENABLED": False})
         logging.getLogger("leaderboard.access").disabled = True
         client = app.test_client()
