@@ -67,6 +67,24 @@ def _create_app():
     from leaderboard.config import InsecureConfiguration
 
     try:
-        return create_app()
+        app = create_app()
     except InsecureConfiguration as exc:
         raise click.ClickException(str(exc)) from exc
+    _say_followed_instance(app.config["LEADERBOARD"]["INSTANCE_PATH"])
+    return app
+
+
+def _say_followed_instance(instance_path: str) -> None:
+    """Name the folder a host command uses when it followed a running ``serve`` there."""
+    import os
+    from pathlib import Path
+
+    from leaderboard.config import DEFAULTS, ENV_PREFIX
+    from leaderboard.serve_pointer import running_instance
+
+    if any(ENV_PREFIX + key in os.environ for key in ("INSTANCE_PATH", "DATABASE_URL")):
+        return
+    running = running_instance(Path(DEFAULTS["INSTANCE_PATH"]))
+    if running is not None and Path(instance_path) == running[0]:
+        click.echo(f"Using {running[0]}, the instance folder of the running "
+                   f"`leaderboard serve` (pid {running[1]})", err=True)

@@ -138,12 +138,28 @@ def load_settings(overrides: dict[str, Any] | None = None,
     if ENV_PREFIX + "PORT" not in environ and environ.get("PORT"):
         settings["PORT"] = int(environ["PORT"])  # the variable gunicorn and `make run` use
     settings.update(overrides or {})
+    _follow_running_serve(settings, environ, overrides or {})
     instance = Path(settings["INSTANCE_PATH"])
     if not settings["DATABASE_URL"]:
         settings["DATABASE_URL"] = f"sqlite:///{instance / 'leaderboard.db'}"
     if not settings["DATA_DIR"]:
         settings["DATA_DIR"] = str(instance / "data")
     return settings
+
+
+def _follow_running_serve(settings: dict[str, Any], environ, overrides: dict[str, Any]) -> None:
+    """Use the instance folder of a live ``leaderboard serve`` (``instance/current``, see
+    :mod:`leaderboard.serve_pointer`) when neither the folder nor the database is set
+    explicitly: host commands then reach the database of the server that runs, whichever
+    benchmark folder ``make run BENCHMARK=...`` chose."""
+    explicit = ("INSTANCE_PATH", "DATABASE_URL")
+    if any(ENV_PREFIX + key in environ or overrides.get(key) for key in explicit):
+        return
+    from leaderboard.serve_pointer import running_instance
+
+    running = running_instance(Path(settings["INSTANCE_PATH"]))
+    if running is not None:
+        settings["INSTANCE_PATH"] = str(running[0])
 
 
 def public_url(settings: dict[str, Any]) -> str:

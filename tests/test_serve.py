@@ -181,6 +181,48 @@ def test_serve_with_a_benchmark_never_shows_the_demo_boards(tmp_path):
         assert "swords-v1.1-test-generative" in slugs
         assert not [s for s in slugs if s.startswith("swords-demo")], slugs
         assert (tmp_path / "instance" / "mini_test" / "leaderboard.db").is_file()
+        _host_commands_reach_the_running_benchmark(tmp_path, env, port, process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=60) == 0
+    assert not (tmp_path / "instance" / "current").exists(), "pointer left after a clean stop"
+
+
+def _host_commands_reach_the_running_benchmark(tmp_path: Path, env: dict, port: int,
+                                               serve_pid: int) -> None:
+    """Issue 31 item 6: `leaderboard team create` and `token create`, verbatim (no
+    LEADERBOARD_INSTANCE_PATH), reach the database of the serve that runs on
+    instance/mini_test/: the team is listed and the token is accepted (not 401)."""
+    import json
+    import urllib.error
+
+    pointer = json.loads((tmp_path / "instance" / "current").read_text())
+    assert pointer == {"instance": str((tmp_path / "instance" / "mini_test").resolve()),
+                       "pid": serve_pid}
+    # What a host shell has: no LEADERBOARD_* at all. The default folder is the test's
+    # instance/, not the project's: the console script's entry (cli.main) after one line.
+    host_env = {k: v for k, v in env.items() if not k.startswith("LEADERBOARD_")}
+    wrapper = ("import sys; from leaderboard import config; "
+               f"config.DEFAULTS['INSTANCE_PATH'] = {str(tmp_path / 'instance')!r}; "
+               "from leaderboard.cli import main; sys.argv[0] = 'leaderboard'; main()")
+
+    def host(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-c", wrapper, *args], cwd=PROJECT_ROOT,
+                              env=host_env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    created = host("team", "create", "Lexical Lions", "--email", "lions@example.org")
+    assert "the running `leaderboard serve`" in created.stderr
+    assert "mini_test" in created.stderr
+    token = host("token", "create", "--team", "Lexical Lions", "--name", "ci")
+    secret = token.stdout.strip().splitlines()[-1]
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/submissions/999999",
+                                     headers={"Authorization": f"Bearer {secret}"})
+    try:
+        urllib.request.urlopen(request, timeout=10)
+        status = 200
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    assert status != 401, "the token was written to another database"
+    assert "Lexical Lions" in host("team", "list").stdout

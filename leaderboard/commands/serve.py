@@ -21,8 +21,12 @@ from pathlib import Path
 
 import click
 
-from leaderboard.config import PROJECT_ROOT, SERVE_URL_FILE, load_settings
+from leaderboard.config import DEFAULTS, PROJECT_ROOT, SERVE_URL_FILE, load_settings
 from leaderboard.scoring.families import lexsub_data_dir
+from leaderboard.serve_pointer import SERVE_PID_FILE, remove_pointer, write_pointer
+from leaderboard.serve_pointer import alive as _alive
+from leaderboard.serve_pointer import is_serve as _is_serve
+from leaderboard.serve_pointer import read_pid as _read_pid
 from leaderboard.supervisor import Supervisor
 
 
@@ -39,16 +43,18 @@ def serve_command(host: str | None, port: int | None, benchmark_path: str | None
     signal.signal(signal.SIGINT, _raise_interrupt)
     signal.signal(signal.SIGTERM, _raise_interrupt)
     supervisor = Supervisor(echo=lambda line: click.echo(line, err=True))
+    # Our own folder, explicitly: never the one another running serve points to.
+    base = Path(os.environ.get("LEADERBOARD_INSTANCE_PATH") or DEFAULTS["INSTANCE_PATH"])
+    os.environ["LEADERBOARD_INSTANCE_PATH"] = str(base)
     if benchmark_path:
         # A folder of its own: the demo's database would otherwise show its boards beside
         # the benchmark's (README: the benchmark comes instead of the demo).
-        instance = benchmark_instance(Path(load_settings()["INSTANCE_PATH"]),
-                                      Path(benchmark_path))
+        instance = benchmark_instance(base, Path(benchmark_path))
         os.environ["LEADERBOARD_INSTANCE_PATH"] = str(instance)
         click.echo(f"Instance folder for this benchmark: {instance}")
     # Everything from here on, set-up included, ends in stop_all: nothing started is left.
     try:
-        _serve(supervisor, host, port, benchmark_path, workers)
+        _serve(supervisor, host, port, benchmark_path, workers, base)
     except KeyboardInterrupt:
         click.echo("\nStopping...")
     finally:
@@ -66,12 +72,13 @@ def benchmark_instance(instance: Path, benchmark_path: Path) -> Path:
 
 
 def _serve(supervisor: Supervisor, host: str | None, port: int | None,
-           benchmark_path: str | None, workers: int) -> None:
+           benchmark_path: str | None, workers: int, base: Path) -> None:
     settings = load_settings()
     host = host or settings["HOST"]
     port = port or settings["PORT"]
     url = f"http://{host}:{port}/"
     _claim_instance(supervisor, settings["INSTANCE_PATH"])
+    _point_to_instance(supervisor, base, settings["INSTANCE_PATH"])
     env = dict(os.environ)
     if not settings["PUBLIC_URL"]:
         _record_url(supervisor, settings["INSTANCE_PATH"], url)
@@ -144,36 +151,7 @@ def _setup_lexsub(step: Callable[..., None]) -> None:
     step("reported", "add-shipped")   # published LS07/CoInCo numbers (Wada et al.'s GAP)
 
 
-SERVE_PID_FILE = "serve.pid"
 REDIS_REGISTRY = "redis.db.settings"
-
-
-def _alive(pid: int | None) -> bool:
-    if pid is None or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _is_serve(pid: int) -> bool:
-    """Whether ``pid`` still runs ``leaderboard serve`` (a recycled pid is someone else)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return True  # no /proc: trust the pid
-    return any(part.endswith(b"leaderboard") for part in cmdline) and b"serve" in cmdline
-
-
-def _read_pid(path: Path) -> int | None:
-    try:
-        return int(path.read_text().strip())
-    except (OSError, ValueError):
-        return None
 
 
 def clear_stale_files(instance_path: str) -> list[str]:
@@ -216,6 +194,16 @@ def _claim_instance(supervisor: Supervisor, instance_path: str) -> None:
     pid_file.parent.mkdir(parents=True, exist_ok=True)
     pid_file.write_text(f"{os.getpid()}\n")
     supervisor.cleanups.append(lambda: pid_file.unlink(missing_ok=True))
+
+
+def _point_to_instance(supervisor: Supervisor, base: Path, instance_path: str) -> None:
+    """Write ``current`` in ``base`` (``instance/``, the folder host commands open by
+    default) naming ``instance_path`` and our pid, removed on a clean stop: host commands run
+    without LEADERBOARD_INSTANCE_PATH follow it to this server's database
+    (:func:`leaderboard.config.load_settings`)."""
+    pid = os.getpid()
+    write_pointer(base, Path(instance_path), pid)
+    supervisor.cleanups.append(lambda: remove_pointer(base, pid))
 
 
 def _record_url(supervisor: Supervisor, instance_path: str, url: str) -> None:
