@@ -286,3 +286,24 @@ def test_top_level_help_lists_our_commands_only():
                          timeout=60)
     assert "--paper-url" in sub.stdout and "--code-url" in sub.stdout
     assert "LEADERBOARD_URL" in sub.stdout and "LEADERBOARD_TOKEN" in sub.stdout
+
+
+def test_wordnet_install_keeps_a_table_of_unchanged_sources(wordnet, tmp_path):
+    """Issue 31 item 7: `make run` runs `wordnet install` each time; unchanged sources (by
+    checksum) keep the table, changed ones or --force compile it again."""
+    import shutil
+
+    from leaderboard.scoring.wordnet_table import source_dir
+
+    source = tmp_path / "wn"
+    shutil.copytree(source_dir(), source)
+    table = tmp_path / "table.json.gz"
+    args = ["install", "--source", str(source), "--table", str(table)]
+    assert "written to" in CliRunner().invoke(wordnet_group, args).output
+    kept = CliRunner().invoke(wordnet_group, args)
+    assert kept.exit_code == 0 and "up to date" in kept.output and "kept" in kept.output
+    assert "written to" in CliRunner().invoke(wordnet_group, [*args, "--force"]).output
+    exc = next(source.glob("*.exc"))
+    exc.write_text(exc.read_text() + "zzzs zzz\n")
+    assert "written to" in CliRunner().invoke(wordnet_group, args).output
+    assert "up to date" in CliRunner().invoke(wordnet_group, args).output
