@@ -39,8 +39,7 @@ def setup_checksum(inputs: Iterable[Path], label: str = "") -> str:
 
 
 def unchanged(instance: Path, checksum: str) -> bool:
-    """Whether the last complete set-up in ``instance`` had this checksum and its database
-    is still there."""
+    """Whether the last complete set-up in ``instance`` had this checksum."""
     try:
         stored = (instance / STAMP_FILE).read_text().strip()
     except OSError:

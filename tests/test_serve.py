@@ -226,3 +226,26 @@ def _host_commands_reach_the_running_benchmark(tmp_path: Path, env: dict, port: 
         status = exc.code
     assert status != 401, "the token was written to another database"
     assert "Lexical Lions" in host("team", "list").stdout
+
+
+@pytest.mark.slow
+def test_a_restart_with_nothing_changed_skips_the_imports(tmp_path):
+    """Issue 31 item 7: the second start with the same inputs runs `db upgrade` and no
+    import step (the set-up checksum matches), and serves what the first one set up."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
+    env["LEADERBOARD_INSTANCE_PATH"] = str(tmp_path / "instance")
+    env["LEADERBOARD_LEXSUB_DIR"] = str(tmp_path / "no-lexsub")
+    for n, log_name in enumerate(("first.log", "second.log")):
+        port = _free_port()
+        process = _start_serve(tmp_path, env, port, log_name)
+        try:
+            _wait_for_line(tmp_path / log_name, "running at", process)
+            log = (tmp_path / log_name).read_text()
+            assert "$ leaderboard db upgrade" in log
+            assert ("$ leaderboard benchmark load-demo" in log) == (n == 0), log
+            assert ("imports skipped" in log) == (n == 1), log
+            assert "swords-demo" in _get(f"http://127.0.0.1:{port}/")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=60) == 0
+    assert (tmp_path / "instance" / "setup.sha256").is_file()

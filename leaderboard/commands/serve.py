@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from leaderboard import setup_stamp
 from leaderboard.config import DEFAULTS, PROJECT_ROOT, SERVE_URL_FILE, load_settings
 from leaderboard.scoring.families import lexsub_data_dir
 from leaderboard.serve_pointer import SERVE_PID_FILE, remove_pointer, write_pointer
@@ -96,14 +97,22 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
             raise click.ClickException(f"step failed: {' '.join(args)}")
 
     step("db", "upgrade")
-    if benchmark_path:
-        _setup_swords(step, Path(benchmark_path))
+    instance = Path(settings["INSTANCE_PATH"])
+    checksum = _setup_checksum(settings, benchmark_path)
+    if setup_stamp.unchanged(instance, checksum) and _database_present(settings):
+        click.echo(f"Set-up unchanged since the last start (checksum {checksum[:12]}): "
+                   "imports skipped")
     else:
-        step("benchmark", "load-demo")
-        # The demo shows the ranking track too (its seeded Random row, no systems yet).
-        step("board", "create", "--benchmark", "swords-demo", "--version", "1", "--split",
-             "test", "--track", "ranking")
-    _setup_lexsub(step)
+        setup_stamp.forget(instance)
+        if benchmark_path:
+            _setup_swords(step, Path(benchmark_path))
+        else:
+            step("benchmark", "load-demo")
+            # The demo shows the ranking track too (its seeded Random row, no systems yet).
+            step("board", "create", "--benchmark", "swords-demo", "--version", "1", "--split",
+                 "test", "--track", "ranking")
+        _setup_lexsub(step)
+        setup_stamp.record(instance, checksum)
 
     supervisor.start("web", [str(Path(sys.executable).with_name("gunicorn")), "-c",
                              "gunicorn.conf.py", "--bind", f"{host}:{port}", "wsgi:app"],
@@ -118,6 +127,21 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
     while True:
         supervisor.tend()
         time.sleep(0.5)
+
+
+def _setup_checksum(settings: dict, benchmark_path: str | None) -> str:
+    """Checksum of everything the set-up steps read (:mod:`leaderboard.setup_stamp`)."""
+    inputs = [PROJECT_ROOT / "leaderboard", lexsub_data_dir()]
+    if benchmark_path:
+        test_path = Path(benchmark_path).resolve()
+        inputs += [test_path, test_path.with_name("swords-v1.1_dev.json.gz"),
+                   test_path.parent.parent / "reference-systems"]
+    return setup_stamp.setup_checksum(inputs, f"{settings['DATABASE_URL']}\0{benchmark_path}")
+
+
+def _database_present(settings: dict) -> bool:
+    url = settings["DATABASE_URL"]
+    return not url.startswith("sqlite:///") or Path(url.removeprefix("sqlite:///")).is_file()
 
 
 def _setup_swords(step: Callable[..., None], test_path: Path) -> None:
