@@ -37,6 +37,7 @@ def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session,
 
     team, _user, _token = team_token
     settings.update(CHECK_WAIT_SECONDS=0)
+    diagnostics.clear_cache()  # an earlier test's submission 1 may have had the same file
     settings = app.config["LEADERBOARD"]
     bench = import_benchmark(session=session, raw=dev_split_bytes(), name="tiny", version="1",
                              split="dev", hidden=False, bootstrap=0)

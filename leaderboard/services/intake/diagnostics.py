@@ -100,6 +100,12 @@ _CACHE: OrderedDict[tuple, list[TargetDiagnostics]] = OrderedDict()
 _LOCK = threading.Lock()
 
 
+def clear_cache() -> None:
+    """Forget the rows this process keeps (a fresh database reuses submission ids)."""
+    with _LOCK:
+        _CACHE.clear()
+
+
 def _cached(key: tuple) -> list[TargetDiagnostics] | None:
     with _LOCK:
         rows = _CACHE.get(key)
