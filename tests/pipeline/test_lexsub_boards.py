@@ -194,3 +194,41 @@ def test_wada_et_al_ls07_gap_is_a_reported_row_on_the_ls07_all_ranking_board(
     html = client.get(f"/?leaderboard={board.slug}").get_data(as_text=True)
     assert "Wada et al. (DeBERTa-V3" in html and "64.97" in html
     assert "reported" in html
+
+
+def test_check_file_on_a_generative_board_prints_its_counts(client, session, ls07_boards,
+                                                            checks_worker):
+    """Issue 32 item 9: the report read "of 15415 targets answered, 1 missing, 0 unknown,
+    substitutes." with its numbers missing on LS07/CoInCo boards."""
+    import re
+
+    _, generative = ls07_boards
+    _team, user = make_team(session, name="Count Lab", email="count@example.org")
+    assert login(client, user.email).status_code == 302
+    data = form_data(client, PAIR + b"bright.a 9 :: \n", name="", leaderboard=generative.slug)
+    page = client.post("/account/submit/check", data=data).get_data(as_text=True)
+    counts = re.search(r"(\d+) of (\d+) instances answered,\s+(\d+) missing,", page)
+    assert counts is not None, page[page.find("check-result"):][:800]
+    assert int(counts.group(2)) > 0 and " unknown." in page
+
+
+def test_the_ranking_api_honours_the_leaderboard_parameter(client, ls07_boards):
+    _, generative = ls07_boards  # not the default board (the ranking one is)
+    chosen = client.get(f"/api/v1/leaderboard?leaderboard={generative.slug}")
+    direct = client.get(f"/api/v1/leaderboards/{generative.slug}/ranking")
+    assert chosen.status_code == direct.status_code == 200
+    assert chosen.get_json() == direct.get_json()
+    assert client.get("/api/v1/leaderboard").get_json() != chosen.get_json()
+    missing = client.get("/api/v1/leaderboard?leaderboard=no-such-board")
+    assert missing.status_code == 404
+    assert missing.get_json()["error"]["code"] == "unknown_leaderboard"
+
+
+def test_the_significance_pages_json_link_keeps_the_board(app, client, team_token,
+                                                          ls07_boards):
+    _, generative = ls07_boards
+    _team, _user, token = team_token
+    assert upload_and_work(app, client, token, PAIR, generative.slug, "pair")["status"] == \
+        "scored"
+    page = client.get(f"/significance?leaderboard={generative.slug}").get_data(as_text=True)
+    assert f"leaderboard={generative.slug}\">/api/v1/significance</a>" in page

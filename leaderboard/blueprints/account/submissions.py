@@ -53,7 +53,7 @@ class SubmitForm(FlaskForm):
     """A result file and what to show about the system."""
 
     leaderboard = SelectField("Leaderboard", validate_choice=False)
-    file = FileField("Result file (.json or .json.gz)",
+    file = FileField("Result file (JSON, or the benchmark's own text format; gzip welcome)",
                      validators=[FileRequired(message="Choose a result file.")])
     name = StringField("System name", validators=[
         DataRequired(message="Enter a system name."), Length(max=120)])

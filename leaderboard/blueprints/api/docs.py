@@ -27,7 +27,8 @@ def _upload_body() -> dict[str, Any]:
         "type": "object", "required": ["file", "name"],
         "properties": {
             "file": {"type": "string", "format": "binary",
-                     "description": "The result file, .json or .json.gz"},
+                     "description": "The result file: JSON, or the benchmark's own text "
+                                    "format (.best/.oot, RANKED), plain or gzipped"},
             "name": {"type": "string", "maxLength": 120, "description": "System name"},
             "description": {"type": "string", "maxLength": 5000},
             "url": {"type": "string", "description": "Paper URL (http/https)"},
@@ -248,7 +249,8 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                               "400": _error("Unknown view/pos/sort/entries value"),
                               "404": _error("No such leaderboard")}}},
             "/leaderboard": {"get": {
-                "summary": "The default leaderboard's public ranking (no token needed)",
+                "summary": "The default leaderboard's public ranking, or ?leaderboard=SLUG's "
+                           "(no token needed; an unknown slug is 404)",
                 "security": [], "parameters": _ranking_query(),
                 "responses": {"200": {"description": (
                     "rows (ranked systems), references, and reported: rows copied from a "

@@ -37,7 +37,10 @@ def leaderboards():
 @rate_limited
 def leaderboard():
     """The default leaderboard's ranking for ``?view=&pos=&sort=&dir=&entries=&q=`` (same
-    values as the ranking page)."""
+    values as the ranking page), or ``?leaderboard=SLUG``'s, as on every board page."""
+    slug = (request.args.get("leaderboard") or "").strip()
+    if slug:
+        return board_ranking(slug)
     board = default_board(get_session())
     if board is None:
         return error_response(404, "no_benchmark", "no benchmark split is loaded yet")
