@@ -166,8 +166,10 @@ def benchmark_title(benchmark: Benchmark) -> str:
 def board_title(board: Board, benchmark: Benchmark) -> str:
     """``swords 1.1 test · generative``, with the phase when it is not the split's name."""
     title = f"{describe_benchmark(benchmark)} · {board.track}"
-    if board.phase != benchmark.split:
+    if board.phase != benchmark.split and benchmark.hidden:
         title += f" · {board.phase} phase"
+    elif not benchmark.hidden and board.phase != "dev":
+        title += " · public labels"  # "test phase" on CoInCo "all" read as a hidden test
     return title
 
 

@@ -296,7 +296,10 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
             marker=dict(symbol="diamond-open", size=8, color="#b07d2b"),
             hovertext=[f"{r['name']}: reported, not re-scored" for r in reported],
             hovertemplate="%{hovertext}<br>%{y:.1f}<extra></extra>"))
-    fig.update_layout(title=_title(f"Best {label} over time", "step: best so far · band: its "
+    # "best so far" reads oddly as "Best best R": the metric's own name comes first there.
+    heading = (f"{label}: best so far over time" if label.lower().startswith("best")
+               else f"Best {label} over time")
+    fig.update_layout(title=_title(heading, "step: best so far · band: its "
                                    "95% interval"),
                       xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
     fig.update_xaxes(**_date_axis([s["date"][:10] for s in systems]), ticklabelstandoff=6)
