@@ -150,6 +150,13 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
             raise click.ClickException(f"still {status} after {timeout:.0f} s")
         time.sleep(1.0)
     click.echo(f"submission {data['id']}: {status}")
+    # What `leaderboard score` prints for the same file: its warnings, then its counts.
+    for warning in data.get("warnings") or []:
+        click.echo(f"  warning: {warning}", err=True)
+    counts = (data.get("result") or {}).get("counts") or {}
+    if counts:
+        click.echo("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()
+                                          if isinstance(v, int | float)))
     release = data.get("release") or {}
     if status == "scored" and release.get("state") == "held":
         # The ladder release policy: no number of a held submission exists for the team.

@@ -181,8 +181,10 @@ def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session
                             env={**os.environ, "LEADERBOARD_URL": url})
         assert ok.returncode == 0, ok.stderr
         assert "scored" in ok.stdout and "strict_a_f@10" in ok.stdout
+        assert "\ncounts: " in ok.stdout  # as `leaderboard score` prints them (issue 32)
         # The board's order, its headline first and marked; not alphabetical.
-        table = [line for line in ok.stdout.splitlines() if "@" in line or "gap" in line]
+        table = [line for line in ok.stdout.splitlines()
+                 if ("@" in line or "gap" in line) and not line.startswith("counts:")]
         assert table[0].startswith("* strict_a_f@10 ")
         assert [line.split()[0] for line in table[1:4]] == [
             "strict_a_p@10", "strict_a_r@10", "strict_c_p@1"]
