@@ -15,7 +15,6 @@ from flask import (
     request,
     url_for,
 )
-from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
@@ -24,7 +23,6 @@ from wtforms.validators import DataRequired, Length, Optional, Regexp
 
 from leaderboard.blueprints.account import bp
 from leaderboard.db import get_session
-from leaderboard.extensions import limiter
 from leaderboard.models import Benchmark, Board, SubmissionStatus, Team
 from leaderboard.services.access.verification import require_verified, team_is_verified
 from leaderboard.services.catalog.benchmarks import get_split
@@ -36,12 +34,6 @@ from leaderboard.services.catalog.boards import (
     list_boards,
 )
 from leaderboard.services.intake import submissions as service
-from leaderboard.services.intake.checks import (
-    ChecksBusy,
-    check_outcome,
-    checks_connection,
-    start_and_wait,
-)
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.intake.submissions import SubmissionError
 from leaderboard.services.ranking.ladder import release_dict
@@ -67,7 +59,7 @@ class VisibilityForm(FlaskForm):
     """Publish/unpublish (the CSRF token is the whole form)."""
 
 
-def _team() -> Team:
+def own_team() -> Team:
     if current_user.team_id is None:
         abort(403, description="Submissions belong to a team, and this account has none.")
     return get_session().get(Team, current_user.team_id)
@@ -98,13 +90,13 @@ def _chosen_board(form: SubmitForm) -> Board | None:
         abort(404, description=str(exc))
 
 
-def _render_form(form: SubmitForm, status: int = 200, report: dict | None = None,
+def render_form(form: SubmitForm, status: int = 200, report: dict | None = None,
                  error: SubmissionError | None = None, checking: str | None = None):
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
     boards = _offer_boards(form)
     board = _chosen_board(form)
-    quota = (quota_status(session=session, team=_team(), board=board, settings=settings)
+    quota = (quota_status(session=session, team=own_team(), board=board, settings=settings)
              if board is not None else None)
     benchmark = get_split(session, board.benchmark_id) if board is not None else None
     needs_verification = bool(benchmark is not None and benchmark.hidden
@@ -115,7 +107,7 @@ def _render_form(form: SubmitForm, status: int = 200, report: dict | None = None
                            checking=checking), status
 
 
-def _board_or_503(form: SubmitForm) -> Board:
+def board_or_503(form: SubmitForm) -> Board:
     _offer_boards(form)
     board = _chosen_board(form)
     if board is None:
@@ -127,76 +119,7 @@ def _board_or_503(form: SubmitForm) -> Board:
 @login_required
 def submit():
     """The upload form, with the team's remaining quota on the chosen leaderboard."""
-    return _render_form(SubmitForm())
-
-
-def _dry_run_limit() -> str:
-    return current_app.config["LEADERBOARD"]["DRY_RUN_RATE_LIMIT"]
-
-
-def _prefix() -> str:
-    # The app's prefix goes in the key: the limiter is shared by every app in the process.
-    return current_app.config.get("RATELIMIT_KEY_PREFIX", "")
-
-
-def _dry_run_user_key() -> str:
-    return f"dry-run:{_prefix()}:user:{getattr(current_user, 'id', None)}"
-
-
-def _dry_run_ip_key() -> str:
-    return f"dry-run:{_prefix()}:ip:{get_remote_address()}"
-
-
-@bp.post("/submit/check")
-@login_required
-# Validation costs real CPU and memory: one budget per account and one per client address.
-@limiter.limit(_dry_run_limit, key_func=_dry_run_user_key)
-@limiter.limit(_dry_run_limit, key_func=_dry_run_ip_key)
-def check_file():
-    """Dry run from the form: the full validation report, nothing stored."""
-    form = SubmitForm()
-    form.name.validators = [Optional()]
-    if not form.validate_on_submit():
-        return _render_form(form, 400)
-    settings = current_app.config["LEADERBOARD"]
-    try:
-        raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
-        check_id, outcome = start_and_wait(
-            connection=checks_connection(), queue_name=settings["QUEUE_NAME"],
-            board_id=_board_or_503(form).id, team_id=_team().id, raw=raw, settings=settings)
-    except ChecksBusy:
-        return _render_form(form, 503, error=SubmissionError(
-            503, "busy", "Too many files are being checked right now; try again in a few "
-            "seconds (uploads for scoring are not affected)"))
-    except SubmissionError as exc:
-        return _render_form(form, exc.status, error=exc)
-    return _check_page(form, check_id, outcome)
-
-
-@bp.get("/submit/check/<check_id>")
-@login_required
-def check_result(check_id: str):
-    """A dry run still being checked: this page reloads itself until the report is ready."""
-    settings = current_app.config["LEADERBOARD"]
-    try:
-        outcome = check_outcome(checks_connection(), settings["QUEUE_NAME"], check_id[:64],
-                                _team().id)
-    except SubmissionError as exc:
-        return _render_form(SubmitForm(), exc.status, error=exc)
-    return _check_page(SubmitForm(), check_id, outcome)
-
-
-def _check_page(form: SubmitForm, check_id: str, outcome: dict | None):
-    if outcome is None:
-        abort(404)  # unknown, expired, or another team's check
-    if "error" in outcome:
-        error = outcome["error"]
-        return _render_form(form, error["status"],
-                            error=SubmissionError(error["status"], error["code"],
-                                                  error["message"]))
-    if "report" in outcome:
-        return _render_form(form, 200, report=outcome["report"])
-    return _render_form(form, 202, checking=check_id)
+    return render_form(SubmitForm())
 
 
 @bp.post("/submit")
@@ -207,21 +130,21 @@ def create_submission():
 
     form = SubmitForm()
     if not form.validate_on_submit():
-        return _render_form(form, 400)
+        return render_form(form, 400)
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
     try:
-        board = _board_or_503(form)
-        require_verified(session, _team(), get_split(session, board.benchmark_id))
+        board = board_or_503(form)
+        require_verified(session, own_team(), get_split(session, board.benchmark_id))
         raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
         accepted = service.create_submission(
-            session=session, team=_team(), board=board, raw=raw,
+            session=session, team=own_team(), board=board, raw=raw,
             system_name=form.name.data or "", settings=settings,
             description=form.description.data or "", paper_url=form.paper_url.data or "",
             code_url=form.code_url.data or "", filename=form.file.data.filename or "",
             is_public=bool(form.public.data), submitted_by_id=current_user.id)
     except SubmissionError as exc:
-        return _render_form(form, exc.status, error=exc)
+        return render_form(form, exc.status, error=exc)
     submission = accepted.submission
     if accepted.created:
         enqueue_committed(submission.id)
@@ -235,7 +158,7 @@ def create_submission():
 @login_required
 def submissions():
     """The team's submissions, newest first."""
-    team = _team()
+    team = own_team()
     session = get_session()
     rows = service.list_team_submissions(session=session, team_id=team.id)
     titles = {board.id: board_title(board, bench) for board, bench in list_boards(session)}

@@ -1,6 +1,6 @@
 """JSON API under /api/v1, authenticated with ``Authorization: Bearer <token>``.
 
-submissions.py: upload, validate, status, list; leaderboard.py: the public ranking;
+submissions.py: upload, status, list; checks.py: dry runs; leaderboard.py: the public ranking;
 docs.py: OpenAPI description and the human API page.
 """
 
@@ -82,4 +82,4 @@ def token_required(scope: str) -> Callable[[Callable[..., Any]], Callable[..., A
     return decorate
 
 
-from leaderboard.blueprints.api import analysis, docs, leaderboard, submissions  # noqa: E402,F401,I001
+from leaderboard.blueprints.api import analysis, checks, docs, leaderboard, submissions  # noqa: E402,F401,I001

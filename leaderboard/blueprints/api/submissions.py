@@ -1,4 +1,4 @@
-"""api blueprint: upload, dry-run validation, status and list of a team's submissions."""
+"""api blueprint: upload, status and list of a team's submissions (dry runs: checks.py)."""
 
 from __future__ import annotations
 
@@ -21,12 +21,6 @@ from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import BoardError, board_or_default
 from leaderboard.services.intake import diagnostics
 from leaderboard.services.intake import submissions as service
-from leaderboard.services.intake.checks import (
-    ChecksBusy,
-    check_outcome,
-    checks_connection,
-    start_and_wait,
-)
 from leaderboard.services.intake.submissions import SubmissionError
 
 TRUE_VALUES = {"1", "true", "yes", "on"}
@@ -79,7 +73,7 @@ def error_response(status: int, code: str, message: str, **extra: Any):
 BUSY_RETRY_AFTER = 5
 
 
-def _submission_error(exc: SubmissionError):
+def submission_error(exc: SubmissionError):
     if exc.status == 503 and exc.code == "busy":
         response, status = error_response(503, exc.code, exc.message,
                                           retry_after=BUSY_RETRY_AFTER)
@@ -112,7 +106,7 @@ def _rate_limited(error: TooManyRequests):
     return response, status
 
 
-def _board() -> Board:
+def board_from_request() -> Board:
     """The board named by the ``leaderboard`` form or query field, else the default one."""
     slug = (request.form.get("leaderboard") or request.args.get("leaderboard") or "").strip()
     try:
@@ -128,7 +122,7 @@ def _boards_by_id(session, ids) -> dict[int, Board]:
     return {b.id: b for b in session.exec(select(Board).where(col(Board.id).in_(set(ids))))}
 
 
-def _read_file(settings: dict[str, Any]) -> tuple[bytes, str]:
+def read_upload(settings: dict[str, Any]) -> tuple[bytes, str]:
     upload = request.files.get("file")
     if upload is None:
         raise SubmissionError(400, "missing_file",
@@ -153,9 +147,9 @@ def create_submission():
     settings = current_app.config["LEADERBOARD"]
     session = get_session()
     try:
-        board = _board()
+        board = board_from_request()
         require_verified(session, g.api_team, get_split(session, board.benchmark_id))
-        raw, filename = _read_file(settings)
+        raw, filename = read_upload(settings)
         accepted = service.create_submission(
             session=session, team=g.api_team, board=board, raw=raw,
             # system_name and paper_url, as listings say; name and url: older clients
@@ -166,7 +160,7 @@ def create_submission():
             is_public=request.form.get("public", "").strip().lower() in TRUE_VALUES,
             idempotency_key=(request.headers.get("Idempotency-Key") or "").strip()[:200] or None)
     except SubmissionError as exc:
-        return _submission_error(exc)
+        return submission_error(exc)
     submission = accepted.submission
     if accepted.created:
         enqueue_committed(submission.id)
@@ -183,62 +177,6 @@ def create_submission():
     return response
 
 
-@bp.post("/validate")
-@rate_limited
-@token_required("submit")
-def validate():
-    """Dry run: the full validation report (by a worker); nothing stored, no quota used.
-
-    200 with the report when the check ends within CHECK_WAIT_SECONDS, else 202 with a
-    ``check_url`` to poll; 503 ``busy`` when too many checks wait."""
-    settings = current_app.config["LEADERBOARD"]
-    try:
-        board = _board()
-        raw, _filename = _read_file(settings)
-        check_id, outcome = start_and_wait(
-            connection=checks_connection(), queue_name=settings["QUEUE_NAME"], board_id=board.id,
-            team_id=g.api_team.id, raw=raw, settings=settings)
-    except ChecksBusy:
-        return _submission_error(SubmissionError(
-            503, "busy", "too many files are being checked right now; retry in a few "
-            "seconds (uploads for scoring are not affected)"))
-    except SubmissionError as exc:
-        return _submission_error(exc)
-    return _check_response(check_id, outcome)
-
-
-@bp.get("/validate/<check_id>")
-@rate_limited
-@token_required("submit")
-def validation_result(check_id: str):
-    """A dry run's report once ready (202 while it is checked); 404 for an unknown, expired
-    or another team's check."""
-    settings = current_app.config["LEADERBOARD"]
-    try:
-        outcome = check_outcome(checks_connection(), settings["QUEUE_NAME"], check_id[:64],
-                                g.api_team.id)
-    except SubmissionError as exc:
-        return _submission_error(exc)
-    return _check_response(check_id, outcome)
-
-
-def _check_response(check_id: str, outcome: dict[str, Any] | None):
-    if outcome is None:
-        return error_response(404, "not_found", "no such check (they are kept 10 minutes)")
-    if "error" in outcome:
-        error = outcome["error"]
-        return error_response(error["status"], error["code"], error["message"])
-    if "report" in outcome:
-        return jsonify(outcome["report"])
-    url = url_for("api.validation_result", check_id=check_id, _external=True)
-    response = jsonify({"status": "checking", "check_id": check_id, "check_url": url})
-    response.status_code = 202
-    response.headers["Location"] = url
-    response.headers["Retry-After"] = "2"
-    g.outage_retry_after = 2  # kept over Flask-Limiter's header
-    return response
-
-
 @bp.get("/submissions/<int:submission_id>")
 @rate_limited
 @token_required("read")
@@ -249,7 +187,7 @@ def get_submission(submission_id: int):
         submission = service.team_submission(session=session, team_id=g.api_team.id,
                                              submission_id=submission_id)
     except SubmissionError as exc:
-        return _submission_error(exc)
+        return submission_error(exc)
     result = service.current_result(session, submission)
     board = session.get(Board, submission.board_id)
     body = service.submission_dict(submission, result, board=board)
@@ -298,7 +236,7 @@ def submission_targets(submission_id: int):
         submission = service.team_submission(session=session, team_id=g.api_team.id,
                                              submission_id=submission_id)
     except SubmissionError as exc:
-        return _submission_error(exc)
+        return submission_error(exc)
     try:
         found = diagnostics.submission_diagnostics(
             session, submission, current_app.config["LEADERBOARD"], query)
