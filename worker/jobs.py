@@ -147,7 +147,7 @@ def check_file_job(queue_name: str, check_id: str) -> str:
     from leaderboard.models import Board
     from leaderboard.redis_conn import connect_redis
     from leaderboard.services.intake.checks import run_check
-    from leaderboard.services.intake.results import dry_run_validator
+    from leaderboard.services.intake.validation import dry_run_validator
 
     settings, engine = ensure_context()
     job = get_current_job()

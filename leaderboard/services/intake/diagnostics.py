@@ -28,6 +28,7 @@ from leaderboard.scoring.diagnostics import SORT_KEYS, TargetDiagnostics, worst_
 from leaderboard.scoring.engine import POS_ORDER
 from leaderboard.scoring.families import SWORDS, family_for
 from leaderboard.services.intake.isolation import Isolate, LimitExceeded, in_process
+from leaderboard.services.intake.validation import validate_for_track
 
 DIRECTIONS = ("asc", "desc")  # asc: worst first (the default); desc: best first
 CACHE_SIZE = 16
@@ -182,7 +183,6 @@ def compute_outcome(session: Session, submission_id: int, settings: dict[str, An
     errors, never entries, so it is skipped (generative parse); another family parses by
     the board's track."""
     from leaderboard.services.catalog.benchmarks import get_prepared, get_split
-    from leaderboard.services.intake.results import validate_for_track
 
     submission = session.get(Submission, submission_id)
     board = session.get(Board, submission.board_id)
