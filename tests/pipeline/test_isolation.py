@@ -11,19 +11,22 @@ from rq.job import Job
 
 from leaderboard.models import Submission, SubmissionStatus, utcnow
 from leaderboard.queue import get_redis, job_id_for
-from tests.backends import ALL_REDIS
+from tests.backends import ALL_DATABASES, ALL_REDIS
 from tests.pipeline.conftest import demo_bytes, wait_for_status
 from tests.pipeline.test_retries import queued, reconcile_now
 from tests.pipeline.test_worker import DONE, upload
 
 
+@ALL_DATABASES
 @ALL_REDIS
 def test_a_file_past_the_time_limit_fails_once_saying_which_limit(app, client, session,
                                                                   benchmark, team_token,
                                                                   start_worker, settings):
     _team, _user, token = team_token
-    # 150,000 resamples take far longer than one second: the child is killed at 1 s.
-    start_worker(JOB_TIMEOUT=1, BOOTSTRAP_SAMPLES=150_000, RECONCILE_SECONDS=1)
+    # 150,000 resamples take far longer than one second: the child is killed at 1 s. Two
+    # workers, each reconciling every second: neither may run it again.
+    for _ in range(2):
+        start_worker(JOB_TIMEOUT=1, BOOTSTRAP_SAMPLES=150_000, RECONCILE_SECONDS=1)
     started = time.monotonic()
     sid = upload(client, token, demo_bytes())
     row = wait_for_status(session, sid, DONE, timeout=60)
@@ -40,6 +43,7 @@ def test_a_file_past_the_time_limit_fails_once_saying_which_limit(app, client, s
     assert (again.status, again.attempts) == (SubmissionStatus.FAILED, 1)
 
 
+@ALL_DATABASES
 @ALL_REDIS
 def test_the_reconciler_leaves_a_running_job_alone_while_its_worker_lives(app, session,
                                                                           benchmark, settings):
