@@ -59,10 +59,12 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     _init_extensions(app)
     _init_security(app)
     _register_blueprints(app)
-    from leaderboard.queue import refresh_from_request
+    from leaderboard.queue import filter_source, refresh_from_request
+    from leaderboard.services.ranking import read_filter
     from leaderboard.services.ranking.snapshot_reader import set_refresh_requester
 
     set_refresh_requester(refresh_from_request)  # a page never computes a ranking
+    read_filter.configure(filter_source)  # withdrawn systems leave every page at once
     _register_commands(app)
     return app
 

@@ -235,3 +235,13 @@ def refresh_from_request(board_id: int) -> bool:
     request_snapshot_refresh(board_id, connection=get_redis(),
                              queue_name=current_app.config["LEADERBOARD"]["QUEUE_NAME"])
     return True
+
+
+def filter_source() -> tuple[Redis, str] | None:
+    """Where a web process reads the read filter (:mod:`leaderboard.services.ranking.
+    read_filter`): the app's Redis and queue name; None outside an app."""
+    from flask import current_app, has_app_context
+
+    if not has_app_context():
+        return None
+    return get_redis(), current_app.config["LEADERBOARD"]["QUEUE_NAME"]

@@ -27,6 +27,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from leaderboard.models import LeaderboardSnapshot
+from leaderboard.services.ranking import read_filter
 from leaderboard.services.ranking.ranking_table import RankingTable, build_table
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT, refresh_snapshot
 
@@ -39,6 +40,8 @@ BODIES_MAX = 48
 
 _lock = threading.Lock()
 _data: dict[tuple[str, int], tuple[tuple, dict[str, Any]]] = {}
+#: The parsed data without the read filter's systems, per board: (ref key, data).
+_shown: dict[tuple[str, int], tuple[tuple, dict[str, Any]]] = {}
 _load_locks: dict[tuple[str, int], threading.Lock] = {}
 _tables: OrderedDict[tuple, RankingTable] = OrderedDict()
 _bodies: OrderedDict[tuple, CachedBody] = OrderedDict()
@@ -52,11 +55,14 @@ class SnapshotRef:
     board_id: int
     id: int
     created_at: datetime
+    #: Systems the snapshot lists that are no longer public (:mod:`read_filter`).
+    hidden: frozenset[int] = frozenset()
 
     @property
     def key(self) -> tuple:
-        """Cache key: ids restart in a fresh database, the creation time tells them apart."""
-        return (self.engine, self.board_id, self.id, str(self.created_at))
+        """Cache key: ids restart in a fresh database, the creation time tells them apart;
+        every page built from the snapshot also depends on the read filter."""
+        return (self.engine, self.board_id, self.id, str(self.created_at), self.hidden)
 
 
 @dataclass(frozen=True)
@@ -111,14 +117,30 @@ def latest_snapshot(session: Session, board_id: int) -> SnapshotRef:
         if snapshot is None:
             return SnapshotRef(str(session.get_bind().url), board_id, 0, _EPOCH)
         latest = (snapshot.id, snapshot.created_at)
-    return SnapshotRef(str(session.get_bind().url), board_id, int(latest[0]), latest[1])
+    hidden = read_filter.hidden_ids(board_id, session=session)
+    return SnapshotRef(str(session.get_bind().url), board_id, int(latest[0]), latest[1],
+                       hidden)
 
 
 def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
+    """The snapshot's data without the systems withdrawn since it was written (the read
+    filter), parsed once per process and filtered once per filter."""
+    shown = _shown.get(ref.key[:2])
+    if shown is not None and shown[0] == ref.key:
+        return shown[1]
+    data = _parsed(session, ref)
+    if ref.hidden and data is not UPDATING:
+        data = read_filter.filtered(data, ref.hidden)
+    _shown[ref.key[:2]] = (ref.key, data)
+    return data
+
+
+def _parsed(session: Session, ref: SnapshotRef) -> dict[str, Any]:
     """The snapshot's data, parsed once per process (concurrent callers wait for one parse)."""
     slot = ref.key[:2]
+    base = ref.key[:4]
     cached = _data.get(slot)
-    if cached is not None and cached[0] == ref.key:
+    if cached is not None and cached[0] == base:
         return cached[1]
     with _lock:
         load_lock = _load_locks.setdefault(slot, threading.Lock())
@@ -126,7 +148,7 @@ def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
         return UPDATING
     with load_lock:
         cached = _data.get(slot)
-        if cached is not None and cached[0] == ref.key:
+        if cached is not None and cached[0] == base:
             return cached[1]
         row = session.get(LeaderboardSnapshot, ref.id)
         data = row.data if row is not None else {}
@@ -134,7 +156,7 @@ def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
             # The request session must not keep the parsed 15 MB alive in its identity map.
             session.expunge(row)
             data = _upgraded(session, ref, data)
-        _data[slot] = (ref.key, data)
+        _data[slot] = (base, data)
         return data
 
 
@@ -206,7 +228,8 @@ def etag_for(ref: SnapshotRef, kind: str, variant: tuple) -> str:
     """Validator for a streamed body (an export, never held whole): same snapshot, kind,
     query and markup version, same ETag in every worker process. Exports are written from
     the ranking table alone, which those determine."""
-    text = repr((CACHE_VERSION, ref.id, str(ref.created_at), ref.board_id, kind, variant))
+    text = repr((CACHE_VERSION, ref.id, str(ref.created_at), ref.board_id, kind, variant,
+                 sorted(ref.hidden)))
     return hashlib.sha1(text.encode()).hexdigest()[:20]
 
 
@@ -214,6 +237,7 @@ def clear_caches() -> None:
     """Forget everything (tests that reuse snapshot ids in fresh databases)."""
     with _lock:
         _data.clear()
+        _shown.clear()
         _tables.clear()
         _bodies.clear()
 

@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from sqlalchemy import and_, delete, func, or_
+from sqlalchemy import and_, delete, func, not_, or_
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
@@ -108,6 +108,17 @@ def public_submissions(session: Session, board_id: int, *,
 _SHOWN = (Submission.status != SubmissionStatus.INVALID, NOT_HELD,
           col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
           col(Result.is_current).is_(True), col(Team.disabled).is_(False))
+
+
+def withdrawn_ids(session: Session, board_id: int) -> frozenset[int]:
+    """Submissions of the board with a current result that its ranking must not show now
+    (the read filter's truth when Redis is away)."""
+    stmt = (select(Submission.id)
+            .join(Result, col(Result.submission_id) == col(Submission.id))
+            .join(Team, col(Team.id) == col(Submission.team_id))
+            .where(Submission.board_id == board_id, col(Result.is_current).is_(True),
+                   not_(and_(*_SHOWN))))
+    return frozenset(int(i) for i in session.exec(stmt).all())
 
 
 def public_counts(session: Session) -> dict[int, int]:
