@@ -111,7 +111,8 @@ def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
         ranked = normalise_list(submission.entries.get(target.target_id, []), target)
         if ranked:
             lengths.append(len(ranked))
-        rows[i] = target_row(ranked, target)
+        row = target_row(ranked, target)
+        rows[i, :len(row)] = row  # the columns after SWORDS's (TSAR-2022's) stay 0
     answered = sum(1 for entries in submission.entries.values() if entries)
     given = sum(1 for tid in submission.entries if tid in prepared.target_index)
     return result_from_rows(prepared, rows, warnings, answered=answered, lengths=lengths,

@@ -29,6 +29,7 @@ from leaderboard.scoring.ranking_track import (
     random_ranking_submission,
     validate_ranking_submission,
 )
+from leaderboard.scoring.tsar.family import Tsar2022Family
 from leaderboard.scoring.validate import ValidationReport, validate_submission
 
 GENERATIVE, RANKING = "generative", "ranking"
@@ -165,12 +166,13 @@ class LexsubFamily:
         return gzipped("\n".join(best + oot).encode("latin-1") + b"\n")
 
 
-Family = SwordsFamily | LexsubFamily
+Family = SwordsFamily | LexsubFamily | Tsar2022Family
 SWORDS = SwordsFamily()
 FAMILIES: dict[str, Family] = {
     "swords": SWORDS,
     "semeval07": LexsubFamily("semeval07", "SemEval-2007 (LS07)", ("trial", "test", "all")),
     "coinco": LexsubFamily("coinco", "CoInCo", ("all", "dev", "test")),
+    "tsar2022": Tsar2022Family(),
 }
 
 

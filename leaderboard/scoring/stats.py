@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.scoring import gap, generative, jabbari, semeval
+from leaderboard.scoring.tsar import metrics as tsar
 
 COLUMNS: tuple[str, ...] = (generative.COLUMNS + gap.COLUMNS + semeval.COLUMNS
-                             + jabbari.COLUMNS)
+                             + jabbari.COLUMNS + tsar.COLUMNS)
 COLUMN_INDEX = {name: i for i, name in enumerate(COLUMNS)}
 #: Resamples per matrix product: the float64 copy of a (B, n) count block is what a worker's
 #: peak memory is made of (6 MB at B=1000 on the test split, 1.5 MB in blocks of 250).
@@ -33,7 +34,7 @@ METRIC_KEYS: tuple[str, ...] = tuple(
 ) + ("strict_c_p@1", "gap", "gap_rat") + (
     "best_p", "best_r", "best_mode_p", "best_mode_r",
     "oot_p", "oot_r", "oot_mode_p", "oot_mode_r",
-) + jabbari.METRIC_KEYS
+) + jabbari.METRIC_KEYS + tsar.METRIC_KEYS
 
 
 def resampled_sums(counts: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -56,6 +57,7 @@ def metrics_from_sums(sums: np.ndarray) -> dict[str, np.ndarray]:
     fractions.update(gap.gap_metrics(s))
     fractions.update(semeval.semeval_metrics(s))
     fractions.update(jabbari.jabbari_metrics(s))
+    fractions.update(tsar.tsar_metrics(s))
     return {key: np.asarray(fractions[key]) * 100.0 for key in METRIC_KEYS}
 
 
@@ -101,11 +103,16 @@ class TargetStats:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> TargetStats:
-        """Load what :meth:`to_bytes` wrote; refuses statistics with other columns."""
+        """Load what :meth:`to_bytes` wrote; refuses statistics with other columns, except
+        statistics written before columns were appended (TSAR-2022's): those columns are 0
+        for every other benchmark, so they are filled with 0."""
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             meta = json.loads(str(npz["meta"]))
-            if tuple(meta["columns"]) != COLUMNS:
+            stored = tuple(meta["columns"])
+            rows = npz["rows"].astype(np.float64)
+            if stored != COLUMNS[:len(stored)]:
                 raise ValueError("target statistics were written with other columns")
-            return cls(npz["rows"].astype(np.float64), npz["pos"].astype(object),
-                       meta["split_checksum"], meta["seed"], meta["bootstrap"],
-                       meta["scorer_version"])
+            if len(stored) < len(COLUMNS):
+                rows = np.hstack([rows, np.zeros((rows.shape[0], len(COLUMNS) - len(stored)))])
+            return cls(rows, npz["pos"].astype(object), meta["split_checksum"], meta["seed"],
+                       meta["bootstrap"], meta["scorer_version"])
