@@ -17,7 +17,8 @@ from leaderboard.scoring.lexsub import formats, reader
 from leaderboard.scoring.lexsub.data import LexsubSplit
 from leaderboard.scoring.lexsub.gap import gap_numerator
 from leaderboard.scoring.lexsub.ranked import parse_ranked
-from leaderboard.scoring.lexsub.scorepl import read_gold, score_lines
+from leaderboard.scoring.lexsub.repeats import oot_repeats, ranked_repeats, scorepl_gold
+from leaderboard.scoring.lexsub.scorepl import score_lines
 from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
 from leaderboard.scoring.validate import (
     Problem,
@@ -52,15 +53,49 @@ def _from_json(data: bytes, split: LexsubSplit, report: ValidationReport,
     return answers
 
 
-def _as_lines(answers: formats.Answers, split: LexsubSplit) -> None:
-    """Scored rankings as score.pl lines: the list, by score, is the .best and the .oot answer
-    (as the SWORDS evaluation writes it)."""
+def _json_lines(answers: formats.Answers) -> tuple[list, list]:
+    """Scored rankings as score.pl's (.best, .oot) lines: the list, by score, is the .best and
+    the .oot answer (as the SWORDS evaluation writes it)."""
+    best, oot = [], []
     for key, entries in answers.ranked.items():
         ordered = sorted(entries, key=lambda e: -e[1])
         text = f"{key} :: " + "".join(f"{w};" for w, _ in ordered)
-        answers.best_lines.append((0, text))
-        answers.oot_lines.append((0, text.replace(" :: ", " ::: ", 1)))
+        best.append((0, text))
+        oot.append((0, text.replace(" :: ", " ::: ", 1)))
+    return best, oot
+
+
+def _as_lines(answers: formats.Answers, split: LexsubSplit) -> None:
+    answers.best_lines, answers.oot_lines = _json_lines(answers)
     answers.kind = formats.LINES
+
+
+def _repeat_warning(answers: formats.Answers, split: LexsubSplit, track: str,
+                    report: ValidationReport) -> None:
+    """Count the items with duplicates (:mod:`.repeats`) into ``items_with_duplicates`` and
+    warn (``duplicate_answers``) when there are any."""
+    if track == RANKING:
+        keys = ranked_repeats(split, answers.ranked)
+        report.counts["items_with_duplicates"] = len(keys)
+        if keys:
+            report.warnings.append(Problem(
+                "duplicate_answers", f"{len(keys):,} instances rank a candidate more than "
+                f"once (first: {keys[0]}): lst_gap.py credits every repeat (GAP can pass 100), "
+                "so the GAP shown is lst_gap.py's, but the ranking lists this file apart, "
+                "unranked", keys[0]))
+        return
+    lines = answers.oot_lines if answers.kind == formats.LINES else _json_lines(answers)[1]
+    found = oot_repeats(scorepl_gold(split), lines)
+    report.counts["items_with_duplicates"] = len(found)
+    if found:
+        number, item = found[0]
+        where = f"line {number:,}, item {item}" if number else f"item {item}"
+        report.warnings.append(Problem(
+            "duplicate_answers", f"{len(found):,} items repeat an answer in their oot "
+            f"answers (first: {where}): score.pl credits every repeat and warns 'OOT file "
+            f"contains duplicates on {len(found)} lines'; the oot numbers are score.pl's, "
+            "but the oot views list this file apart, unranked (best is not affected: it "
+            "divides an item's credit by its number of answers)", position=number or None))
 
 
 def _coverage_warnings(answers: formats.Answers, split: LexsubSplit, track: str,
@@ -147,6 +182,7 @@ def validate(raw: bytes, split: LexsubSplit, *, track: str, max_bytes: int = 50_
                      "not .best/.oot answers")
         return report
     _coverage_warnings(answers, split, track, report)
+    _repeat_warning(answers, split, track, report)
     if track == GENERATIVE and answers.kind == formats.LINES:
         if not answers.oot_lines:
             report.warnings.append(Problem("no_oot_lines", "no .oot lines (lemma.pos ID ::: "
@@ -182,7 +218,7 @@ def _answer_list(text: str) -> list[str]:
 def _generative_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
     if answers.kind != formats.LINES:
         _as_lines(answers, split)
-    gold = read_gold([t.line for t in split.targets])
+    gold = scorepl_gold(split)
     row_of = {t.item_id: i for i, t in reversed(list(enumerate(split.targets)))}
     col = COLUMN_INDEX
     for item, n in gold.items.items():
@@ -247,5 +283,8 @@ def score(split: LexsubSplit, report: ValidationReport, *, track: str,
     # instances that enter the mean: GAP's non-skipped ones, score.pl's counted items
     scored = rows[:, COLUMN_INDEX["gap_valid" if track == RANKING else "se_item"]]
     result.counts["targets_scored"] = int(scored.sum())
+    # kept with the result: the ranking sets such a file apart where repeats inflate
+    if "items_with_duplicates" in report.counts:
+        result.counts["items_with_duplicates"] = int(report.counts["items_with_duplicates"])
     return result
 
