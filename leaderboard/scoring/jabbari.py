@@ -1,7 +1,9 @@
 """The alternative metrics of Jabbari, Hepple and Guthrie (2010): best1 and coverage P/R/F.
 
 For a gold item with counts h (an answer's count is how many annotators gave it) and a
-system's distinct answers A, compared as exact trimmed strings, with k = 1:
+system's distinct answers A, compared as exact strings with ASCII blanks trimmed at both ends
+(inner blanks as written; a latin-1 ``\xa0`` is a byte of a UTF-8 letter, not a blank), with
+k = 1:
 
 * best1 = h(first answer) / max h;
 * coverage R = sum of h over A / sum of h;
@@ -19,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from leaderboard.scoring.generative import safe_div
 
 PENALTY = 1.0
+#: What is trimmed from both ends of an answer, gold or system's: perl's and Python 2's blanks.
+BLANKS = " \t\n\r\x0b\x0c"
 CUTS = tuple(range(1, 11))
 
 COLUMNS = ("jb_item", "jb_best1", "jb_cov_p", "jb_cov_r", "jb_cov_f") + tuple(
@@ -29,10 +33,10 @@ _EMPTY = (0.0,) * (len(COLUMNS) - 1)
 
 
 def distinct_answers(answers: Sequence[str]) -> list[str]:
-    """Trimmed answers, first occurrence of each, in order."""
+    """Trimmed answers (:data:`BLANKS`), first occurrence of each, in order."""
     seen: dict[str, None] = {}
     for answer in answers:
-        seen.setdefault(answer.strip(), None)
+        seen.setdefault(answer.strip(BLANKS), None)
     return list(seen)
 
 

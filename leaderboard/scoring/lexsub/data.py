@@ -14,12 +14,15 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 from leaderboard.scoring.gold import PreparedSplit
+from leaderboard.scoring.jabbari import BLANKS
 from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights, split_last_space
 from leaderboard.scoring.lexsub.scorepl import item_of
 
 SOURCE_FORMAT = "lexsub-1"
+V = TypeVar("V")
 POS_NAMES = {"n": "NOUN", "v": "VERB", "a": "ADJ", "j": "ADJ", "r": "ADV"}
 
 
@@ -144,12 +147,16 @@ class LexsubTarget:
         return True
 
     def answer_counts(self) -> dict[str, int]:
-        """Each gold answer (trimmed) and how many annotators gave it (a repeat: the last)."""
+        """Each gold answer and how many annotators gave it, as Jabbari et al.'s metrics read
+        the line: answers trimmed of blanks at both ends, and entries that are then equal
+        merged, their counts added (``garden 2;...;garden  1`` of ``yard.n 801``: garden 3).
+        score.pl keys the two apart (``garden`` and ``garden ``), and best/oot keep that."""
         counts: dict[str, int] = {}
         for entry in self.line.split("::", 1)[1].strip().split(";"):
             if entry:
                 answer, count = split_last_space(entry)
-                counts[answer.strip()] = int(count)
+                answer = answer.strip(BLANKS)
+                counts[answer] = counts.get(answer, 0) + int(count)
         return counts
 
 
@@ -178,6 +185,22 @@ class LexsubSplit(PreparedSplit):
         for t in self.targets:
             weights = gold_weights(t.line)
             out.append((dict(weights), gap_denominator(weights)))
+        return out
+
+    def instance_key(self, key: str) -> str:
+        """The split's key of an answer line's ``lemma.pos ID``, matched as score.pl matches
+        lines, by the id alone: the trial XML writes ``bar.n 48`` for the gold's ``bar.n.v
+        48``. A key of the split is its own; one whose id is not in the split stays as is."""
+        if key in self.target_index:
+            return key
+        target = self.items.get(key.rpartition(" ")[2])
+        return key if target is None else target.target_id
+
+    def by_instance(self, entries: dict[str, V]) -> dict[str, V]:
+        """Answer-line entries re-keyed by :meth:`instance_key` (the first one of an id)."""
+        out: dict[str, V] = {}
+        for key, value in entries.items():
+            out.setdefault(self.instance_key(key), value)
         return out
 
     def pool(self, target: LexsubTarget) -> list[str]:

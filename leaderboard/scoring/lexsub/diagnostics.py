@@ -22,14 +22,14 @@ from leaderboard.scoring.generative import K, safe_div
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.data import LexsubSplit, LexsubTarget
 from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe, ranked_order
+from leaderboard.scoring.lexsub.jabbari_rows import first_lines
 
 
 def _answer_lists(answers: formats.Answers) -> dict[str, list[str]]:
-    """Instance key -> the answers diagnosed: the first .oot line, else the first .best one."""
-    lists: dict[str, list[str]] = {}
-    for _, text in answers.oot_lines + answers.best_lines:
-        lists.setdefault(formats.line_key(text), [
-            a.strip() for a in formats.line_answers(text).split(";") if a.strip()])
+    """score.pl's item id (lines match by the id, as best and oot match them) -> the answers
+    diagnosed: the first .oot line, else the first .best one."""
+    lists = first_lines(answers.best_lines)
+    lists.update(first_lines(answers.oot_lines))
     return lists
 
 
@@ -68,7 +68,7 @@ def diagnose(split: LexsubSplit, answers: formats.Answers,
     lines = _answer_lists(answers) if answers.kind == formats.LINES else {}
     for target in split.targets:
         if answers.kind == formats.LINES:
-            rows.append(instance_diagnostics(target, lines.get(target.target_id, []), None))
+            rows.append(instance_diagnostics(target, lines.get(target.item_id, []), None))
             continue
         scored = ranked_order(answers.ranked.get(target.target_id, []))
         if ranking_track:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from leaderboard.scoring.engine import ScoreResult, result_from_rows
-from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
-from leaderboard.scoring.jabbari import jabbari_row
 from leaderboard.scoring.lexsub import formats, reader
 from leaderboard.scoring.lexsub.data import LexsubSplit
 from leaderboard.scoring.lexsub.gap import gap_numerator
+from leaderboard.scoring.lexsub.jabbari_rows import jabbari_rows
 from leaderboard.scoring.lexsub.ranked import parse_ranked
 from leaderboard.scoring.lexsub.repeats import oot_repeats, ranked_repeats, scorepl_gold
 from leaderboard.scoring.lexsub.scorepl import score_lines
@@ -101,10 +100,12 @@ def _repeat_warning(answers: formats.Answers, split: LexsubSplit, track: str,
 def _coverage_warnings(answers: formats.Answers, split: LexsubSplit, track: str,
                        report: ValidationReport) -> None:
     given = answers.entries
+    if answers.kind == formats.LINES:  # lines match by the id, as score.pl matches them
+        given = split.by_instance(given)
     missing = [t.target_id for t in split.targets if not given.get(t.target_id)]
     blank: list[str] = []
     if answers.kind == formats.LINES:
-        with_line = answers.line_keys
+        with_line = {split.instance_key(k) for k in answers.line_keys}
         blank = [key for key in missing if key in with_line]
         missing = [key for key in missing if key not in with_line]
     unknown = [k for k in given if k not in split.target_index]
@@ -209,12 +210,6 @@ def _ranking_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray
         rows[i, valid] = 1.0
 
 
-def _answer_list(text: str) -> list[str]:
-    """A line's answers as Jabbari et al. compare them: trimmed, blanks left out."""
-    rest = formats.line_answers(text)
-    return [a.strip() for a in rest.split(";") if a.strip()]
-
-
 def _generative_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
     if answers.kind != formats.LINES:
         _as_lines(answers, split)
@@ -236,30 +231,7 @@ def _generative_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndar
             for name, value in zip(names, (s.attempted, s.credit, s.mode_attempted, s.mode_hit),
                                    strict=True):
                 rows[i, col[name]] += value
-    _jabbari_rows(split, answers, rows)
-
-
-def _first_lines(lines: list[tuple[int, str]]) -> dict[str, list[str]]:
-    first: dict[str, list[str]] = {}
-    for _, text in lines:
-        first.setdefault(formats.line_key(text), _answer_list(text))
-    return first
-
-
-def _jabbari_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
-    """Jabbari et al. per instance (matched by its full ``lemma.pos ID``): coverage on the
-    .oot answers where given, else the .best ones; best1 on the first .best answer where
-    given, else the first .oot one."""
-    coverage = _first_lines(answers.oot_lines or answers.best_lines)
-    best = _first_lines(answers.best_lines or answers.oot_lines)
-    start, width = COLUMN_INDEX["jb_item"], len(JABBARI_COLUMNS)
-    best1 = COLUMN_INDEX["jb_best1"]
-    for i, target in enumerate(split.targets):
-        counts = target.answer_counts()
-        rows[i, start:start + width] = jabbari_row(counts, coverage.get(target.target_id, []))
-        top = best.get(target.target_id)
-        if rows[i, start] and top:
-            rows[i, best1] = jabbari_row(counts, top[:1])[1]
+    jabbari_rows(split, answers, rows)
 
 
 def score(split: LexsubSplit, report: ValidationReport, *, track: str,
@@ -276,6 +248,8 @@ def score(split: LexsubSplit, report: ValidationReport, *, track: str,
     else:
         _generative_rows(split, answers, rows)
     given = answers.entries
+    if answers.kind == formats.LINES:
+        given = split.by_instance(given)
     lengths = [len(v) for k, v in given.items() if v and k in split.target_index]
     warnings = [p.message for p in report.warnings]
     result = result_from_rows(split, rows, warnings, answered=len(lengths), lengths=lengths,

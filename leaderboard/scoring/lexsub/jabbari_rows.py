@@ -1,0 +1,53 @@
+"""Jabbari et al. (2010) on LS07 and CoInCo answer lines: which line an instance reads.
+
+* A line is matched to its instance by score.pl's item id alone (the token before ``::``),
+  as best and oot match it: the trial XML spells 12 lemmas unlike the gold (``bar.n 48`` for
+  the gold's ``bar.n.v 48``), and a file written from it answers those instances.
+* The first line of an id counts (score.pl's rule); coverage reads the ``.oot`` line where
+  the file has ``.oot`` lines, else the ``.best`` one; best1 reads the first answer of the
+  ``.best`` line where the file has ``.best`` lines, else of the ``.oot`` one.
+* Answers are the line's ``;`` fields with blanks trimmed; empty fields are left out. A blank
+  answer line is an empty answer (0 on every metric): score.pl's carrying of the previous
+  line's answers is its own, not part of these metrics' definition.
+* The gold counts are :meth:`.data.LexsubTarget.answer_counts` (entries that differ only by
+  blanks at their ends merged, their counts added).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from leaderboard.scoring.jabbari import BLANKS, jabbari_row
+from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
+from leaderboard.scoring.lexsub import formats
+from leaderboard.scoring.lexsub.data import LexsubSplit
+from leaderboard.scoring.stats import COLUMN_INDEX
+
+
+def answer_list(answers: str) -> list[str]:
+    """A line's answer part as these metrics compare it: fields trimmed, empty ones left out."""
+    return [a for a in (f.strip(BLANKS) for f in answers.split(";")) if a]
+
+
+def first_lines(lines: list[tuple[int, str]]) -> dict[str, list[str]]:
+    """score.pl's item id -> the answers of its first line."""
+    first: dict[str, list[str]] = {}
+    for _, text in lines:
+        m = formats.line_match(text)
+        if m is not None and m.item not in first:
+            first[m.item] = answer_list(m.answers)
+    return first
+
+
+def jabbari_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
+    """Fill the Jabbari columns of ``rows`` (one per instance of ``split``, in its order)."""
+    coverage = first_lines(answers.oot_lines or answers.best_lines)
+    best = first_lines(answers.best_lines or answers.oot_lines)
+    start, width = COLUMN_INDEX["jb_item"], len(JABBARI_COLUMNS)
+    best1 = COLUMN_INDEX["jb_best1"]
+    for i, target in enumerate(split.targets):
+        counts = target.answer_counts()
+        rows[i, start:start + width] = jabbari_row(counts, coverage.get(target.item_id, []))
+        top = best.get(target.item_id)
+        if rows[i, start] and top:
+            rows[i, best1] = jabbari_row(counts, top[:1])[1]
