@@ -60,10 +60,15 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     _init_security(app)
     _register_blueprints(app)
     from leaderboard.queue import filter_source, refresh_from_request
+    from leaderboard.services import refresh_requests
     from leaderboard.services.ranking import read_filter
-    from leaderboard.services.ranking.snapshot_reader import set_refresh_requester
+    from leaderboard.services.ranking.snapshot_reader import (
+        refresh_or_request,
+        set_refresh_requester,
+    )
 
     set_refresh_requester(refresh_from_request)  # a page never computes a ranking
+    refresh_requests.set_requester(refresh_or_request)  # the catalog's new boards
     read_filter.configure(filter_source)  # withdrawn systems leave every page at once
     _register_commands(app)
     return app

@@ -21,8 +21,8 @@ from leaderboard.services.catalog.boards import (
     board_summary,
     board_views,
     list_boards,
+    view_set,
 )
-from leaderboard.services.ranking.metric_info import view_set
 from leaderboard.services.ranking.ranking_table import (
     BadQuery,
     RankingTable,

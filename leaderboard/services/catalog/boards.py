@@ -14,6 +14,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Benchmark, Board, Phase, Release, Track
+from leaderboard.services import refresh_requests
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]{0,119}$")
 
@@ -63,10 +64,7 @@ def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.G
                          release=release or default_release(benchmark, phase))
         session.add(existing)
         session.flush()
-        # Its first snapshot now, while it is cheap (no systems yet): pages only read them.
-        from leaderboard.services.ranking.snapshots import refresh_snapshot
-
-        refresh_snapshot(session=session, board_id=existing.id)  # type: ignore[arg-type]
+        refresh_requests.ask(session, existing.id)  # type: ignore[arg-type]
     if make_default or default_board(session) is None:
         set_default(session, existing)
     session.flush()
@@ -83,11 +81,17 @@ def board_views(board: Board, session: Session | None = None) -> str:
     """The view set of ``board`` (its metrics and views: the track, per benchmark family)."""
     from sqlalchemy.orm import object_session
 
-    from leaderboard.services.ranking.metric_info import view_set
-
     session = session or object_session(board)
     benchmark = session.get(Benchmark, board.benchmark_id, options=Benchmark.without_files())
     return view_set(board.track, benchmark.name)
+
+
+def view_set(track: str, benchmark_name: str) -> str:
+    """The views of a board: its track on SWORDS, ``lexsub-<track>`` on LS07 and CoInCo
+    (the metrics and views themselves: :mod:`leaderboard.services.ranking.metric_info`)."""
+    from leaderboard.scoring.families import SWORDS, family_for
+
+    return track if family_for(benchmark_name) is SWORDS else f"lexsub-{track}"
 
 
 def set_default(session: Session, board: Board) -> None:

@@ -33,10 +33,11 @@ from leaderboard.scoring import (
 )
 from leaderboard.scoring.families import family_for
 from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared, get_split
+from leaderboard.services.catalog.boards import view_set
 from leaderboard.services.intake.isolation import Isolate, LimitExceeded, in_process
 from leaderboard.services.intake.validation import min_coverage, validate_for_track
 from leaderboard.services.ranking import ladder
-from leaderboard.services.ranking.metric_info import POS_VALUES, headlines, view_set
+from leaderboard.services.ranking.metric_info import POS_VALUES, headlines
 from leaderboard.services.ranking.resamples import store_for_result
 
 log = logging.getLogger(__name__)

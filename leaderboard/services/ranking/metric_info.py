@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from leaderboard.scoring.families import SWORDS, family_for
 from leaderboard.scoring.significance import ALPHA
 
 POS_VALUES: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV")
@@ -163,11 +162,6 @@ def displayed(track: str | None) -> tuple[str, ...]:
 def headlines(track: str | None) -> tuple[str, ...]:
     """The metrics a board of ``track`` ranks on (one best-per-team block each)."""
     return tuple(dict.fromkeys(v.headline for v in views_for(track).values()))
-
-
-def view_set(track: str, benchmark_name: str) -> str:
-    """The views of a board: its track on SWORDS, ``lexsub-<track>`` on LS07 and CoInCo."""
-    return track if family_for(benchmark_name) is SWORDS else f"lexsub-{track}"
 
 
 def track_of(data: dict) -> str:

@@ -90,9 +90,10 @@ def set_refresh_requester(requester: Callable[[int], bool] | None) -> None:
     _refresh_requester = requester
 
 
-def _refreshed(session: Session, board_id: int) -> LeaderboardSnapshot | None:
-    """Ask the workers for the board's snapshot and return None (the caller serves
-    :data:`UPDATING`); without a requester (a host command) compute it here instead."""
+def refresh_or_request(session: Session, board_id: int) -> LeaderboardSnapshot | None:
+    """Ask the workers for the board's snapshot and return None; without a requester, or
+    outside a web request (a host command), compute it here instead (flushed, not
+    committed)."""
     try:
         asked = _refresh_requester is not None and _refresh_requester(board_id)
     except Exception:  # Redis down: the page still answers; the next request asks again
@@ -100,8 +101,15 @@ def _refreshed(session: Session, board_id: int) -> LeaderboardSnapshot | None:
         asked = True
     if asked:
         return None
-    snapshot = refresh_snapshot(session=session, board_id=board_id)
-    session.commit()
+    return refresh_snapshot(session=session, board_id=board_id)
+
+
+def _refreshed(session: Session, board_id: int) -> LeaderboardSnapshot | None:
+    """:func:`refresh_or_request`, committed (a read: the caller serves :data:`UPDATING`
+    while a worker computes it)."""
+    snapshot = refresh_or_request(session, board_id)
+    if snapshot is not None:
+        session.commit()
     return snapshot
 
 

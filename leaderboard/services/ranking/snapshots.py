@@ -37,7 +37,7 @@ from leaderboard.models import (
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.scoring.rank_state import RankState
 from leaderboard.services.catalog.benchmarks import base_split
-from leaderboard.services.catalog.boards import benchmark_title, board_title
+from leaderboard.services.catalog.boards import benchmark_title, board_title, view_set
 from leaderboard.services.ranking import ranking_stats as rs
 from leaderboard.services.ranking.blocks import (
     BlockBuilder,
@@ -57,7 +57,6 @@ from leaderboard.services.ranking.metric_info import (
     POS_VALUES,
     displayed,
     headlines,
-    view_set,
     views_for,
 )
 from leaderboard.services.ranking.neighbours import neighbour_bands

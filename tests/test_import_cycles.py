@@ -1,0 +1,145 @@
+"""No import cycles between the project's modules (leaderboard/ and worker/), counting imports
+inside functions: a cycle hidden in a function is still one (issue 31 item 8)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("leaderboard", "worker")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def project_modules() -> dict[str, Path]:
+    return {module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py")}
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules ``path`` imports anywhere in it: ``from a.b import c`` counts as
+    ``a.b.c`` when that is a module, else ``a.b``; the parent packages an import runs
+    implicitly are not counted (every module would then be in a cycle with
+    ``leaderboard/__init__``)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[:len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in modules else base)
+    return {m for m in found if m in modules and m != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = project_modules()
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    out.append(sorted(component))
+    return out
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_function_body(tmp_path):
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_imports_inside_functions_count():
+    modules = project_modules()
+    edges = imports_of("leaderboard.queue", modules["leaderboard.queue"], modules)
+    # ``from leaderboard.rankers import ...`` at the top; flask's current_app is not ours
+    assert "leaderboard.rankers" in edges and "leaderboard.redis_conn" in edges
+    runner = imports_of("worker.ranking", modules["worker.ranking"], modules)
+    assert "worker.jobs" in runner  # imported inside refresh_snapshot_job
+
+
+#: Blueprint packages whose ``__init__`` makes ``bp`` and then imports its own route modules
+#: (which import ``bp``) to register them: Flask's usual layout, a cycle by construction.
+REGISTRATION_PACKAGES = ("leaderboard.blueprints.account", "leaderboard.blueprints.api",
+                         "leaderboard.blueprints.public")
+
+
+def test_no_import_cycles_between_modules():
+    graph = import_graph()
+    for package in REGISTRATION_PACKAGES:
+        graph[package] = {m for m in graph[package] if not m.startswith(package + ".")}
+    found = cycles(graph)
+    assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_registration_is_the_only_cycle_of_the_blueprint_packages():
+    found = cycles(import_graph())
+    assert sorted(c[0] for c in found) == sorted(REGISTRATION_PACKAGES)
+
+
+def test_service_packages_are_layered():
+    """catalog imports no other service package; ranking only catalog (issue 31 item 8:
+    a board's catalog asks for a refresh, it never computes one)."""
+    def package(module: str) -> str | None:
+        parts = module.split(".")
+        return ".".join(parts[:3]) if module.startswith("leaderboard.services.") \
+            and len(parts) > 3 else None
+
+    uses: dict[str, set[str]] = {}
+    for module, imported in import_graph().items():
+        if (mine := package(module)) is not None:
+            uses.setdefault(mine, set()).update(
+                p for m in imported if (p := package(m)) is not None and p != mine)
+    assert uses["leaderboard.services.catalog"] == set()
+    assert uses["leaderboard.services.ranking"] == {"leaderboard.services.catalog"}
+    assert cycles({p: uses.get(p, set()) for p in uses}) == []
