@@ -10,6 +10,7 @@ import click
 from flask.cli import with_appcontext
 from sqlalchemy.orm import object_session
 
+from leaderboard.commands.tsar import import_tsar_command
 from leaderboard.db import get_engine, session_scope
 from leaderboard.models import Benchmark
 from leaderboard.scoring import WordNetMissing
@@ -20,6 +21,9 @@ from leaderboard.services.catalog.boards import default_board
 @click.group("benchmark")
 def benchmark_group() -> None:
     """Benchmark splits: import (validated, prepared), list, export inputs, demo."""
+
+
+benchmark_group.add_command(import_tsar_command)
 
 
 @benchmark_group.command("import")

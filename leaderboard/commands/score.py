@@ -77,10 +77,13 @@ def _report_invalid(path: Path, report, as_json: bool) -> None:
 @click.option("--split", "split_spec", required=True,
               help="Benchmark split in SWORDS JSON (plain or .gz), with labels; or "
               "semeval07:trial|test|all, coinco:all|dev|test (read from "
-              "$LEADERBOARD_LEXSUB_DIR, else ../shared/data/lexsub).")
-@click.option("--submission", "submission_path", required=True,
+              "$LEADERBOARD_LEXSUB_DIR, else ../shared/data/lexsub), "
+              "tsar2022:en-test|es-test|pt-test|en-trial|es-trial|pt-trial (read from "
+              "$LEADERBOARD_TSAR_DIR, else ../shared/data/tsar2022).")
+@click.option("--submission", "submission_path", default=None,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Submission JSON (plain or .gz); more files may follow it.")
+              help="Submission file (plain or .gz); more files may follow it, or be given "
+              "without the option.")
 @click.argument("more_submissions", nargs=-1,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
@@ -97,7 +100,7 @@ def _report_invalid(path: Path, report, as_json: bool) -> None:
               "generative: the system ranks its own substitutes (every metric). "
               "ranking: it scores every candidate of each target it answers, nothing else "
               "(checked); prints GAP, GAP ratio and P@1.")
-def score_command(split_spec: str, submission_path: Path, more_submissions: tuple[Path, ...],
+def score_command(split_spec: str, submission_path: Path | None, more_submissions: tuple[Path, ...],
                   bootstrap: int, seed: int, as_json: bool, no_cache: bool,
                   track: str | None) -> None:
     """Score submissions against SPLIT: every metric with its interval, then per POS.
@@ -115,7 +118,9 @@ def score_command(split_spec: str, submission_path: Path, more_submissions: tupl
     """
     from leaderboard.scoring.split_cache import prepared_split_cached
 
-    paths = (submission_path, *more_submissions)
+    paths = tuple(p for p in (submission_path, *more_submissions) if p is not None)
+    if not paths:
+        raise click.UsageError("Missing option '--submission' (or a file after the options).")
     if is_family_split(split_spec):
         sys.exit(score_family_split(split_spec, paths, track=track, bootstrap=bootstrap,
                                     seed=seed, as_json=as_json))

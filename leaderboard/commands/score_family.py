@@ -1,4 +1,5 @@
-"""``leaderboard score --split semeval07:test``: a split read from the field's own files."""
+"""``leaderboard score --split semeval07:test`` (or ``tsar2022:en-test``): a split read from
+the field's own files."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import click
 
 from leaderboard.commands.metric_table import echo_metrics
 from leaderboard.scoring import SCORER_VERSION
-from leaderboard.scoring.families import FAMILIES, LexsubFamily, lexsub_data_dir
+from leaderboard.scoring.families import FAMILIES, lexsub_data_dir
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.scorepl import perl_round
 from leaderboard.scoring.parse import open_upload
@@ -24,7 +25,7 @@ GENERATIVE_KEYS = ("best_p", "best_r", "best_mode_p", "best_mode_r", "oot_p", "o
 def is_family_split(spec: str) -> bool:
     """``name:split`` of a family read from the field's files (not a path)."""
     name, sep, _ = spec.partition(":")
-    return bool(sep) and isinstance(FAMILIES.get(name), LexsubFamily)
+    return bool(sep) and hasattr(FAMILIES.get(name), "prepare_files")
 
 
 def track_of_file(raw: bytes) -> str:
@@ -43,23 +44,28 @@ def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
     if split not in family.splits:
         raise click.BadParameter(f"{family.title} has the splits {', '.join(family.splits)}",
                                  param_hint="--split")
-    data_dir = lexsub_data_dir()
+    data_dir = family.data_dir() if hasattr(family, "data_dir") else lexsub_data_dir()
     if not data_dir.is_dir():
-        raise click.ClickException(f"no LS07/CoInCo data at {data_dir} (set "
-                                   "LEADERBOARD_LEXSUB_DIR)")
+        raise click.ClickException(f"no {family.title} data at {data_dir} (set "
+                                   "LEADERBOARD_LEXSUB_DIR or LEADERBOARD_TSAR_DIR)")
+    tracks = getattr(family, "tracks", ())
     prepared = family.prepare_files(split, data_dir, name=spec, bootstrap=bootstrap, seed=seed)
     status = 0
     for path in paths:
         raw = path.read_bytes()
-        file_track = track or track_of_file(raw)
+        file_track = track or (tracks[0] if len(tracks) == 1 else track_of_file(raw))
         report = family.validate(raw, prepared, track=file_track)
         if not report.ok:
             status = EXIT_INVALID
             _invalid(path, report, as_json)
             continue
         result = family.score(prepared, report, track=file_track)
-        keys = RANKING_KEYS if file_track == "ranking" else GENERATIVE_KEYS
+        keys = (family.score_keys(file_track) if hasattr(family, "score_keys")
+                else RANKING_KEYS if file_track == "ranking" else GENERATIVE_KEYS)
         signature = {**result.signature, "benchmark": name, "split": split}
+        # what the family's own script prints (TSAR-2022: tsar_eval.py's floors)
+        official = (family.official(prepared, report) if hasattr(family, "official")
+                    else None)
         if as_json:
             click.echo(json.dumps({
                 "submission": str(path), "benchmark": name, "split": split,
@@ -68,9 +74,13 @@ def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
                 "by_pos": {pos: {"metrics": {k: b["metrics"][k] for k in keys}}
                            for pos, b in result.by_pos.items()},
                 "counts": result.counts, "warnings": result.warnings,
-                "signature": signature}))
+                "signature": signature, **({"official": official} if official else {})}))
             continue
         _table(path, result, keys, file_track)
+        if official:
+            click.echo("tsar_eval.py would print (fractions floored to 4 decimals, over the "
+                       "instances the file holds): "
+                       + ", ".join(f"{k} {v:.4f}" for k, v in official.items()))
     return status
 
 

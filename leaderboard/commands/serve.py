@@ -24,6 +24,7 @@ import click
 from leaderboard import setup_stamp
 from leaderboard.config import DEFAULTS, PROJECT_ROOT, SERVE_URL_FILE, load_settings
 from leaderboard.scoring.families import lexsub_data_dir
+from leaderboard.scoring.tsar.data import data_dir as tsar_data_dir
 from leaderboard.serve_pointer import SERVE_PID_FILE, remove_pointer, write_pointer
 from leaderboard.serve_pointer import alive as _alive
 from leaderboard.serve_pointer import is_serve as _is_serve
@@ -112,6 +113,7 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
             step("board", "create", "--benchmark", "swords-demo", "--version", "1", "--split",
                  "test", "--track", "ranking")
         _setup_lexsub(step)
+        _setup_tsar(step)
         setup_stamp.record(instance, checksum)
 
     supervisor.start("web", [str(Path(sys.executable).with_name("gunicorn")), "-c",
@@ -131,7 +133,7 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
 
 def _setup_checksum(settings: dict, benchmark_path: str | None) -> str:
     """Checksum of everything the set-up steps read (:mod:`leaderboard.setup_stamp`)."""
-    inputs = [PROJECT_ROOT / "leaderboard", lexsub_data_dir()]
+    inputs = [PROJECT_ROOT / "leaderboard", lexsub_data_dir(), tsar_data_dir()]
     if benchmark_path:
         test_path = Path(benchmark_path).resolve()
         inputs += [test_path, test_path.with_name("swords-v1.1_dev.json.gz"),
@@ -175,6 +177,17 @@ def _setup_lexsub(step: Callable[..., None]) -> None:
     for name in ("semeval07", "coinco"):
         step("benchmark", "import-lexsub", name)
     step("reported", "add-shipped")   # published LS07/CoInCo numbers (Wada et al.'s GAP)
+
+
+def _setup_tsar(step: Callable[..., None]) -> None:
+    """TSAR-2022's test boards (one per language, with the published runs) when its files
+    are present."""
+    root = tsar_data_dir()
+    if not (root / "datasets" / "test" / "tsar2022_en_test_gold.tsv").is_file():
+        click.echo(f"(no TSAR-2022 files at {root}: its boards are not set up; set "
+                   "LEADERBOARD_TSAR_DIR)")
+        return
+    step("benchmark", "import-tsar")
 
 
 REDIS_REGISTRY = "redis.db.settings"

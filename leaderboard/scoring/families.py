@@ -51,6 +51,8 @@ class SwordsFamily:
     title: str = "SWORDS"
     splits: tuple[str, ...] = ("dev", "test", "test-subset")
     labels_public: bool = False
+    #: the view set of its boards is the board's track (other families: ``<views>-<track>``)
+    views: str = ""
 
     def checksum(self, source: bytes) -> str:
         return swords_checksum(load_split(source))
@@ -99,6 +101,7 @@ class LexsubFamily:
     title: str
     splits: tuple[str, ...]
     labels_public: bool = True
+    views: str = "lexsub"
 
     def build_source(self, split: str, data_dir: Path | None = None) -> bytes:
         return lexsub_data.build_source(self.name, split, data_dir or lexsub_data_dir())

@@ -35,6 +35,11 @@ class Tsar2022Family:
         """The metrics ``leaderboard score`` prints, the headline first."""
         return METRIC_KEYS
 
+    def official(self, prepared: data.TsarSplit, report: ValidationReport) -> dict[str, float]:
+        """Each metric as ``tsar_eval.py`` prints it for the file (a fraction floored to 4
+        decimals, over the instances the file holds)."""
+        return score.official_floors(prepared, report)
+
     def build_source(self, split: str, data_dir: Path | None = None) -> bytes:
         return data.build_source(split, data_dir or data.data_dir())
 

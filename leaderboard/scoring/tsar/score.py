@@ -85,9 +85,10 @@ def validate(raw: bytes, split: TsarSplit, *, track: str = GENERATIVE,
         return report
     if answers is None or not report.ok:
         return report
-    if not answers.lists and not answers.unknown:
-        report.error("no_instances", "the file holds no instance line (sentence<TAB>complex "
-                     "word<TAB>substitutes...)")
+    if not answers.lists:
+        report.error("no_instances", "no line of the file is an instance of this split "
+                     "(sentence<TAB>complex word<TAB>substitutes..., the split's sentences "
+                     "as its inputs give them): a file for another split or language?")
         return report
     _coverage(answers, split, report)
     report.submission = answers
@@ -122,15 +123,19 @@ def score(split: TsarSplit, report: ValidationReport, *, track: str = GENERATIVE
     return result
 
 
-def official_floors(result: ScoreResult) -> dict[str, float]:
-    """Each metric as ``tsar_eval.py`` prints it: the fraction floored to 4 decimals (the
-    fraction summed in split order, one instance after the other, as the script sums it)."""
-    rows = result.target_stats.rows
-    items = int(rows[:, COLUMN_INDEX["ts_item"]].sum())
+def official_floors(split: TsarSplit, report: ValidationReport) -> dict[str, float]:
+    """Each metric as ``tsar_eval.py`` prints it for this file: the fraction floored to 4
+    decimals, summed over the instances the file holds, in the file's order (a repeated
+    instance where it first appeared), divided by their number, as the script sums and
+    divides (on a complete file, our value; on another, what the script says of it)."""
+    answers = report.submission
+    rows = instance_rows(split, answers)
+    index = {t.target_id: i for i, t in enumerate(split.targets)}
+    order = [index[key] for key in answers.lists if key in index]
     out = {}
     for key in METRIC_KEYS:
-        total = 0.0
-        for value in rows[:, COLUMN_INDEX[f"ts_{key}"]].tolist():
-            total += value
-        out[key] = math.floor(total / items * 10000) / 10000 if items else 0.0
+        column, total = rows[:, COLUMN_INDEX[f"ts_{key}"]], 0.0
+        for i in order:
+            total += float(column[i])
+        out[key] = math.floor(total / len(order) * 10000) / 10000 if order else 0.0
     return out
