@@ -91,7 +91,8 @@ def view_set(track: str, benchmark_name: str) -> str:
     (the metrics and views themselves: :mod:`leaderboard.services.ranking.metric_info`)."""
     from leaderboard.scoring.families import SWORDS, family_for
 
-    return track if family_for(benchmark_name) is SWORDS else f"lexsub-{track}"
+    family = family_for(benchmark_name)
+    return track if family is SWORDS else f"{family.views}-{track}"
 
 
 def set_default(session: Session, board: Board) -> None:

@@ -26,6 +26,10 @@ LABELS.update({
     "coverage_f": "coverage F",
 })
 LABELS.update((f"coverage_f@{k}", f"coverage F@{k}") for k in range(1, 11))
+# TSAR-2022 (keys from leaderboard.scoring.tsar.metrics), written as the task paper writes them
+LABELS.update({"acc@1": "ACC@1", **{f"acc@{k}@top1": f"ACC@{k}@Top1" for k in (1, 2, 3)},
+               **{f"map@{k}": f"MAP@{k}" for k in (3, 5, 10)},
+               **{f"potential@{k}": f"Potential@{k}" for k in (3, 5, 10)}})
 
 DESCRIPTIONS: dict[str, str] = {
     "f": "harmonic mean of P and R",
@@ -58,8 +62,19 @@ def describe(key: str) -> str:
         "coverage_p": "Jabbari et al. 2010: gold counts found over (found + 1 per wrong answer)",
         "coverage_r": "Jabbari et al. 2010: gold counts found over all gold counts",
         "coverage_f": "Jabbari et al. 2010: harmonic mean of coverage P and R, per item",
-    }.get(key, "Jabbari et al. 2010: coverage F of the first k answers" if key.startswith(
-        "coverage_f@") else "SemEval-2007 metric (score.pl)")
+    }.get(key) or _TSAR_DESCRIPTIONS.get(key.split("@")[0] + ("@top1" if key.endswith(
+        "@top1") else "")) or ("Jabbari et al. 2010: coverage F of the first k answers"
+                              if key.startswith("coverage_f@")
+                              else "SemEval-2007 metric (score.pl)")
+
+
+_TSAR_DESCRIPTIONS = {
+    "acc": "TSAR-2022: share of instances whose first substitute is a gold annotation",
+    "acc@top1": "TSAR-2022: share of instances with one of the first k substitutes among the "
+                "most frequent gold annotations (ties included)",
+    "map": "TSAR-2022: per instance, precision at each gold hit in the first k, summed, over k",
+    "potential": "TSAR-2022: share of instances with a gold annotation in the first k",
+}
 
 
 @dataclass(frozen=True)
@@ -124,12 +139,28 @@ LEXSUB_VIEWS: dict[str, dict[str, View]] = {
             f"coverage_f@{k}" for k in range(1, 11))),
     },
 }
+_TSAR_ALL = ("acc@1", "acc@1@top1", "acc@2@top1", "acc@3@top1", "map@3", "map@5", "map@10",
+             "potential@3", "potential@5", "potential@10")
+#: TSAR-2022 boards: ranked by ACC@1 as the task's published ranking; its other families of
+#: metrics (tsar_eval.py's) one view each, and the paper's whole table.
+TSAR_VIEWS: dict[str, View] = {
+    "acc": View("acc", "ACC@1 (the published ranking)", "acc@1",
+                ("acc@1", "acc@1@top1", "map@3", "potential@3")),
+    "map": View("map", "MAP@k", "map@3", ("map@3", "map@5", "map@10", "acc@1")),
+    "potential": View("potential", "Potential@k", "potential@3",
+                      ("potential@3", "potential@5", "potential@10", "acc@1")),
+    "top1": View("top1", "ACC@k@Top1", "acc@1@top1",
+                 ("acc@1@top1", "acc@2@top1", "acc@3@top1", "acc@1")),
+    "all": View("all", "All metrics (the paper's table)", "acc@1", _TSAR_ALL),
+}
 #: Views of each view set (a track, or a family's track), and the one shown by default.
 TRACK_VIEWS: dict[str, dict[str, View]] = {
     "generative": VIEWS, "ranking": RANKING_VIEWS,
-    "lexsub-ranking": LEXSUB_VIEWS["ranking"], "lexsub-generative": LEXSUB_VIEWS["generative"]}
+    "lexsub-ranking": LEXSUB_VIEWS["ranking"], "lexsub-generative": LEXSUB_VIEWS["generative"],
+    "tsar-generative": TSAR_VIEWS}
 TRACK_DEFAULT_VIEW: dict[str, str] = {"generative": DEFAULT_VIEW, "ranking": "ranking",
-                                      "lexsub-ranking": "gap", "lexsub-generative": "best"}
+                                      "lexsub-ranking": "gap", "lexsub-generative": "best",
+                                      "tsar-generative": "acc"}
 DEFAULT_TRACK = "generative"
 
 #: Every metric some board shows (tie marks, exports); :func:`displayed` and

@@ -9,7 +9,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, Track
-from leaderboard.scoring.families import FAMILIES, LexsubFamily
+from leaderboard.scoring.families import FAMILIES
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.ranking.ladder import NOT_HELD, held_message, visible_result
 
@@ -52,7 +52,7 @@ def reproduce_command(*, name: str, version: str, split: str, track: str, seed: 
     """The ``leaderboard score`` command that recomputes a result from its file: the split
     by the file name SWORDS releases use (``swords-v1.1_test.json.gz``), or ``name:split``
     for LS07/CoInCo (read from the field's own files)."""
-    if isinstance(FAMILIES.get(name), LexsubFamily):
+    if hasattr(FAMILIES.get(name), "prepare_files"):
         spec, track_arg = f"{name}:{split}", ""
     else:
         spec = f"{name}-v{version}_{split}.json.gz"
