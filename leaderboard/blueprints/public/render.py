@@ -60,7 +60,8 @@ def _coverage_mark(coverage: dict[str, Any] | None) -> str:
         return ""
     text = coverage_text(coverage)
     return (f' <abbr class="coverage" title="{escape(text)}">{coverage["answered"]}/'
-            f'{coverage["targets"]}</abbr><span class="sr-only">, {escape(text)}</span>')
+            f'{coverage.get("answerable") or coverage["targets"]}</abbr><span class="sr-only">, '
+            f'{escape(text)}</span>')
 
 
 def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,

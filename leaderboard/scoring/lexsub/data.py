@@ -187,6 +187,12 @@ class LexsubSplit(PreparedSplit):
             out.append((dict(weights), gap_denominator(weights)))
         return out
 
+    @cached_property
+    def no_candidates(self) -> frozenset[str]:
+        """Instances whose candidate pool is empty (9 on LS07: ``bar.n.v 48``, ``stand.n.v
+        131``...; the pool file has no entry for their lemma.pos): no ranking answers them."""
+        return frozenset(t.target_id for t in self.targets if not self.pool(t))
+
     def instance_key(self, key: str) -> str:
         """The split's key of an answer line's ``lemma.pos ID``, matched as score.pl matches
         lines, by the id alone: the trial XML writes ``bar.n 48`` for the gold's ``bar.n.v

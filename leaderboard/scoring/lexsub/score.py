@@ -108,11 +108,24 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubSplit, track: str,
         with_line = {split.instance_key(k) for k in answers.line_keys}
         blank = [key for key in missing if key in with_line]
         missing = [key for key in missing if key not in with_line]
+    no_pool: list[str] = []
+    if track == RANKING:  # nothing of the inputs answers an instance whose pool is empty
+        no_pool = [key for key in missing if key in split.no_candidates]
+        missing = [key for key in missing if key not in split.no_candidates]
+        report.counts["targets_no_candidates"] = len(no_pool)
     unknown = [k for k in given if k not in split.target_index]
     report.counts.update({"targets_in_split": len(split.targets),
-                          "targets_answered": len(split.targets) - len(missing) - len(blank),
+                          "targets_answered": len(split.targets) - len(missing) - len(blank)
+                          - len(no_pool),
                           "missing": len(missing), "blank_lines": len(blank),
                           "unknown": len(unknown)})
+    if no_pool:
+        report.warnings.append(Problem("no_candidates", f"{len(no_pool):,} instances have no "
+                               f"candidates to rank (first: {no_pool[0]}: the pool file has "
+                               "none for its lemma.pos), so no ranking of the inputs answers "
+                               "them: they count 0 in every system's mean GAP, as in "
+                               "lst_gap.py, and are left out of the coverage counts",
+                               no_pool[0]))
     if blank:
         report.warnings.append(Problem("blank_answers", f"{len(blank):,} instances have an "
                                f"answer line with no answer (first: {blank[0]}): score.pl, "
@@ -120,8 +133,9 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubSplit, track: str,
                                "line before it", blank[0]))
     if missing:
         report.warnings.append(Problem("missing_targets", f"{len(missing):,} of "
-                               f"{len(split.targets):,} instances have no answer (first: "
-                               f"{missing[0]}); they earn nothing", missing[0]))
+                               f"{len(split.targets) - len(no_pool):,} "
+                               f"{'answerable ' if no_pool else ''}instances have no answer "
+                               f"(first: {missing[0]}); they earn nothing", missing[0]))
     if unknown:
         report.warnings.append(Problem("unknown_targets", f"{len(unknown):,} instances are not "
                                f"in this split (first: {unknown[0]}); they are ignored",
@@ -258,6 +272,8 @@ def score(split: LexsubSplit, report: ValidationReport, *, track: str,
     scored = rows[:, COLUMN_INDEX["gap_valid" if track == RANKING else "se_item"]]
     result.counts["targets_scored"] = int(scored.sum())
     # kept with the result: the ranking sets such a file apart where repeats inflate
+    if "targets_no_candidates" in report.counts:
+        result.counts["targets_no_candidates"] = int(report.counts["targets_no_candidates"])
     if "items_with_duplicates" in report.counts:
         result.counts["items_with_duplicates"] = int(report.counts["items_with_duplicates"])
     return result

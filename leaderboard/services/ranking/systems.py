@@ -22,9 +22,15 @@ def coverage_of(counts: dict[str, Any] | None) -> dict[str, int | None] | None:
         return None
     total, answered = int(counts["targets_in_split"]), int(counts["targets_answered"])
     empty, missing = counts.get("targets_empty"), counts.get("targets_missing")
-    return {"targets": total, "answered": answered, "unanswered": total - answered,
-            "empty": None if empty is None else int(empty),
-            "missing": None if missing is None else int(missing)}
+    # LS07's ranking board: instances with no candidates to rank (bar.n.v 48...) are left out
+    no_candidates = int(counts.get("targets_no_candidates") or 0)
+    out = {"targets": total, "answered": answered,
+           "unanswered": max(total - no_candidates - answered, 0),
+           "empty": None if empty is None else int(empty),
+           "missing": None if missing is None else int(missing)}
+    if no_candidates:
+        out.update(answerable=total - no_candidates, no_candidates=no_candidates)
+    return out
 
 
 def coverage_text(coverage: dict[str, int | None] | None) -> str:
@@ -32,12 +38,19 @@ def coverage_text(coverage: dict[str, int | None] | None) -> str:
     of the ranking's mark, the system page and the legend."""
     if not coverage:
         return ""
-    total, answered = coverage["targets"] or 0, coverage["answered"] or 0
+    no_candidates = coverage.get("no_candidates") or 0
+    total = (coverage.get("answerable") or coverage["targets"] or 0)
+    answered = coverage["answered"] or 0
     share = f" ({100.0 * answered / total:.1f}%)" if total else ""
-    text = f"answered {answered} of {total} targets{share}"
+    text = f"answered {answered} of {total} {'answerable ' if no_candidates else ''}targets{share}"
     if coverage["empty"] is not None and coverage["missing"] is not None:
-        return f"{text}; {coverage['empty']} empty lists, {coverage['missing']} missing"
-    return f"{text}; {coverage['unanswered']} not answered"
+        text = f"{text}; {coverage['empty']} empty lists, {coverage['missing']} missing"
+    else:
+        text = f"{text}; {coverage['unanswered']} not answered"
+    if no_candidates:
+        text += (f"; {no_candidates} more have no candidates to rank and are not counted "
+                 "(they score 0 for every system, as in lst_gap.py)")
+    return text
 
 
 def signature_of(result: Result) -> dict[str, Any]:
