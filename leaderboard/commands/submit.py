@@ -107,7 +107,8 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
                    public: bool, wait: bool,
                    timeout: float, retry_for: float) -> None:
     """Upload FILE to the leaderboard API: a result JSON, or on LS07/CoInCo boards RANKED
-    lines, .best/.oot lines or both (cat run.best run.oot); plain or gzipped.
+    lines, .best/.oot lines or both (cat run.best run.oot), on TSAR-2022 boards the task's
+    TSV; plain or gzipped.
 
     Exit status with --wait: 0 scored, 2 invalid (problems printed), 3 failed on the
     server, 1 for any other error. Retrying the same file is safe: the upload carries an

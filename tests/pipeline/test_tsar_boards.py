@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 
 import pytest
 
@@ -53,6 +54,12 @@ def test_a_tsv_run_is_scored_ranked_and_shown_beside_the_published_rows(app, cli
         page = client.get(f"/?leaderboard={board.slug}&view={view}")
         assert page.status_code == 200
     assert "MAP@10" in page.get_data(as_text=True)
+    inputs = client.get("/benchmarks/tsar2022/1/en-test/inputs.json.gz")
+    assert inputs.status_code == 200
+    doc = json.loads(gzip.decompress(inputs.data))
+    assert doc["instances"][2] == {"id": "The café was crowded.__crowded",
+                                   "sentence": "The café was crowded.",
+                                   "complex_word": "crowded"}
 
 
 @ALL_DATABASES
