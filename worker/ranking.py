@@ -65,8 +65,9 @@ def refresh_snapshot_job(board_id: int) -> str:
     job = get_current_job()
     if job is None:  # called directly (tests, scripts): no coordination needed
         with Session(engine) as session:
-            refresh_snapshot(session=session, board_id=board_id)
+            snapshot_id = refresh_snapshot(session=session, board_id=board_id).id
             session.commit()
+        prepare_pages(settings, engine, board_id, snapshot_id)
         return "refreshed"
     connection, queue_name = job.connection, settings["QUEUE_NAME"]
     lease = Lease(connection, refresh_keys(board_id, queue_name)["lock"], ttl=LEASE_SECONDS,
@@ -82,16 +83,35 @@ def refresh_snapshot_job(board_id: int) -> str:
     connection.hset(running, str(board_id), _me.get("name", ""))
     try:
         with lease, Session(engine) as session:
-            refresh_snapshot(session=session, board_id=board_id)
+            snapshot_id = refresh_snapshot(session=session, board_id=board_id).id
             if lease.lost:
                 session.rollback()
                 request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
                 return "lost"
             session.commit()
+        prepare_pages(settings, engine, board_id, snapshot_id)  # outside the lease
     finally:
         connection.hdel(running, str(board_id))
         release_memory()
     return "refreshed"
+
+
+def prepare_pages(settings: dict[str, Any], engine: Any, board_id: int,
+                  snapshot_id: int | None) -> None:
+    """Write what readers ask most of the new snapshot as bytes (page blocks, API answers;
+    :mod:`leaderboard.blueprints.public.prepare`). A failure only costs the web processes
+    computing those pages themselves, as they do for an older snapshot."""
+    from leaderboard.blueprints.public.prepare import prepare_board, worker_app
+
+    if snapshot_id is None:
+        return
+    try:
+        start = time.perf_counter()
+        count = prepare_board(worker_app(settings, engine), board_id, snapshot_id)
+        log.info("prepared %d items of snapshot %s (board %s) in %.2f s", count, snapshot_id,
+                 board_id, time.perf_counter() - start)
+    except Exception:
+        log.exception("could not prepare the pages of snapshot %s", snapshot_id)
 
 
 def _move_queued(connection: Redis, queue_name: str, name: str) -> set[int]:

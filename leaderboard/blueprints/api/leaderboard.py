@@ -8,6 +8,7 @@ from flask import current_app, jsonify, request, url_for
 from leaderboard.blueprints.api import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.blueprints.public.common import ranking_response
+from leaderboard.blueprints.public.prepared import api_variant, stored
 from leaderboard.db import get_session
 from leaderboard.models import Board
 from leaderboard.services.catalog.boards import (
@@ -66,6 +67,7 @@ def _ranking(board: Board):
             board.id, "api.json",  # type: ignore[arg-type]
             lambda table: current_app.json.response(
                 paged(table.to_dict(), page, per_page)).get_data(),
-            "application/json", extra=(page, per_page))
+            "application/json", extra=(page, per_page),
+            prepared=lambda ref, query: stored(ref, "api", api_variant(query, page, per_page)))
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))

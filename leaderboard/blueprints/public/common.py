@@ -202,7 +202,9 @@ def _validated(response: Response, ref: SnapshotRef, etag: str) -> Response:
 def ranking_response(board_id: int, kind: str,
                      render: Callable[[RankingTable], bytes | str], mimetype: str,
                      *, shared: bool = True, extra: tuple = (),
-                     paged: bool = False) -> Response:
+                     paged: bool = False,
+                     prepared: Callable[[SnapshotRef, tuple], bytes | str | None] | None = None
+                     ) -> Response:
     """The ranking in some form (page, API JSON) for the request's query, rendered once
     per snapshot and query and then served from memory as bytes, with an ETag and
     Last-Modified so clients revalidate with a 304. Raises :class:`BadQuery`.
@@ -210,13 +212,20 @@ def ranking_response(board_id: int, kind: str,
     ``shared=False`` (a personal page) renders without the body cache and without validators.
     ``extra`` is more of the cache key: what else the body shows (the board bar's boards).
     ``paged``: one page of :data:`HTML_PAGE_SIZE` rows (``?page=``), the HTML page's way.
+    ``prepared(ref, query)``: the body from what the ranker prepared with the snapshot for
+    the parsed query (view, pos, sort, dir, entries, q, page), or None to compute it.
     """
     ref, variant, table = _ranking_query(board_id, paged, extra)
+
+    def body() -> bytes | str:
+        made = prepared(ref, variant[:7]) if prepared is not None else None
+        return made if made is not None else render(table())
+
     if not shared:
-        response = Response(render(table()), mimetype=mimetype)
+        response = Response(body(), mimetype=mimetype)
         response.headers["Cache-Control"] = "private, no-cache"
         return response
-    entry = cached_body(ref, kind, variant, lambda: render(table()))
+    entry = cached_body(ref, kind, variant, body)
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
     response = Response(entry.gzipped if gzipped else entry.body, mimetype=mimetype)
     if gzipped:

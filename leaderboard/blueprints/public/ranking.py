@@ -15,6 +15,7 @@ from leaderboard.blueprints.public.common import (
     ranking_stream,
     snapshot_or_empty,
 )
+from leaderboard.blueprints.public.prepared import prepared_page
 from leaderboard.services.ranking import charts, exports
 from leaderboard.services.ranking.metric_info import (
     LABELS,
@@ -39,7 +40,8 @@ def _track() -> str | None:
     return board.track if board is not None else None
 
 
-def _context() -> dict:
+def page_context() -> dict:
+    """What the ranking page's template needs beside its table (the shown board's views)."""
     views = current_views()
     return {"views": views_for(views), "pos_values": POS_VALUES, "labels": LABELS,
             "short_label": short_label, "describe": describe, "track": _track() or "generative",
@@ -54,12 +56,14 @@ def ranking():
     Served from the per-snapshot page cache (see ``ranking_response``) unless personal."""
     board = current_board()
     if board is None:
-        return render_template("public/ranking.html", table=None, **_context())
+        return render_template("public/ranking.html", table=None, **page_context())
     try:
         return ranking_response(
             board.id, "ranking.html",
-            lambda table: render_template("public/ranking.html", table=table, **_context()),
-            "text/html", shared=not personal_page(), extra=boards_signature(), paged=True)
+            lambda table: render_template("public/ranking.html", table=table, **page_context()),
+            "text/html", shared=not personal_page(), extra=boards_signature(), paged=True,
+            prepared=lambda ref, query: prepared_page(ref, query, "public/ranking.html",
+                                                      page_context))
     except BadQuery as exc:
         abort(400, description=str(exc))
 
@@ -80,7 +84,7 @@ def matrix():
     lenient_view = "lenient-a" if "lenient-a" in views_for(current_views()) else None
     return render_template("public/matrix.html", grid=grid, metrics=metrics,
                            benchmark=data.get("benchmark"), lenient_view=lenient_view,
-                           **_context())
+                           **page_context())
 
 
 @bp.get("/charts")
@@ -98,7 +102,7 @@ def charts_page():
     figures.append((charts.to_json(charts.score_dots(data, view.headline)),
                     "Dot plot of the top systems on the headline metric with 95% intervals"))
     return render_template("public/charts.html", figures=figures, view=view,
-                           benchmark=data.get("benchmark"), **_context())
+                           benchmark=data.get("benchmark"), **page_context())
 
 
 def chart_views() -> dict:

@@ -1,0 +1,81 @@
+"""Bytes prepared with a snapshot: what readers ask for most, written once by the ranker.
+
+After a ranker commits a board's snapshot it renders, for each view's default query, the
+ranking page's blocks (the HTML inside the site's layout) and the ranking API's answer, and
+stores them here keyed by (snapshot, kind, variant). A web process then serves the API
+bytes as they are and wraps the page blocks in its layout (header, CSRF, board bar): it never
+parses the snapshot for them. Missing bytes (an older snapshot, another query, a prepare that
+failed) mean the caller computes as before.
+
+The variant names everything the bytes depend on besides the snapshot: the parsed query,
+the links' context and a fingerprint of the code that renders them (:func:`code_print`),
+so a web process of another release never serves markup it would not have made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from sqlmodel import Session, col, delete, select
+
+from leaderboard.config import PROJECT_ROOT
+from leaderboard.models import LeaderboardSnapshot, PreparedPage
+
+PAGE = "page"
+API = "api"
+
+#: What the prepared bytes are made from: a change to any of them changes every variant.
+_SOURCES = ("templates/public", "leaderboard/blueprints/public/render.py",
+            "leaderboard/services/ranking/ranking_table.py",
+            "leaderboard/services/ranking/metric_info.py")
+_print: list[str] = []
+
+
+def code_print() -> str:
+    """A digest of the templates and modules that render prepared bytes (once a process)."""
+    if not _print:
+        digest = hashlib.sha1(usedforsecurity=False)
+        for name in _SOURCES:
+            path = PROJECT_ROOT / name
+            files = sorted(path.rglob("*")) if path.is_dir() else [path]
+            for file in files:
+                if file.is_file():
+                    digest.update(str(Path(file).relative_to(PROJECT_ROOT)).encode())
+                    digest.update(file.read_bytes())
+        _print.append(digest.hexdigest()[:16])
+    return _print[0]
+
+
+def variant_key(*parts: object) -> str:
+    """The stored name of a variant: its parts as compact JSON, with the code's print."""
+    return json.dumps([code_print(), *parts], separators=(",", ":"), default=str)
+
+
+def store(session: Session, board_id: int, snapshot_id: int,
+          items: Mapping[tuple[str, str], bytes]) -> None:
+    """Write ``items`` ((kind, variant) -> bytes) for the snapshot, replacing what it had,
+    and drop the rows of the board's snapshots that are gone. The caller commits."""
+    session.exec(delete(PreparedPage).where(col(PreparedPage.snapshot_id) == snapshot_id))
+    live = select(LeaderboardSnapshot.id).where(LeaderboardSnapshot.board_id == board_id)
+    session.exec(delete(PreparedPage).where(col(PreparedPage.board_id) == board_id,
+                                            col(PreparedPage.snapshot_id).not_in(live)))
+    session.add_all(PreparedPage(board_id=board_id, snapshot_id=snapshot_id, kind=kind,
+                                 variant=variant, body=body)
+                    for (kind, variant), body in items.items())
+    session.flush()
+
+
+def load(session: Session, snapshot_id: int, kind: str, variant: str) -> bytes | None:
+    """The stored bytes, or None."""
+    return session.exec(select(PreparedPage.body).where(
+        PreparedPage.snapshot_id == snapshot_id, PreparedPage.kind == kind,
+        PreparedPage.variant == variant)).first()
+
+
+def stored_variants(session: Session, snapshot_id: int) -> Iterable[tuple[str, str]]:
+    """(kind, variant) of every row of the snapshot (tests, diagnostics)."""
+    return session.exec(select(PreparedPage.kind, PreparedPage.variant)
+                        .where(PreparedPage.snapshot_id == snapshot_id)).all()
