@@ -26,9 +26,15 @@ def app_free_commands() -> list[click.Command]:
             worker.worker_command, worker.ranker_command]
 
 
-def app_free_group() -> click.Group:
-    """A plain click group holding only the app-free commands."""
+def app_free_group(only: str | None = None) -> click.Group:
+    """A plain click group holding only the app-free commands; ``only="score"``: that one
+    alone (a one-off ``leaderboard score`` does not import the others' modules)."""
     group = click.Group("leaderboard", help=HELP)
+    if only == "score":
+        from leaderboard.commands.score import score_command
+
+        group.add_command(score_command)
+        return group
     for command in app_free_commands():
         group.add_command(command)
     return group
@@ -52,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     first = next((a for a in args if not a.startswith("-")), None)
     if first in APP_FREE:
-        app_free_group()(args=args, prog_name="leaderboard")
+        app_free_group(first)(args=args, prog_name="leaderboard")
         return
     from flask.cli import ScriptInfo
 

@@ -188,6 +188,16 @@ class LexsubSplit(PreparedSplit):
         return out
 
     @cached_property
+    def jabbari_counts(self) -> list[dict[str, int]]:
+        """Per instance (split order): :meth:`LexsubTarget.answer_counts`, read once per split."""
+        return [t.answer_counts() for t in self.targets]
+
+    @cached_property
+    def pool_sets(self) -> dict[str, frozenset[str]]:
+        """Instance key -> its pool as a set, built once per split (checked for every file)."""
+        return {t.target_id: frozenset(self.pool(t)) for t in self.targets}
+
+    @cached_property
     def no_candidates(self) -> frozenset[str]:
         """Instances whose candidate pool is empty (9 on LS07: ``bar.n.v 48``, ``stand.n.v
         131``...; the pool file has no entry for their lemma.pos): no ranking answers them."""

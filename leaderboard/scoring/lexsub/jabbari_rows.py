@@ -21,6 +21,7 @@ from leaderboard.scoring.jabbari import BLANKS, jabbari_row
 from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.data import LexsubSplit
+from leaderboard.scoring.lexsub.lines import match_line
 from leaderboard.scoring.stats import COLUMN_INDEX
 
 
@@ -29,11 +30,11 @@ def answer_list(answers: str) -> list[str]:
     return [a for a in (f.strip(BLANKS) for f in answers.split(";")) if a]
 
 
-def first_lines(lines: list[tuple[int, str]]) -> dict[str, list[str]]:
-    """score.pl's item id -> the answers of its first line."""
+def first_lines(lines: list[tuple[int, str]], kind: str) -> dict[str, list[str]]:
+    """score.pl's item id -> the answers of its first line (``lines`` of ``kind``)."""
     first: dict[str, list[str]] = {}
     for _, text in lines:
-        m = formats.line_match(text)
+        m = match_line(text, kind)
         if m is not None and m.item not in first:
             first[m.item] = answer_list(m.answers)
     return first
@@ -41,13 +42,15 @@ def first_lines(lines: list[tuple[int, str]]) -> dict[str, list[str]]:
 
 def jabbari_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
     """Fill the Jabbari columns of ``rows`` (one per instance of ``split``, in its order)."""
-    coverage = first_lines(answers.oot_lines or answers.best_lines)
-    best = first_lines(answers.best_lines or answers.oot_lines)
+    oot = first_lines(answers.oot_lines, "oot") if answers.oot_lines else None
+    best = first_lines(answers.best_lines, "best") if answers.best_lines else None
+    coverage = (oot if oot is not None else best) or {}
+    first = (best if best is not None else oot) or {}
     start, width = COLUMN_INDEX["jb_item"], len(JABBARI_COLUMNS)
-    best1 = COLUMN_INDEX["jb_best1"]
-    for i, target in enumerate(split.targets):
-        counts = target.answer_counts()
-        rows[i, start:start + width] = jabbari_row(counts, coverage.get(target.item_id, []))
-        top = best.get(target.item_id)
-        if rows[i, start] and top:
-            rows[i, best1] = jabbari_row(counts, top[:1])[1]
+    for i, (target, counts) in enumerate(zip(split.targets, split.jabbari_counts,
+                                             strict=True)):
+        row = jabbari_row(counts, coverage.get(target.item_id, ()))
+        top = first.get(target.item_id)
+        if row[0] and top and first is not coverage:  # best1 of the .best line's first answer
+            row = (row[0], max(counts.get(top[0], 0), 0) / max(counts.values()), *row[2:])
+        rows[i, start:start + width] = row

@@ -21,6 +21,7 @@ Every function here reads a line once or twice at C speed, whatever its content.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 SEPARATORS = {"best": " :: ", "oot": " ::: "}
@@ -45,6 +46,23 @@ class LineMatch(NamedTuple):
 
 def match_line(text: str, kind: str) -> LineMatch | None:
     """score.pl's match of ``kind`` ("best" or "oot") on ``text``, or None where it has none."""
+    if len(text) <= _CACHED_CHARS:
+        return _match_cached(text, kind)
+    return _match(text, kind)
+
+
+#: A file's lines are matched by several passes (parse, coverage, score.pl's two kinds,
+#: Jabbari, repeats); short ones are matched once. Bounded: at most 32,768 lines of 512
+#: characters (about 20 MB) are kept, whatever a file holds.
+_CACHED_CHARS = 512
+
+
+@lru_cache(maxsize=1 << 15)
+def _match_cached(text: str, kind: str) -> LineMatch | None:
+    return _match(text, kind)
+
+
+def _match(text: str, kind: str) -> LineMatch | None:
     cut = text.find("\n")
     if cut >= 0:
         text = text[:cut]

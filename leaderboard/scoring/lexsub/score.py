@@ -144,7 +144,7 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubSplit, track: str,
         return
     outside, outside_gold, left_out = 0, 0, 0
     for target, (gold_map, _) in zip(split.targets, split.gap_gold, strict=True):
-        pool = set(split.pool(target))
+        pool = split.pool_sets[target.target_id]
         ranked = {c for c, _ in given.get(target.target_id, [])}
         strangers = ranked - pool
         credited = sum(gold_map.get(c, 0) > 0 for c in strangers)

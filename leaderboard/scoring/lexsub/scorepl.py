@@ -41,14 +41,22 @@ class GoldItems:
     #: item id -> how many counted lines (score.pl's ``totitems``) and modes it adds
     items: dict[str, int] = field(default_factory=dict)
     mode_items: dict[str, int] = field(default_factory=dict)
+    #: item id -> its norms, computed once (the gold is read once per split)
+    _norms: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
 
     def norms(self, item: str) -> dict[str, float]:
+        """Answer -> count / item total (a hyphenated key also under its spaced form); the
+        caller must not change the dict, which is shared by every file scored on the split."""
+        found = self._norms.get(item)
+        if found is not None:
+            return found
         counts = self.counts.get(item, {})
         total = sum(counts.values())
-        if not total:
-            return {}
-        norms = {key.replace("-", " "): n / total for key, n in counts.items() if "-" in key}
-        norms.update((key, n / total) for key, n in counts.items())
+        norms: dict[str, float] = {}
+        if total:
+            norms = {key.replace("-", " "): n / total for key, n in counts.items() if "-" in key}
+            norms.update((key, n / total) for key, n in counts.items())
+        self._norms[item] = norms
         return norms
 
 
