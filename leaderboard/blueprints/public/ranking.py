@@ -129,7 +129,8 @@ def _export(kind: str) -> Response:
     try:
         response = ranking_stream(board.id, f"export.{kind}", chunks, mimetype)
     except BadQuery as exc:
-        abort(400, description=str(exc))
+        # A script (pandas, curl) asked for a file: the reason as plain text, not a page.
+        return Response(f"{exc}\n", status=400, mimetype="text/plain")
     view = request.args.get("view") or default_view(current_views())
     pos = (request.args.get("pos") or "all").lower()
     # the board names the file: semeval07-all-ranking-gap-all.csv

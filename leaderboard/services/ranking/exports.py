@@ -57,6 +57,8 @@ def ranking_frame(table: RankingTable,
         coverage = row.get("coverage") or {}
         for column, key in COVERAGE_COLUMNS.items():
             record[column] = coverage.get(key)
+        if kind not in ("system", "reported"):  # a reference row: the split it was scored on
+            record["targets_in_split"] = row.get("n_targets")
         signature = row.get("signature") or {"scorer_version": row.get("scorer_version")}
         for column, key in SIGNATURE_COLUMNS.items():
             record[column] = signature.get(key)

@@ -341,6 +341,7 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                      "subset": ref.get("subset", False), "split": ref.get("split"),
                      "n_targets": ref.get("n_targets"),
                      "scorer_version": ref.get("scorer_version"),
+                     "signature": ref.get("signature"),
                      "cells": [_cell(k, metrics, intervals, decimals=decimals)
                                for k in view_obj.columns]})
     return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),

@@ -36,7 +36,7 @@ from leaderboard.models import (
 )
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.scoring.rank_state import RankState
-from leaderboard.services.catalog.benchmarks import base_split
+from leaderboard.services.catalog.benchmarks import base_split, get_prepared
 from leaderboard.services.catalog.boards import benchmark_title, board_title, view_set
 from leaderboard.services.ranking import ranking_stats as rs
 from leaderboard.services.ranking.blocks import (
@@ -164,7 +164,8 @@ def reference_rows(session: Session, board: Board,
         row = merged.setdefault(ref.name, {
             "name": ref.name, "kind": ref.kind, "note": ref.note, "split": bench.split,
             "n_targets": bench.n_targets, "subset": bench.id != benchmark.id,
-            "scorer_version": ref.scorer_version, "metrics": {}, "intervals": {}, "by_pos": {}})
+            "scorer_version": ref.scorer_version, "metrics": {}, "intervals": {}, "by_pos": {},
+            "signature": _reference_signature(ref, bench)})
         keys = ref.metric_keys if ref.metric_keys is not None else list(ref.metrics)
         for key in keys:
             if key in ref.metrics:
@@ -186,6 +187,14 @@ def reference_rows(session: Session, board: Board,
 
     return (order(list(merged.values())),
             order([r for name, r in elsewhere.items() if name not in merged]))
+
+
+def _reference_signature(ref: ReferenceSystem, bench: Benchmark) -> dict[str, Any]:
+    """A reference row's signature, as a system's: it was scored with its split's own seed
+    and B (the prepared split's, which a worker has in memory anyway)."""
+    prepared = get_prepared(bench)
+    return {"scorer_version": ref.scorer_version, "split_checksum": bench.checksum,
+            "seed": prepared.seed, "bootstrap": prepared.bootstrap}
 
 
 def _columns_of(headline: str, track: str) -> tuple[str, ...]:

@@ -1,0 +1,62 @@
+"""Issue 32 item 9, the researcher's minor list, over real requests: exports of reference rows,
+plain-text refusals of an export, the LS07/CoInCo pages' own wording, the compare page's
+board and the CLI's headline on LS07 boards.
+
+The split is tests/lexsub_files.GOLD (4 instances), imported as the field's files are."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from leaderboard.models import Benchmark
+from leaderboard.services.catalog.lexsub import lexsub_board
+from leaderboard.services.ranking.snapshots import refresh_snapshot
+from tests.backends import ALL_DATABASES
+from tests.lexsub_files import write_semeval07
+
+
+@pytest.fixture
+def boards(session, tmp_path):
+    """{track: board} of a tiny LS07-format trial split, with their reference rows shown."""
+    folder = write_semeval07(tmp_path)
+    made = {track: lexsub_board(session, "semeval07", "trial", track, data_dir=folder)
+            for track in ("ranking", "generative")}
+    session.commit()
+    for board in made.values():
+        refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    return made
+
+
+@ALL_DATABASES
+def test_reference_rows_carry_their_signature_and_split_size_in_the_exports(client, session,
+                                                                           boards):
+    bench = session.get(Benchmark, boards["ranking"].benchmark_id)
+    for board, name in ((boards["ranking"], "Random"), (boards["generative"],
+                                                        "Gold upper bound")):
+        text = client.get(f"/leaderboard.csv?leaderboard={board.slug}").get_data(as_text=True)
+        row = next(r for r in csv.DictReader(io.StringIO(text)) if r["system"] == name)
+        # Scored by the site on the board's own split, with its seed 0 and B = 1000.
+        assert (row["split_checksum"], row["bootstrap_seed"], row["bootstrap_samples"],
+                row["targets_in_split"]) == (bench.checksum, "0", "1000", "4"), row
+        assert row["scorer_version"]
+        rows = client.get(f"/leaderboard.json?leaderboard={board.slug}").get_json()
+        row = next(r for r in rows if r["system"] == name)
+        assert (row["split_checksum"], row["bootstrap_seed"], row["bootstrap_samples"],
+                row["targets_in_split"]) == (bench.checksum, 0, 1000, 4), row
+
+
+def test_an_export_of_a_view_the_board_lacks_is_a_plain_text_400(client, boards):
+    slug = boards["ranking"].slug
+    for kind in ("csv", "json"):
+        response = client.get(f"/leaderboard.{kind}?leaderboard={slug}&view=all")
+        assert response.status_code == 400
+        assert response.mimetype == "text/plain"
+        body = response.get_data(as_text=True)
+        assert body.startswith("view 'all' ") and body.endswith(": use gap\n"), body
+    # The page itself still answers with its HTML error page.
+    page = client.get(f"/?leaderboard={slug}&view=all")
+    assert page.status_code == 400 and page.mimetype == "text/html"
