@@ -17,8 +17,9 @@ from leaderboard.scoring.parse import open_upload
 
 EXIT_INVALID = 2
 RANKING_KEYS = ("gap",)
-GENERATIVE_KEYS = ("best_p", "best_r", "best_mode_p", "best_mode_r", "oot_p", "oot_r",
-                   "oot_mode_p", "oot_mode_r", "best1", "coverage_p", "coverage_r",
+# The board's order: recall first, the headline it ranks by (metric_info's best view)
+GENERATIVE_KEYS = ("best_r", "best_p", "best_mode_r", "best_mode_p", "oot_r", "oot_p",
+                   "oot_mode_r", "oot_mode_p", "best1", "coverage_p", "coverage_r",
                    "coverage_f") + tuple(f"coverage_f@{k}" for k in range(1, 11))
 
 
