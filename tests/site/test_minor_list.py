@@ -10,6 +10,7 @@ import csv
 import io
 
 import pytest
+from click.testing import CliRunner
 
 from leaderboard.models import Benchmark
 from leaderboard.services.catalog.lexsub import lexsub_board
@@ -60,3 +61,26 @@ def test_an_export_of_a_view_the_board_lacks_is_a_plain_text_400(client, boards)
     # The page itself still answers with its HTML error page.
     page = client.get(f"/?leaderboard={slug}&view=all")
     assert page.status_code == 400 and page.mimetype == "text/html"
+
+
+def test_leaderboard_score_marks_best_r_the_headline_of_an_ls07_generative_board(tmp_path,
+                                                                                 monkeypatch):
+    from leaderboard.commands.score import score_command
+    from leaderboard.services.ranking.metric_info import default_sort
+
+    monkeypatch.setenv("LEADERBOARD_LEXSUB_DIR", str(write_semeval07(tmp_path)))
+    answers = tmp_path / "two.best"
+    # Two of the four items: bright.a 1 earns smart's 3/5 of the votes; bright.a 2 vivid's 2/3
+    # and shining's 1/3 over its two answers, 0.5.
+    answers.write_bytes(b"bright.a 1 :: smart\nbright.a 2 :: vivid;shining\n")
+    result = CliRunner().invoke(score_command, ["--split", "semeval07:trial", "--submission",
+                                                str(answers), "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if line[:1] in ("*", " ")]
+    # best R = (0.6 + 0.5) / 4 items, best P = 1.1 / 2 answered; mode R 2 of 4, P 2 of 2.
+    assert [line.lstrip("* ").split()[:2] for line in lines[1:5]] == [
+        ["best_r", "27.50"], ["best_p", "55.00"], ["best_mode_r", "50.00"],
+        ["best_mode_p", "100.00"]]
+    marked = [line.split()[1] for line in lines[1:]
+              if line.startswith("* ") and "headline" not in line]
+    assert marked == ["best_r"] == [default_sort("lexsub-generative")]
