@@ -54,6 +54,8 @@ def test_a_tsv_run_is_scored_ranked_and_shown_beside_the_published_rows(app, cli
         page = client.get(f"/?leaderboard={board.slug}&view={view}")
         assert page.status_code == 200
     assert "MAP@10" in page.get_data(as_text=True)
+    system = client.get(f"/systems/{body['id']}").get_data(as_text=True)
+    assert "MAP@10" in system and "By part of speech" not in system
     inputs = client.get("/benchmarks/tsar2022/1/en-test/inputs.json.gz")
     assert inputs.status_code == 200
     doc = json.loads(gzip.decompress(inputs.data))
