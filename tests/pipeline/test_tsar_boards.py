@@ -119,3 +119,4 @@ def test_web_form_takes_a_gzipped_tsv(app, client, session, board, checks_worker
     assert jobs.score_submission_job(int(location.rsplit("/", 1)[1])) == "scored"
     page = client.get(location).get_data(as_text=True)
     assert "66.67" in page and "Per-target diagnostics" in page
+    assert "Part of speech" not in page     # no POS on TSAR-2022: no empty POS button
