@@ -17,6 +17,7 @@ from leaderboard.services.catalog.lexsub import lexsub_board
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.backends import ALL_DATABASES
 from tests.lexsub_files import write_semeval07
+from tests.ops.splits import REFERENCE_DIR, SHARED, TEST_SPLIT
 
 
 @pytest.fixture
@@ -84,3 +85,23 @@ def test_leaderboard_score_marks_best_r_the_headline_of_an_ls07_generative_board
     marked = [line.split()[1] for line in lines[1:]
               if line.startswith("* ") and "headline" not in line]
     assert marked == ["best_r"] == [default_sort("lexsub-generative")]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (TEST_SPLIT.exists() and REFERENCE_DIR.is_dir()),
+                    reason="../shared/data/swords or reference-systems is absent")
+def test_the_humans_row_has_best_and_oot_on_the_all_view(runner, client):
+    result = runner.invoke(args=["reference", "import-shared", str(SHARED)])
+    assert result.exit_code == 0, result.output
+    body = client.get("/api/v1/leaderboards/swords-v1.1-test-generative/ranking?view=all")
+    humans = next(r for r in body.get_json()["references"] if r["name"] == "Humans")
+    got = {k: humans["metrics"][k]["value"] for k in ("best_p", "best_r", "best_mode_p",
+                                                       "oot_p", "oot_r", "oot_mode_p")}
+    # The conceivable file on the 89-target subset, as `leaderboard score` gives it; the
+    # paper's Humans row (v1.0): best 3.4, oot 54.0.
+    assert got == {"best_p": 3.36, "best_r": 3.36, "best_mode_p": 31.37, "oot_p": 53.81,
+                   "oot_r": 53.81, "oot_mode_p": 90.2}
+    page = client.get("/?view=all").get_data(as_text=True)
+    row = page.split('<tr class="ref ref-human">')[1].split("</tr>")[0]
+    assert 'class="na"' not in row  # no "–" (not provided) left in the row
+    assert ">3.4</span>" in row and ">53.8</span>" in row
