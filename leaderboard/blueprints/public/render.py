@@ -67,9 +67,13 @@ def _coverage_mark(coverage: dict[str, Any] | None) -> str:
 def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
          headline_label: str) -> str:
     rank_tie = r["tied_with_next_better"] and table.sort in ("rank", table.view.headline)
-    parts = ['<tr class="tied">' if rank_tie else "<tr>",
-             f'<td class="col-rank sticky num" data-value="{r["rank"]}"><strong>{r["rank"]}'
-             "</strong>"]
+    if r.get("set_apart"):
+        parts = [f'<tr class="apart"><td class="col-rank sticky num" title="'
+                 f'{escape(r["set_apart"])}">–']
+    else:
+        parts = ['<tr class="tied">' if rank_tie else "<tr>",
+                 f'<td class="col-rank sticky num" data-value="{r["rank"]}"><strong>'
+                 f'{r["rank"]}</strong>']
     if rank_tie:
         parts.append(f'<abbr class="tie" title="not significantly different from the '
                      f'next-better on {headline_label}, p = {format_p(r["rank_p"])}">≈</abbr>')
@@ -81,7 +85,8 @@ def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
     cons = "" if r["conservative_rank"] is None else r["conservative_rank"]
     parts.append(
         f'</td><th scope="row" class="col-system sticky2" data-value="{system}">'
-        f'<a href="{sys_base}{r["id"]}">{system}</a>{_coverage_mark(r.get("coverage"))}</th>')
+        f'<a href="{sys_base}{r["id"]}">{system}</a>{_coverage_mark(r.get("coverage"))}'
+        f'{_flag_note(r)}</th>')
     headline = table.view.headline
     for cell in r["cells"]:
         value = "" if cell["value"] is None else cell["value"]
@@ -101,14 +106,43 @@ def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
     return "".join(parts)
 
 
+def _flag_note(r: dict[str, Any]) -> str:
+    """Why a row is set apart (its own group), or, where it is ranked, that it repeats
+    answers the field's script credits each time (this view's metric is not inflated)."""
+    if r.get("set_apart"):
+        return f'<span class="apart-why">{escape(r["set_apart"])}</span>'
+    if r.get("items_with_duplicates"):
+        text = (f"repeats answers on {r['items_with_duplicates']:,} items: this view's "
+                "metric does not count repeats twice, so it is ranked here")
+        return f' <abbr class="flag" title="{escape(text)}">repeats</abbr>'
+    return ""
+
+
+def _apart_html(table: RankingTable, sys_base: str, team_base: str,
+                headline_label: str) -> str:
+    """The set-apart rows, under a group heading saying why they are not ranked."""
+    rows = table.apart_rows
+    if not rows:
+        return ""
+    ncols = len(table.columns) + 7 + (1 if table.human_defined else 0)
+    head = (f'<tr class="group"><th scope="rowgroup" colspan="{ncols}">Set apart · not ranked '
+            f"on {headline_label}: these files repeat answers, which the field's script "
+            "credits each time (the numbers shown are the script's)</th></tr>")
+    return head + "".join(_row(r, table, sys_base, team_base, headline_label) for r in rows)
+
+
 def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
-              headline_label: str) -> Markup:
-    """The systems' ``<tr>`` elements, cached per (snapshot, view, POS, sort, direction)."""
+              headline_label: str, apart: bool = False) -> Markup:
+    """The ranked systems' ``<tr>`` elements, or with ``apart`` the set-apart ones (their
+    own ``<tbody>``), cached per (snapshot, view, POS, sort, direction)."""
     key = (table.snapshot_id, table.generated_at, table.view.key, table.pos, table.sort,
-           table.direction, table.entries, table.query, table.page, sys_base, team_base)
+           table.direction, table.entries, table.query, table.page, sys_base, team_base,
+           apart)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
+    if apart:
+        return Markup(_apart_html(table, sys_base, team_base, headline_label))
     inline: dict[int, list[dict[str, Any]]] = {}
     for r in table.reported:
         if r.get("place") is not None:
@@ -117,12 +151,13 @@ def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
     best_first = (table.sort, table.direction) in (("rank", "asc"),
                                                    (table.view.headline, "desc"))
     parts = []
-    for i in range(len(table.rows) + 1):
+    ranked = table.ranked_rows
+    for i in range(len(ranked) + 1):
         here = sorted(inline.get(i, []), key=lambda r: r["cells"][index]["value"],
                       reverse=best_first)
         parts += [_reported_row(r, table, inline=True) for r in here]
-        if i < len(table.rows):
-            parts.append(_row(table.rows[i], table, sys_base, team_base, headline_label))
+        if i < len(ranked):
+            parts.append(_row(ranked[i], table, sys_base, team_base, headline_label))
     html = Markup("".join(parts))
     with _LOCK:
         _CACHE[key] = html

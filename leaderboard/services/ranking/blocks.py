@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -227,6 +227,8 @@ class BlockBuilder:
     source: Resamples
     previous: BoardState | None
     states: dict[str, RankState]
+    #: metric -> global indices set apart on it (:mod:`.set_apart`): never ranked or tied
+    apart: dict[str, set[int]] = field(default_factory=dict)
 
     def block(self, subset: list[int], prefix: str, tie_keys: tuple[str, ...],
               rank_keys: tuple[str, ...],
@@ -235,11 +237,16 @@ class BlockBuilder:
         lists are indexed like ``subset``."""
         rids = [self.rids[g] for g in subset]
         tiebreak = self.tiebreak[subset]
-        inside = [n for n, g in enumerate(subset) if g in self.members]
+        everyone = [n for n, g in enumerate(subset) if g in self.members]
+
+        def inside_on(key: str) -> list[int]:
+            apart = self.apart.get(key)
+            return [n for n in everyone if subset[n] not in apart] if apart else everyone
+
         block: dict[str, Any] = {"ties": {}, "ranks": {}}
-        plans = {key: _tie_plan(self.points[key][subset], tiebreak, rids, set(inside),
-                                old_pairs(key)) if inside else ([None] * len(subset), [])
-                 for key in tie_keys}
+        plans = {key: _tie_plan(self.points[key][subset], tiebreak, rids, set(inside_on(key)),
+                                old_pairs(key)) if inside_on(key)
+                 else ([None] * len(subset), []) for key in tie_keys}
         # Every system some pair needs, read or computed at once (all its metrics together).
         self.source.prefetch(sorted({rids[n] for _, todo in plans.values()
                                      for pair in todo for n in pair}), self.pos)
@@ -249,6 +256,7 @@ class BlockBuilder:
                                                               key))
 
         def rank(key: str) -> RankState | None:
+            inside = inside_on(key)
             if not inside:
                 return None
             name = f"{prefix}{key}|{self.pos or 'all'}"
@@ -266,8 +274,11 @@ class BlockBuilder:
                 self.states[f"{prefix}{key}|{self.pos or 'all'}"] = state
             points = self.points[key][subset] if subset else np.zeros(0)
             lo, hi, cons = _rank_lists(state, rids)
-            block["ranks"][key] = {"rank": rs.point_ranks(points).tolist(), "lo": lo,
-                                   "hi": hi, "conservative": cons}
+            ranks: list[int | None] = rs.point_ranks(points).tolist()
+            for n, g in enumerate(subset):
+                if g in self.apart.get(key, ()):
+                    ranks[n] = None
+            block["ranks"][key] = {"rank": ranks, "lo": lo, "hi": hi, "conservative": cons}
         return block
 
 

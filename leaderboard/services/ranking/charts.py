@@ -17,6 +17,7 @@ import plotly.io as pio
 from plotly.colors import sample_colorscale
 
 from leaderboard.services.ranking.metric_info import LABELS, POS_VALUES
+from leaderboard.services.ranking.set_apart import is_apart
 
 _LAYOUT = dict(template="plotly_white", margin=dict(l=55, r=15, t=70, b=60),
                font=dict(family="system-ui, sans-serif", size=13),
@@ -172,8 +173,12 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
     """Labelled dot plot of one metric: the top systems best first with 95% bars, reference
     rows as labelled dashed lines."""
     label = _label(metric)
-    systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
-                     key=lambda s: -s["metrics"][metric])[:top]
+    every = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
+                   key=lambda s: -s["metrics"][metric])
+    # set apart (repeated answers inflate this metric): their own rows below the ranked ones
+    systems = [s for s in every if not is_apart(s, metric)][:top]
+    ranked = len(systems)
+    systems += [s for s in every if is_apart(s, metric)]
     names = [f"{s['system']} ({s['team']})" for s in systems]
     # The name wrapped, the team on a line of its own: nothing cut on a phone.
     labels = [_wrapped(s["system"]) + "<br>" + _short(s["team"]) for s in systems]
@@ -182,10 +187,19 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
     # Rows by index, not by name: two names cut to the same label stay two rows.
     rows = list(range(len(systems)))
     fig = go.Figure(go.Scatter(
-        x=xs, y=rows, mode="markers", name="Systems", marker=dict(size=9), text=names,
-        error_x=dict(type="data", array=[e[0] for e in errs],
-                     arrayminus=[e[1] for e in errs], thickness=1),
+        x=xs[:ranked], y=rows[:ranked], mode="markers", name="Systems", marker=dict(size=9),
+        text=names[:ranked],
+        error_x=dict(type="data", array=[e[0] for e in errs[:ranked]],
+                     arrayminus=[e[1] for e in errs[:ranked]], thickness=1),
         hovertemplate="%{text}: %{x:.1f}<extra></extra>"))
+    if len(systems) > ranked:
+        fig.add_trace(go.Scatter(
+            x=xs[ranked:], y=rows[ranked:], mode="markers", marker=dict(size=9, symbol="x",
+                                                                         color="#8a939e"),
+            name="Set apart: repeats answers (not ranked)", text=names[ranked:],
+            hovertemplate="%{text}: %{x:.1f}, set apart: repeats answers the scorer "
+                          "credits each time<extra></extra>"))
+        labels[ranked:] = [f"{t}<br>(set apart)" for t in labels[ranked:]]
     refs = sorted((r for r in data.get("references", []) if r["metrics"].get(metric) is not None),
                   key=lambda r: r["metrics"][metric])
     for n, r in enumerate(refs):
@@ -197,9 +211,11 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
         fig.add_vline(x=r["metrics"][metric], line_dash="dash", line_color="#8a939e",
                       annotation_text=r["name"], annotation_position=place,
                       annotation_font_size=10)
-    shown = f"top {len(systems)}" if len(data.get("systems", [])) > len(systems) else "all"
+    shown = f"top {ranked}" if len(data.get("systems", [])) > len(systems) else "all"
     lines = sum(label.count("<br>") + 1 for label in labels)
-    fig.update_layout(title=_title(f"{label}: {shown} systems", "95% interval bars"),
+    sub = "95% interval bars" + (" · ×: set apart, repeats answers (not ranked)"
+                                 if len(systems) > ranked else "")
+    fig.update_layout(title=_title(f"{label}: {shown} systems", sub),
                       xaxis_title=f"{label} (%)", showlegend=False,
                       height=150 + 14 * lines + 10 * len(systems), **_LAYOUT)
     fig.update_yaxes(autorange="reversed", automargin=True, tickmode="array", tickvals=rows,
@@ -234,8 +250,10 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
     every public system as a point, reference rows as dashed lines and a publication's
     reported numbers as dotted ones (they have no submission date here)."""
     label = _label(metric)
-    systems = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
-                     key=lambda s: (s["date"], s["id"]))
+    every = sorted((s for s in data.get("systems", []) if metric in s["metrics"]),
+                   key=lambda s: (s["date"], s["id"]))
+    systems = [s for s in every if not is_apart(s, metric)]
+    apart = [s for s in every if is_apart(s, metric)]
     fig = go.Figure()
     dates, best, lo, hi, names = [], [], [], [], []
     current: dict[str, Any] | None = None
@@ -271,6 +289,14 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
             mode="markers", name="Public systems", marker=dict(size=7, color="#5b6470"),
             text=[f"{s['system']} ({s['team']})" for s in systems],
             hovertemplate="%{text}<br>%{x}: %{y:.1f}<extra></extra>"))
+    if apart:
+        fig.add_trace(go.Scatter(
+            x=[s["date"][:10] for s in apart], y=[s["metrics"][metric] for s in apart],
+            mode="markers", name="Set apart: repeats answers (never the best)",
+            marker=dict(size=8, symbol="x", color="#b0b7c0"),
+            text=[f"{s['system']} ({s['team']})" for s in apart],
+            hovertemplate="%{text}<br>%{x}: %{y:.1f}, set apart: repeats answers the "
+                          "scorer credits each time<extra></extra>"))
     places = ("top left", "bottom right", "top right", "bottom left")
     refs = [r for r in data.get("references", []) if r["metrics"].get(metric) is not None]
     for n, r in enumerate(refs):
@@ -302,7 +328,7 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
     fig.update_layout(title=_title(heading, "step: best so far · band: its "
                                    "95% interval"),
                       xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
-    fig.update_xaxes(**_date_axis([s["date"][:10] for s in systems]), ticklabelstandoff=6)
+    fig.update_xaxes(**_date_axis([s["date"][:10] for s in every]), ticklabelstandoff=6)
     # The lowest y label kept clear of the first date label at the corner.
     fig.update_yaxes(ticklabelstandoff=6, automargin=True)
     return fig

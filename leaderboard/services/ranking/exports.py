@@ -45,6 +45,10 @@ def ranking_frame(table: RankingTable,
             "submission_id": row.get("id"), "date": row.get("date", ""),
             "note": _note(row, kind),
             "above_rank": row.get("above_rank"),
+            # set apart (own group, after the ranked rows): why, and the flags behind it
+            "set_apart": row.get("set_apart") or None,
+            "flags": " ".join(row.get("flags") or []) or None,
+            "items_with_duplicates": row.get("items_with_duplicates"),
         }
         for cell in row["cells"]:
             key = cell["key"]
@@ -67,12 +71,13 @@ def ranking_frame(table: RankingTable,
     if frame.empty:
         base = ["row_type", "rank", "rank_lo", "rank_hi", "conservative_rank",
                 "tied_with_next_better", "system", "team", "submission_id", "date", "note",
-                "above_rank"]
+                "above_rank", "set_apart", "flags", "items_with_duplicates"]
         cols = [c for k in table.columns for c in (k, f"{k} lo", f"{k} hi", f"{k} tie_p")]
         frame = pd.DataFrame(columns=base + cols + ["pct_humans", *COVERAGE_COLUMNS,
                                                     *SIGNATURE_COLUMNS])
     for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id", "above_rank",
-                   *COVERAGE_COLUMNS, "bootstrap_seed", "bootstrap_samples"):
+                   *COVERAGE_COLUMNS, "bootstrap_seed", "bootstrap_samples",
+                   "items_with_duplicates"):
         frame[column] = frame[column].astype("Int64")
     return frame
 

@@ -14,6 +14,7 @@ from leaderboard.scoring.significance import compact_letters, significant
 from leaderboard.services.ranking.metric_info import LABELS, displayed, track_of
 from leaderboard.services.ranking.neighbours import WINDOW
 from leaderboard.services.ranking.ranking_table import BadQuery
+from leaderboard.services.ranking.set_apart import is_apart, why
 
 MAX_TOP = 30
 
@@ -47,7 +48,16 @@ def pairwise_table(data: dict[str, Any], metric: str, top: int = MAX_TOP) -> dic
     # A board without public systems has no matrix (reshape(0, -1) of nothing fails).
     beats = (np.array(entry["p_beats"], dtype=float).reshape(len(entry["ids"]), -1)[
         np.ix_(keep, keep)] if keep else np.zeros((0, 0)))
-    return _table(by_id, metric, ids, beats)
+    return {**_table(by_id, metric, ids, beats), "set_apart": set_apart(data, metric)}
+
+
+def set_apart(data: dict[str, Any], metric: str) -> list[dict[str, Any]]:
+    """Systems set apart on ``metric`` (:mod:`.set_apart`), best first: never compared, listed
+    below the grid with why."""
+    rows = [{"id": s["id"], "system": s["system"], "team": s["team"],
+             "score": s["metrics"].get(metric), "why": why(s, metric)}
+            for s in data.get("systems", []) if is_apart(s, metric)]
+    return sorted(rows, key=lambda r: -(r["score"] if r["score"] is not None else -1e9))
 
 
 def parse_around(around: str | None) -> int | None:
@@ -93,7 +103,7 @@ def window_table(data: dict[str, Any], metric: str, around: int) -> dict[str, An
             beats[j, i] = band["up"][start + i][j - i - 1]
     by_id = {s["id"]: s for s in data.get("systems", [])}
     return {**_table(by_id, metric, ids, beats), "around": around, "first_rank": start + 1,
-            "ranked": n}
+            "ranked": n, "set_apart": set_apart(data, metric)}
 
 
 def _table(by_id: dict[int, dict[str, Any]], metric: str, ids: list[int],

@@ -19,6 +19,7 @@ from leaderboard.services.ranking.metric_info import (
     track_of,
     views_for,
 )
+from leaderboard.services.ranking.set_apart import why
 
 ENTRIES = ("best", "all")
 DEFAULT_ENTRIES = "best"
@@ -92,6 +93,16 @@ class RankingTable:
     def reported_beats_shown(self) -> bool:
         """Whether a reported row out of place beats a shown system (then unfold the group)."""
         return any(r.get("above_rank") is not None for r in self.folded_reported)
+
+    @property
+    def ranked_rows(self) -> list[dict[str, Any]]:
+        """The rows ranked on this view (the set-apart ones follow them in ``rows``)."""
+        return [r for r in self.rows if not r["set_apart"]]
+
+    @property
+    def apart_rows(self) -> list[dict[str, Any]]:
+        """Rows set apart on this view's headline, unranked (:mod:`.set_apart`)."""
+        return [r for r in self.rows if r["set_apart"]]
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -327,13 +338,19 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
             "headline": None if headline is None else round(float(headline), 2),
             "pct_humans": pct, "coverage": system.get("coverage"),
             "signature": system.get("signature"), "cells": cells,
+            "flags": list(system.get("flags") or []),
+            "items_with_duplicates": system.get("items_with_duplicates"),
+            "set_apart": why(system, view_obj.headline),
         })
     total = len(rows)
     if query:
         rows = [r for r in rows if matches(r, query)]
     _sort_rows(rows, view_obj, sort, direction)
+    # set apart: their own group below the ranked rows, whatever the sort
+    rows = [r for r in rows if not r["set_apart"]] + [r for r in rows if r["set_apart"]]
     reported = reported_rows(data, view_obj, pos)
-    place_reported(reported, rows, view_obj, sort, direction)
+    place_reported(reported, [r for r in rows if not r["set_apart"]], view_obj, sort,
+                   direction)
     refs = []
     for ref in references:
         metrics, intervals = _block(ref, pos)
@@ -426,10 +443,10 @@ def build_matrix(data: dict[str, Any], metric: str) -> dict[str, Any]:
     def cells(entry: dict[str, Any]) -> list[dict[str, Any]]:
         return [_cell(metric, *_block(entry, p), decimals=decimals) for p in columns]
 
-    systems = [{"id": s["id"], "system": s["system"], "team": s["team"], "cells": cells(s)}
-               for s in data.get("systems", [])]
-    systems.sort(key=lambda r: -(r["cells"][0]["value"] if r["cells"][0]["value"] is not None
-                                 else float("-inf")))
+    systems = [{"id": s["id"], "system": s["system"], "team": s["team"], "cells": cells(s),
+                "set_apart": why(s, metric)} for s in data.get("systems", [])]
+    systems.sort(key=lambda r: (bool(r["set_apart"]), -(
+        r["cells"][0]["value"] if r["cells"][0]["value"] is not None else float("-inf"))))
     refs = [{"name": r["name"], "kind": r["kind"], "subset": r.get("subset", False),
              "cells": cells(r)} for r in data.get("references", [])]
     return {"metric": metric, "columns": ["ALL", *POS_VALUES], "rows": systems,

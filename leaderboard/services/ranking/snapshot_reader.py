@@ -34,7 +34,7 @@ from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT, refresh_snap
 log = logging.getLogger(__name__)
 
 #: Bump when the cached pages' markup changes, so validators (ETags) change with it.
-CACHE_VERSION = 9
+CACHE_VERSION = 10
 TABLES_MAX = 64
 BODIES_MAX = 48
 

@@ -61,6 +61,7 @@ from leaderboard.services.ranking.metric_info import (
 )
 from leaderboard.services.ranking.neighbours import neighbour_bands
 from leaderboard.services.ranking.resamples import Resamples
+from leaderboard.services.ranking.set_apart import apart_indices, flags_of
 from leaderboard.services.ranking.systems import coverage_of, signature_of
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,9 @@ log = logging.getLogger(__name__)
 #:    and its numbers of the board's shown metrics only, to four decimals.
 #: 8: ``neighbours``: each ranked system against the 29 below it per headline metric.
 #: 9: LS07/CoInCo generative boards rank by recall (best R, oot R, mode R views).
-SNAPSHOT_FORMAT = 9
+#: 10: each system's ``flags`` and ``items_with_duplicates``; a system set apart on a metric
+#:     (:mod:`.set_apart`) has no rank, tie, pair or neighbour band on it.
+SNAPSHOT_FORMAT = 10
 KEEP_SNAPSHOTS = 2
 
 
@@ -229,7 +232,7 @@ def _system_entry(sub: Submission, result: Result, team: Team, known: dict[str, 
         "team_id": team.id, "date": sub.created_at.isoformat(), "description": sub.description,
         "paper_url": sub.paper_url, "code_url": sub.code_url, "file_sha256": sub.file_sha256,
         "scorer_version": result.scorer_version}
-    numbers = ("metrics", "intervals", "by_pos", "coverage")
+    numbers = ("metrics", "intervals", "by_pos", "coverage", "flags", "items_with_duplicates")
     if known is not None:
         entry.update((k, known[k]) for k in numbers)
     else:
@@ -239,7 +242,8 @@ def _system_entry(sub: Submission, result: Result, team: Team, known: dict[str, 
                      by_pos={pos: {"metrics": shown(block.get("metrics")),
                                    "intervals": shown(block.get("intervals"))}
                              for pos, block in (result.by_pos or {}).items()},
-                     coverage=coverage_of(result.counts))
+                     coverage=coverage_of(result.counts), flags=flags_of(result.counts),
+                     items_with_duplicates=(result.counts or {}).get("items_with_duplicates"))
     entry["signature"] = signature_of(result)
     return entry
 
@@ -287,6 +291,7 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     rids = [s["result_id"] for s in systems]
     m = len(systems)
     tiebreak_rank = rs.tiebreak_ranks([(s["date"], s["id"]) for s in systems])
+    apart = apart_indices(systems, tuple(dict.fromkeys(shown_keys + ranked_on)))
     signatures = Counter(_signature(r) for _, r, _ in rows).most_common(1)
     signature = signatures[0][0] if signatures else None
     candidates = [rids[g] for g, (_, r, _) in enumerate(rows) if _signature(r) == signature]
@@ -317,6 +322,8 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
     for pos in (None, *POS_VALUES):
         name = pos or "all"
         points = points_of(systems, pos, tuple(dict.fromkeys(shown_keys + ranked_on)))
+        for key, indices in apart.items():   # below every ranked system, then unranked
+            points[key][list(indices)] = -np.inf
         before.current[name] = points
         if pos is None:
             overall = points
@@ -327,7 +334,8 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
             return source.rows([rids[g] for g in globals_], pos, key)
 
         where = BlockBuilder(pos, points, tiebreak_rank, rids,
-                             member_set if resampled else set(), source, previous, states)
+                             member_set if resampled else set(), source, previous, states,
+                             apart)
         per_pos[name] = where.block(list(range(m)), "", shown_keys, ranked_on,
                                     lambda key, name=name: before.pairs(name, key))
         for headline in ranked_on:
