@@ -58,6 +58,11 @@ def test_a_generative_file_repeating_answers_is_flagged_and_unranked_on_oot(
     assert apart["rank"] is None and apart["rank_lo"] is None
     assert apart["flags"] == ["duplicate_answers"] and apart["items_with_duplicates"] == 4
     assert apart["headline"] == pytest.approx(145.0) and WHY_OOT in apart["set_apart"]
+    default_api = client.get(f"/api/v1/leaderboard?leaderboard={generative.slug}&view=oot"
+                             "&entries=all").get_json()
+    assert [(r["system"], r["rank"], r["flags"], r["items_with_duplicates"])
+            for r in default_api["rows"]] == [("honest", 1, [], 0),
+                                              ("repeater", None, ["duplicate_answers"], 4)]
     best = _rows(client, generative.slug, "best")         # best is not inflated: ranked
     assert (best["honest"]["rank"], best["repeater"]["rank"]) == (1, 2)
     assert best["repeater"]["flags"] == ["duplicate_answers"]

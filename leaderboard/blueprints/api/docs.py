@@ -256,7 +256,10 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
                     "rows (ranked systems), references, and reported: rows copied from a "
                     "publication (row_type reported; name, citation, url, source, benchmark "
                     "{name, version, split} they were computed on; no rank, no intervals, "
-                    "value null where not printed)")},
+                    "value null where not printed). A system row's flags: duplicate_answers "
+                    "(with items_with_duplicates) where an LS07/CoInCo file repeats answers; "
+                    "on the views those repeats inflate (oot, GAP) such a row comes after "
+                    "the ranked ones, rank null, set_apart saying why")},
                               "400": _error("Unknown view/pos/sort/entries value")}}},
             "/compare": {"get": {
                 "summary": "Head to head of two public systems on every metric (no token)",
