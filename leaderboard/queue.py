@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Mapping
 
 from redis import Redis
 from redis.exceptions import RedisError
@@ -10,6 +11,7 @@ from rq import Queue
 
 from leaderboard.rankers import live_rankers, ranker_for, ranking_queue_name
 from leaderboard.redis_conn import connect_redis
+from leaderboard.services.ranking import read_filter
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +180,12 @@ def refresh_keys(board_id: int, queue_name: str) -> dict[str, str]:
     return {"pending": f"{base}:pending", "counter": f"{base}:n", "lock": f"{base}:lock"}
 
 
+def refresh_stats_key(queue_name: str) -> str:
+    """Hash of counters of the site's refreshes: ``warm`` (the ranker held the board's state
+    in memory), ``cold``, ``incremental`` and ``full`` (the state rebuilt)."""
+    return f"leaderboard:refresh:{queue_name}:stats"
+
+
 def running_refreshes_key(queue_name: str) -> str:
     """Hash board id -> the ranker running its refresh (a gone ranker's boards are redone)."""
     return f"leaderboard:refresh:{queue_name}:running"
@@ -234,6 +242,29 @@ def refresh_from_request(board_id: int) -> bool:
         return False
     request_snapshot_refresh(board_id, connection=get_redis(),
                              queue_name=current_app.config["LEADERBOARD"]["QUEUE_NAME"])
+    return True
+
+
+def announce_visibility(*, hidden: Mapping[int, Iterable[int]] | None = None,
+                        shown: Mapping[int, Iterable[int]] | None = None) -> bool:
+    """From a web request, after committing a change of who may see submissions (board id ->
+    submission ids): ``hidden`` leave every public page at the next request (the read
+    filter), ``shown`` may come back, and each board's ranker is asked for a new snapshot.
+    Nothing is computed here. False when Redis is unreachable (then neither happened)."""
+    from flask import current_app
+
+    hidden, shown = dict(hidden or {}), dict(shown or {})
+    queue_name = current_app.config["LEADERBOARD"]["QUEUE_NAME"]
+    try:
+        connection = get_redis()
+        read_filter.mark_hidden(connection, queue_name, hidden)
+        read_filter.mark_shown(connection, queue_name, shown)
+        for board_id in sorted(set(hidden) | set(shown)):
+            request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
+    except (RedisError, OSError):
+        log.warning("could not announce a visibility change (Redis unreachable)",
+                    exc_info=True)
+        return False
     return True
 
 

@@ -25,6 +25,7 @@ from leaderboard.lease import Lease
 from leaderboard.queue import (
     REFRESH_FUNCTION,
     refresh_keys,
+    refresh_stats_key,
     release_refresh,
     request_snapshot_refresh,
     running_refreshes_key,
@@ -89,6 +90,7 @@ def refresh_snapshot_job(board_id: int) -> str:
                 request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
                 return "lost"
             session.commit()
+            _after_commit(connection, queue_name, board_id)
         prepare_pages(settings, engine, board_id, snapshot_id)  # outside the lease
     finally:
         connection.hdel(running, str(board_id))
@@ -112,6 +114,29 @@ def prepare_pages(settings: dict[str, Any], engine: Any, board_id: int,
                  board_id, time.perf_counter() - start)
     except Exception:
         log.exception("could not prepare the pages of snapshot %s", snapshot_id)
+
+
+def _after_commit(connection: Redis, queue_name: str, board_id: int) -> None:
+    """The read filter forgets the systems the new snapshot no longer lists; the refresh is
+    counted warm or cold, incremental or full (``bench_scaleout.py`` reads the counts)."""
+    from leaderboard.services.ranking import read_filter
+    from leaderboard.services.ranking.board_state import last_written
+
+    written = last_written(board_id)
+    if written is None:
+        return
+    try:
+        read_filter.settle(connection, queue_name, board_id, written.systems)
+        warmth = "warm" if written.origin == "memory" else "cold"
+        kind = "incremental" if written.incremental else "full"
+        with connection.pipeline(transaction=False) as pipe:
+            pipe.hincrby(refresh_stats_key(queue_name), warmth)
+            pipe.hincrby(refresh_stats_key(queue_name), kind)
+            pipe.execute()
+        log.info("refresh of board %s: %s, %s (state from %s), %d systems", board_id, warmth,
+                 kind, written.origin, len(written.systems))
+    except Exception:  # the snapshot is committed; the filter settles at the next one
+        log.warning("could not settle the read filter of board %s", board_id, exc_info=True)
 
 
 def _move_queued(connection: Redis, queue_name: str, name: str) -> set[int]:

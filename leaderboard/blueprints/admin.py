@@ -15,7 +15,7 @@ from wtforms.validators import Length
 from leaderboard.db import get_session
 from leaderboard.extensions import csrf
 from leaderboard.models import SubmissionStatus
-from leaderboard.queue import get_redis
+from leaderboard.queue import announce_visibility, get_redis
 from leaderboard.services.catalog.boards import list_boards
 from leaderboard.services.intake import admin as service
 from leaderboard.services.ranking.ladder import held_message
@@ -93,7 +93,7 @@ def hide_submission(submission_id: int, action: str) -> Response:
     try:
         row = service.set_hidden(get_session(), submission_id=submission_id,
                                  hidden=action == "hide", reason=form.reason.data or "",
-                                 actor_id=current_user.id)
+                                 actor_id=current_user.id, announce=announce_visibility)
         flash(f"Submission #{row.id} ({row.system_name}) is "
               f"{'hidden' if row.hidden else 'visible again'}.", "success")
     except service.AdminError as exc:
@@ -124,7 +124,8 @@ def team_action(team_id: int, action: str) -> Response:
         else:
             team = service.set_team_disabled(session, team_id=team_id,
                                              disabled=action == "disable", reason=reason,
-                                             actor_id=current_user.id)
+                                             actor_id=current_user.id,
+                                             announce=announce_visibility)
             flash(f"Team {team.name} is {'disabled' if team.disabled else 'enabled'}.",
                   "success")
     except service.AdminError as exc:

@@ -3,6 +3,7 @@ submission page with its live status, and the publish toggle."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from flask import (
@@ -23,7 +24,7 @@ from wtforms.validators import DataRequired, Length, Optional, Regexp
 
 from leaderboard.blueprints.account import bp
 from leaderboard.db import get_session
-from leaderboard.models import Benchmark, Board, SubmissionStatus, Team
+from leaderboard.models import Benchmark, Board, Submission, SubmissionStatus, Team
 from leaderboard.services.access.verification import require_verified, team_is_verified
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import (
@@ -235,12 +236,17 @@ def submission_status(submission_id: int):
                     "done": row.status not in SubmissionStatus.PENDING})
 
 
-def _queue_refresh(board_id: int) -> None:
-    """Ask a worker to recompute the board's ranking (coalesced with other requests)."""
-    from leaderboard.queue import get_redis, request_snapshot_refresh
+def _announcer(row: Submission, public: bool) -> Callable[[int], None]:
+    """After the commit: an unpublished system leaves every public page at the next request
+    (the read filter), and the board's ranker is asked for a new snapshot."""
+    from leaderboard.queue import announce_visibility
 
-    request_snapshot_refresh(board_id, connection=get_redis(),
-                             queue_name=current_app.config["LEADERBOARD"]["QUEUE_NAME"])
+    def announce(board_id: int) -> None:
+        ids = {board_id: [row.id]}
+        if not announce_visibility(hidden={} if public else ids,
+                                   shown=ids if public and not row.hidden else {}):
+            raise ConnectionError("Redis unreachable")  # set_public refreshes instead
+    return announce
 
 
 @bp.post("/submissions/<int:submission_id>/visibility")
@@ -255,7 +261,7 @@ def set_visibility(submission_id: int):
 
     public = request.form.get("public") == "1"
     service.set_public(session=get_session(), submission=row, public=public,
-                       request_refresh=_queue_refresh)
+                       request_refresh=_announcer(row, public))
     if not public:
         message = "Unpublished: it leaves the public ranking within a few seconds."
     elif row.status == SubmissionStatus.SCORED and not row.hidden:

@@ -135,9 +135,9 @@ def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
               headline_label: str, apart: bool = False) -> Markup:
     """The ranked systems' ``<tr>`` elements, or with ``apart`` the set-apart ones (their
     own ``<tbody>``), cached per (snapshot, view, POS, sort, direction)."""
-    key = (table.snapshot_id, table.generated_at, table.view.key, table.pos, table.sort,
-           table.direction, table.entries, table.query, table.page, sys_base, team_base,
-           apart)
+    key = (table.snapshot_id, table.withdrawn, table.generated_at, table.view.key, table.pos,
+           table.sort, table.direction, table.entries, table.query, table.page, sys_base,
+           team_base, apart)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached

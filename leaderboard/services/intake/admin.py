@@ -1,10 +1,12 @@
 """Admin queries and actions: submission moderation, team management, queue health.
 
-Every action writes an AuditLog row; moderation refreshes the benchmark's ranking snapshot.
+Every action writes an AuditLog row; moderation is announced to the read path's filter and
+the boards' rankers (a web request never computes a ranking).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,8 +52,9 @@ def audit(session: Session, *, actor_id: int | None, action: str, object_type: s
 
 
 def set_hidden(session: Session, *, submission_id: int, hidden: bool, reason: str,
-               actor_id: int | None) -> Submission:
-    """Hide (reason required) or unhide a submission, audit it, refresh the ranking. Commits."""
+               actor_id: int | None, announce: Announce | None = None) -> Submission:
+    """Hide (reason required) or unhide a submission and audit it; commits, then announces
+    it (:func:`_announce`): the ranker refreshes the ranking."""
     submission = session.get(Submission, submission_id)
     if submission is None:
         raise AdminError(f"no submission {submission_id}")
@@ -63,16 +66,19 @@ def set_hidden(session: Session, *, submission_id: int, hidden: bool, reason: st
     session.add(submission)
     audit(session, actor_id=actor_id, action="hide" if hidden else "unhide",
           object_type="submission", object_id=submission.id, reason=reason)
-    session.flush()
-    snapshots.refresh_snapshot(session=session, board_id=submission.board_id)
     session.commit()
+    ids = {submission.board_id: [submission.id]}
+    team = session.get(Team, submission.team_id)
+    visible = submission.is_public and not (team is not None and team.disabled)
+    _announce(session, announce, hidden=ids if hidden else {},
+              shown=ids if not hidden and visible else {})
     return submission
 
 
 def set_team_disabled(session: Session, *, team_id: int, disabled: bool, reason: str,
-                      actor_id: int | None) -> Team:
-    """Disable (reason required) or enable a team; its tokens and logins follow. Commits and
-    refreshes the rankings its public submissions appear in."""
+                      actor_id: int | None, announce: Announce | None = None) -> Team:
+    """Disable (reason required) or enable a team; its tokens and logins follow. Commits,
+    then announces its public submissions' change (:func:`_announce`)."""
     team = session.get(Team, team_id)
     if team is None:
         raise AdminError(f"no team {team_id}")
@@ -82,12 +88,33 @@ def set_team_disabled(session: Session, *, team_id: int, disabled: bool, reason:
     session.add(team)
     audit(session, actor_id=actor_id, action="disable_team" if disabled else "enable_team",
           object_type="team", object_id=team.id, reason=reason)
-    session.flush()
-    for board_id in session.exec(select(Submission.board_id).where(
-            Submission.team_id == team.id, col(Submission.is_public).is_(True)).distinct()):
-        snapshots.refresh_snapshot(session=session, board_id=board_id)
     session.commit()
+    ids: dict[int, list[int]] = {}
+    for sid, board_id in session.exec(select(Submission.id, Submission.board_id).where(
+            Submission.team_id == team.id, col(Submission.is_public).is_(True),
+            col(Submission.hidden).is_(False))):
+        ids.setdefault(board_id, []).append(sid)
+    _announce(session, announce, hidden={} if not disabled else ids,
+              shown=ids if not disabled else {})
     return team
+
+
+#: ``announce(hidden=, shown=)`` (board id -> submission ids), after the commit: the web's
+#: :func:`leaderboard.queue.announce_visibility`; False when it could not (Redis away).
+Announce = Callable[..., bool]
+
+
+def _announce(session: Session, announce: Announce | None, *,
+              hidden: dict[int, list[int]], shown: dict[int, list[int]]) -> None:
+    """Tell the read path and the rankers; a web request computes nothing. Without
+    ``announce`` (a host command), or when it fails (Redis unreachable: neither the read
+    filter nor a ranker can be told), the boards are refreshed here instead, so that a
+    withdrawn system never comes back when Redis does."""
+    if announce is not None and announce(hidden=hidden, shown=shown):
+        return
+    for board_id in sorted(set(hidden) | set(shown)):
+        snapshots.refresh_snapshot(session=session, board_id=board_id)
+        session.commit()
 
 
 def reset_quota(session: Session, *, team_id: int, reason: str, actor_id: int | None) -> Team:

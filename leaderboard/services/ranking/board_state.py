@@ -26,6 +26,8 @@ class BoardState:
     states: dict[str, RankState]
     members: list[int] = field(default_factory=list)
     data: dict[str, Any] | None = None
+    #: Whether the refresh that made it updated the previous state (else: rebuilt it all).
+    incremental: bool = False
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
@@ -63,6 +65,7 @@ def load_board_state(session: Session, board_id: int, *,
     row = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.created_at)
                        .where(LeaderboardSnapshot.board_id == board_id)
                        .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
+    _ORIGIN[board_id] = "none"
     if row is None:
         return None
     latest, stamp = row[0], _stamp(row[0], row[1])
@@ -71,7 +74,9 @@ def load_board_state(session: Session, board_id: int, *,
     mine = written is not None and written[0] == stamp
     if mine and cached and written[2] is not None:
         _LAST_WRITTEN[board_id] = (stamp, written[1], None)
+        _ORIGIN[board_id] = "memory"
         return written[2]
+    _ORIGIN[board_id] = "database"
     blob = session.exec(select(RankingState.data)
                         .where(RankingState.snapshot_id == latest)).first()
     if blob is None:
@@ -83,6 +88,16 @@ def load_board_state(session: Session, board_id: int, *,
         return BoardState.from_bytes(blob, data=data)
     except Exception:  # an unreadable state only costs a full refresh
         return None
+
+
+#: Where each board's last :func:`load_board_state` found the state: "memory" (a warm
+#: refresh), "database" or "none" (cold).
+_ORIGIN: dict[int, str] = {}
+
+
+def state_origin(board_id: int) -> str:
+    """Where the last state of ``board_id`` loaded in this process came from."""
+    return _ORIGIN.get(board_id, "none")
 
 
 _KEEP_STATES = False
@@ -102,9 +117,30 @@ def forget_kept() -> None:
     _LAST_WRITTEN.clear()
 
 
+@dataclass(frozen=True)
+class Written:
+    """What this process's last refresh of a board did: whether it found the state in memory
+    (``origin``), whether it updated it (``incremental``), and the systems it lists."""
+
+    origin: str
+    incremental: bool
+    systems: tuple[int, ...]
+
+
+_WRITTEN: dict[int, Written] = {}
+
+
+def last_written(board_id: int) -> Written | None:
+    """The last refresh of ``board_id`` in this process (None: none yet)."""
+    return _WRITTEN.get(board_id)
+
+
 def save_board_state(session: Session, snapshot: LeaderboardSnapshot,
                      state: BoardState) -> None:
     session.add(RankingState(snapshot_id=snapshot.id, data=state.to_bytes()))
+    _WRITTEN[snapshot.board_id] = Written(
+        state_origin(snapshot.board_id), state.incremental,
+        tuple(int(s["id"]) for s in (state.data or {}).get("systems", [])))
     if state.data is not None:
         _LAST_WRITTEN[snapshot.board_id] = (_stamp(snapshot.id, snapshot.created_at),
                                             state.data, state if _KEEP_STATES else None)

@@ -196,6 +196,7 @@ def ranking_rows(*, session: Session, board_id: int, pos: str | None = None,
     if table is None:
         table = build_table(load_data(session, ref), snapshot_id=ref.id, pos=pos, sort=sort,
                             direction=direction, view=view, entries=entries, q=q)
+        table.withdrawn = tuple(sorted(ref.hidden))
         _remember(_tables, key, table, TABLES_MAX)
     return table
 

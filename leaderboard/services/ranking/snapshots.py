@@ -380,7 +380,8 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
         "reported": reported_rows(session, board.id),  # type: ignore[arg-type]
     }
     return data, BoardState(meta=_meta(signature, views), states=states,
-                            members=[rids[g] for g in members], data=data)
+                            members=[rids[g] for g in members], data=data,
+                            incremental=plan is not None)
 
 
 def refresh_snapshot(*, session: Session, board_id: int,

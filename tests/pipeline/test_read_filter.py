@@ -1,0 +1,232 @@
+"""A withdrawn system (unpublished, hidden, its team disabled) leaves every public route at
+once, before any new snapshot: the read filter (issue 31 item 1)."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import numpy as np
+from redis import Redis
+from sqlmodel import col, delete, select
+
+from leaderboard.demo.synthetic import add_systems, synthetic_board
+from leaderboard.models import LeaderboardSnapshot, RankingState, Submission, Team, User
+from leaderboard.queue import (
+    get_redis,
+    refresh_keys,
+    request_snapshot_refresh,
+    running_refreshes_key,
+)
+from leaderboard.rankers import live_rankers
+from leaderboard.services.ranking import read_filter
+from leaderboard.services.ranking.snapshots import refresh_snapshot
+from tests.factories import csrf_token_from, login, make_team
+
+#: Every public route that lists or shows a system of the default board.
+ROUTES = ["/", "/?view=all", "/?entries=all", "/matrix", "/charts", "/history",
+          "/significance", "/compare", "/leaderboard.csv", "/leaderboard.json",
+          "/api/v1/leaderboard", "/api/v1/significance"]
+
+
+def _wait(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"{what} not within {timeout} s"
+        time.sleep(0.05)
+
+
+def _shows(reader, path: str, name: str) -> bool:
+    response = reader.get(path)
+    assert response.status_code == 200, (path, response.status_code)
+    return name in response.get_data(as_text=True)
+
+
+def _snapshot_ids(session, board_id: int) -> list[int] | None:
+    session.expire_all()
+    snap = session.exec(select(LeaderboardSnapshot).where(
+        LeaderboardSnapshot.board_id == board_id)
+        .order_by(col(LeaderboardSnapshot.id).desc())).first()
+    return None if snap is None else sorted(s["id"] for s in snap.data["systems"])
+
+
+def _board(session, n_systems: int, n_targets: int = 120, bootstrap: int = 100):
+    board = synthetic_board(session, n_targets=n_targets)
+    add_systems(session, board, n_systems=n_systems, n_teams=10,
+                rng=np.random.default_rng(11), n_targets=n_targets, bootstrap=bootstrap)
+    refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    return board
+
+
+def _best(session, board_id: int) -> Submission:
+    """The first-ranked system: on the first page, in the top-30 matrices and the charts."""
+    snap = session.exec(select(LeaderboardSnapshot).where(
+        LeaderboardSnapshot.board_id == board_id)).first()
+    ranks = snap.data["stats"]["all"]["ranks"]["strict_a_f@10"]["rank"]
+    first = snap.data["systems"][ranks.index(min(ranks))]["id"]
+    return session.get(Submission, first)
+
+
+def _member_of(session, submission: Submission, email: str) -> None:
+    """Give ``submission``'s team a member who can log in."""
+    _team, user = make_team(session, name=f"Login {email}", email=email)
+    user = session.get(User, user.id)
+    user.team_id = submission.team_id
+    session.add(user)
+    session.commit()
+
+
+def test_filtered_drops_a_system_from_every_block_by_hand():
+    data = {
+        "systems": [{"id": 1}, {"id": 2}, {"id": 3}],
+        "stats": {"all": {"ties": {"m": [None, 0.3, 0.04]},
+                          "ranks": {"m": {"rank": [1, 2, 3], "lo": [1, 1, 2],
+                                          "hi": [2, 3, 3], "conservative": [1, 1, 2]}}}},
+        "best": {"m": {"members": [0, 2], "stats": {"all": {
+            "ties": {"m": [None, 0.04]}, "ranks": {"m": {"rank": [1, 2]}}}}}},
+        "pairwise": {"m": {"ids": [1, 2, 3], "result_ids": [11, 12, 13],
+                           "p_beats": [[0.5, 0.9, 0.99], [0.1, 0.5, 0.8], [0.01, 0.2, 0.5]]}},
+        "neighbours": {"m": {"ids": [1, 2, 3], "result_ids": [11, 12, 13],
+                             "down": [[0.9, 0.99], [0.8], []],
+                             "up": [[0.1, 0.01], [0.2], []]}},
+        "references": [{"name": "Humans"}],
+    }
+    out = read_filter.filtered(data, frozenset({2}))
+    assert [s["id"] for s in out["systems"]] == [1, 3]
+    assert out["stats"]["all"]["ties"]["m"] == [None, 0.04]
+    assert out["stats"]["all"]["ranks"]["m"] == {"rank": [1, 3], "lo": [1, 2], "hi": [2, 3],
+                                                 "conservative": [1, 2]}  # a gap at 2
+    assert out["best"]["m"]["members"] == [0, 1]  # system 3 is now at index 1
+    assert out["best"]["m"]["stats"]["all"]["ties"]["m"] == [None, 0.04]
+    assert out["pairwise"]["m"] == {"ids": [1, 3], "result_ids": [11, 13],
+                                    "p_beats": [[0.5, 0.99], [0.01, 0.5]]}
+    assert out["neighbours"]["m"]["down"] == [[0.99], []]
+    assert out["neighbours"]["m"]["up"] == [[0.01], []]
+    assert out["references"] == data["references"]
+    assert [s["id"] for s in data["systems"]] == [1, 2, 3]  # the shared data is unchanged
+    assert read_filter.filtered(data, frozenset({7})) is data
+
+
+def test_the_database_answers_when_redis_does_not(app, session):
+    board = _board(session, n_systems=12)
+    gone = _best(session, board.id)
+    gone.is_public = False
+    session.add(gone)
+    session.commit()
+    dead = Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
+    version, ids = read_filter.filter_state(board.id, session=session, connection=dead,
+                                            queue_name="nowhere")
+    assert (version, ids) == (-1, frozenset({gone.id}))
+    with app.app_context():
+        conn, queue_name = get_redis(), app.config["LEADERBOARD"]["QUEUE_NAME"]
+    read_filter.mark_hidden(conn, queue_name, {board.id: [gone.id, 99]})
+    version, ids = read_filter.filter_state(board.id, connection=conn, queue_name=queue_name)
+    assert ids == frozenset({gone.id, 99}) and version >= 1
+    # The next snapshot no longer lists either: the ranker forgets both.
+    assert read_filter.settle(conn, queue_name, board.id, [1, 2, 3]) == 2
+    assert read_filter.hidden_ids(board.id, connection=conn, queue_name=queue_name) == set()
+
+
+def test_hide_and_disable_leave_every_route_at_once_without_any_ranker(app, session):
+    board = _board(session, n_systems=40)
+    best = _best(session, board.id)
+    name, team_id = best.system_name, best.team_id
+    team_systems = session.exec(select(Submission.system_name).where(
+        Submission.team_id == team_id)).all()
+    snapshots_before = len(session.exec(select(LeaderboardSnapshot.id)).all())
+    admin = app.test_client()
+    make_team(session, name="Hosts", email="host@example.org", is_admin=True)
+    assert login(admin, "host@example.org").status_code == 302
+    reader = app.test_client()
+    for path in ROUTES:
+        assert _shows(reader, path, name), path  # the test can fail: it is there first
+    assert _shows(reader, f"/systems/{best.id}", name)
+    token = csrf_token_from(admin.get("/admin/submissions").get_data(as_text=True))
+
+    assert admin.post(f"/admin/submissions/{best.id}/hide",
+                      data={"csrf_token": token, "reason": "copied"}).status_code == 302
+    hidden_at = time.monotonic()
+    for path in ROUTES:
+        _wait(lambda path=path: not _shows(reader, path, name), 2, f"gone from {path}")
+    assert reader.get(f"/systems/{best.id}").status_code == 404
+    assert reader.get(f"/compare?a={best.id}&b={best.id + 1}").status_code == 404
+    assert time.monotonic() - hidden_at < 2
+    # The request computed nothing: a refresh waits for a ranker.
+    with app.app_context():
+        conn, queue_name = get_redis(), app.config["LEADERBOARD"]["QUEUE_NAME"]
+    assert len(session.exec(select(LeaderboardSnapshot.id)).all()) == snapshots_before
+    assert conn.get(refresh_keys(board.id, queue_name)["pending"]) is not None
+
+    assert admin.post(f"/admin/teams/{team_id}/disable",
+                      data={"csrf_token": token, "reason": "spam"}).status_code == 302
+    for path in ("/", "/?entries=all", "/leaderboard.csv", "/api/v1/leaderboard"):
+        for other in team_systems:
+            assert not _shows(reader, path, other), (path, other)
+    assert reader.get(f"/teams/{team_id}").status_code == 404
+    assert len(session.exec(select(LeaderboardSnapshot.id)).all()) == snapshots_before
+
+    # Enabled again: its systems return from the same snapshot, but not the hidden one.
+    assert admin.post(f"/admin/teams/{team_id}/enable",
+                      data={"csrf_token": token, "reason": ""}).status_code == 302
+    back = [s for s in team_systems if s != name]
+    assert all(_shows(reader, "/?entries=all", s) for s in back)
+    assert not _shows(reader, "/?entries=all", name)
+    assert read_filter.hidden_ids(board.id, connection=conn,
+                                  queue_name=queue_name) == {best.id}
+    assert admin.post(f"/admin/submissions/{best.id}/unhide",
+                      data={"csrf_token": token, "reason": ""}).status_code == 302
+    assert all(_shows(reader, path, name) for path in ROUTES)
+    assert len(session.exec(select(LeaderboardSnapshot.id)).all()) == snapshots_before
+
+
+def test_unpublished_while_its_ranker_is_killed_mid_refresh(app, session, start_worker):
+    board = _board(session, n_systems=300, n_targets=300, bootstrap=200)
+    board_id = board.id
+    best = _best(session, board_id)
+    name, best_id = best.system_name, best.id
+    _member_of(session, best, "owner@example.org")
+    # Without its rank state the next refresh rebuilds it all: long enough to be killed in.
+    session.exec(delete(RankingState))
+    session.commit()
+    with app.app_context():
+        conn, queue_name = get_redis(), app.config["LEADERBOARD"]["QUEUE_NAME"]
+    reader, owner = app.test_client(), app.test_client()
+    assert all(_shows(reader, path, name) for path in ROUTES)
+    assert login(owner, "owner@example.org").status_code == 302
+
+    doomed = start_worker("ranker", "--name", "doomed")
+    _wait(lambda: "doomed" in live_rankers(conn, queue_name), 30, "the ranker's registration")
+    request_snapshot_refresh(board_id, connection=conn, queue_name=queue_name)
+    _wait(lambda: conn.hget(running_refreshes_key(queue_name), str(board_id)) == b"doomed",
+          30, "the refresh starting")
+    token = csrf_token_from(owner.get(f"/account/submissions/{best_id}").get_data(as_text=True))
+    assert owner.post(f"/account/submissions/{best_id}/visibility",
+                      data={"csrf_token": token, "public": "0"}).status_code == 303
+    unpublished = time.monotonic()
+    doomed.send_signal(signal.SIGKILL)
+    doomed.wait(timeout=10)
+    took = {}
+    for path in ROUTES:
+        _wait(lambda path=path: not _shows(reader, path, name), 2, f"gone from {path}")
+        took[path] = time.monotonic() - unpublished
+    assert reader.get(f"/systems/{best_id}").status_code == 404
+    assert max(took.values()) < 2, took
+    assert all(_shows(reader, "/leaderboard.csv?entries=all", f"System {i:03d}") for i in range(3)
+               if f"System {i:03d}" != name)  # only the withdrawn one went
+
+    killed = time.monotonic()
+    start_worker("ranker", "--name", "rescuer")
+    shown = _wait(lambda: (ids := _snapshot_ids(session, board_id)) and best_id not in ids
+                  and ids, 60, "a snapshot without it")
+    print(f"gone from {len(ROUTES)} routes within {max(took.values()):.2f} s; next snapshot "
+          f"{time.monotonic() - killed:.1f} s after the kill")
+    assert len(shown) == 299
+    # The ranker that wrote it forgot the filter's entry: pages read the snapshot alone.
+    _wait(lambda: read_filter.hidden_ids(board_id, connection=conn,
+                                         queue_name=queue_name) == set(), 5, "settling")
+    assert all(not _shows(reader, path, name) for path in ROUTES)
+    assert session.exec(select(Team).where(Team.id == best.team_id)).one().disabled is False
