@@ -5,18 +5,23 @@ Seeds a fresh database (SQLite by default) with ``--systems`` public scored subm
 scoring job writes them (result, per-target statistics of 762 targets like swords-v1.1
 test, cached headline values on B = 1000 shared resamples). Then:
 
+Seeding is bulk (``bulk_seed.py``). The ranker's work then runs in a process of its own:
+
 - ``full_refresh_s``: the ranking computed from nothing (``leaderboard board rebuild``);
 - ``one_result_refresh_s``: median over 5 new public results of the refresh that follows
-  each (the worker's job: incremental, from the last snapshot's state, which the worker
-  that wrote it keeps in memory);
-- ``cold_result_refresh_s``: one more, refreshed as by another worker (the state read from
-  the database, no per-resample ranks known);
+  each (warm: the ranker that wrote the last snapshot keeps its state in memory);
+- ``prepare_pages_s``: what the ranker then renders for the web (each view's ranking page
+  blocks and API answer, ``leaderboard/blueprints/public/prepare.py``);
+- ``burst_50_refresh_s``: 50 new results, one (warm) refresh;
+- ``cold_result_refresh_s``: one more result, refreshed as by another ranker (the state read
+  from the database, no per-resample ranks known);
+- ``worker_peak_rss_mb``: that process's peak resident memory (``seed_peak_rss_mb``: the
+  seeding's);
 - page and API timings in a fresh web process with the Flask test client (server time, no
   network): the first request of each URL builds and caches its body, then ``--requests``
   more are timed; ``first_page_of_process_ms`` includes reading the snapshot;
-- ``page_bytes`` of ``/?entries=all`` (one page of the all-entries view);
-- ``peak_rss_mb`` of this process (seeding and refreshes; the full one holds a POS's
-  resampled values of every system) and ``web_peak_rss_mb`` of the web process.
+- ``page_bytes`` of ``/?entries=all`` (one page of the all-entries view) and
+  ``web_peak_rss_mb`` of the web process.
 
     .venv/bin/python benchmarks/bench_ranking.py --systems 1000 [--json] [--requests 100]
 """
@@ -37,25 +42,17 @@ import time
 from pathlib import Path
 
 import numpy as np
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from leaderboard import create_app
 from leaderboard.db import create_all
-from leaderboard.demo.synthetic import SLUG, add_result, add_systems, synthetic_board
-from leaderboard.models import Board
+from leaderboard.demo.synthetic import SLUG, add_result
 from leaderboard.services.ranking.board_state import forget_kept, keep_states
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
-N_TARGETS, BOOTSTRAP = 762, 1000
-
-
-def seed(session: Session, n_systems: int, n_teams: int, rng: np.random.Generator) -> Board:
-    board = synthetic_board(session, n_targets=N_TARGETS)
-    add_systems(session, board, n_systems=n_systems, n_teams=n_teams, rng=rng,
-                n_targets=N_TARGETS, bootstrap=BOOTSTRAP, team_name="Team {:04d}",
-                system_name="System {:05d}")
-    return board
+sys.path.insert(0, str(ROOT))
+from benchmarks.bulk_seed import BOOTSTRAP, N_TARGETS, seed  # noqa: E402
 
 
 def timed(client, url: str, n: int) -> tuple[float, float, int]:
@@ -83,74 +80,106 @@ def main() -> None:
                              "LEADERBOARD_REDIS_URL in the environment, as the site does")
     parser.add_argument("--json", action="store_true", help="Print one JSON object only")
     parser.add_argument("--pages", metavar="DATABASE_URL", help=argparse.SUPPRESS)
+    parser.add_argument("--refresh", metavar="DATABASE_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    teams = args.teams or max(50, args.systems // 10)
     if args.pages:
         print(json.dumps(pages(args.pages, args.requests)))
         return
-    teams = args.teams or max(50, args.systems // 10)
-    keep_states()  # as the worker does
+    if args.refresh:
+        print(json.dumps(refreshes(args.refresh, teams)))
+        return
     say = (lambda *a: None) if args.json else print
     out: dict = {"systems": args.systems, "teams": teams, "targets": N_TARGETS,
                  "bootstrap": BOOTSTRAP, "machine": f"{platform.machine()}, "
                  f"{os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d %H:%M"),
                  "load_before": os.getloadavg()[0]}
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database or f"sqlite:///{tmp}/bench.db"
-        app = create_app({"INSTANCE_PATH": str(Path(tmp) / "instance"), "DATABASE_URL": url,
-                          "REDIS_URL": BENCH_REDIS, "SECRET_KEY": "bench",
-                          "RATELIMIT_ENABLED": False})
+        app = _app(url, str(Path(tmp) / "instance"))
         engine = app.extensions["db_engine"]
         create_all(engine)
-        logging.getLogger("leaderboard.access").disabled = True
-        rng = np.random.default_rng(42)
         with app.app_context(), Session(engine, expire_on_commit=False) as session:
             start = time.perf_counter()
-            board = seed(session, args.systems, teams, rng)
+            seed(session, args.systems, teams, np.random.default_rng(42))
             out["seed_s"] = round(time.perf_counter() - start, 1)
             say(f"seeded {args.systems} systems of {teams} teams in {out['seed_s']} s")
-            start = time.perf_counter()
-            snapshot = refresh_snapshot(session=session, board_id=board.id, full=True)
-            session.commit()
-            out["full_refresh_s"] = round(time.perf_counter() - start, 2)
-            out["snapshot_mb"] = round(len(json.dumps(snapshot.data)) / 1e6, 1)
-            say(f"full refresh {out['full_refresh_s']} s, snapshot {out['snapshot_mb']} MB")
-            took = []
-            for k in range(5):
-                add_result(session, board, team_id=(k * 7) % teams + 1, name=f"New {k}",
-                           skill=rng.uniform(0.2, 0.9), rng=rng, n_targets=N_TARGETS,
-                           bootstrap=BOOTSTRAP)
-                session.commit()
-                start = time.perf_counter()
-                refresh_snapshot(session=session, board_id=board.id)
-                session.commit()
-                took.append(time.perf_counter() - start)
-                say(f"one new result: refresh {took[-1]:.2f} s")
-            out["one_result_refresh_s"] = round(statistics.median(took), 2)
-            out["one_result_refresh_all_s"] = [round(t, 2) for t in took]
-            # A worker that did not write the last snapshot reads the state from the database
-            # and knows no per-resample ranks: the first refresh it runs for the board.
-            add_result(session, board, team_id=3 % teams + 1, name="New cold",
-                       skill=rng.uniform(0.2, 0.9), rng=rng, n_targets=N_TARGETS,
-                       bootstrap=BOOTSTRAP)
-            session.commit()
-            forget_kept()
-            start = time.perf_counter()
-            refresh_snapshot(session=session, board_id=board.id)
-            session.commit()
-            out["cold_result_refresh_s"] = round(time.perf_counter() - start, 2)
-            say(f"one new result, refreshed by another worker: {out['cold_result_refresh_s']} s")
         engine.dispose()
-        # Pages in a fresh process, as a web worker meets them: it reads the snapshot once.
-        served = subprocess.run([sys.executable, __file__, "--pages", url,
-                                 "--requests", str(args.requests)],
-                                capture_output=True, text=True, cwd=ROOT)
-        if served.returncode:
-            sys.exit(f"the page process failed:\n{served.stderr}")
-        out.update(json.loads(served.stdout))
-        say(json.dumps(json.loads(served.stdout), indent=1))
-    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        out["seed_peak_rss_mb"] = vm_hwm_mb()
+        # Refreshes in a process of their own, as a ranker runs them: its peak memory is
+        # the worker's, not the seeding's.
+        for flag, what in (("--refresh", "refresh"), ("--pages", "page")):
+            # Pages in a fresh process, as a web worker meets them: it reads the snapshot once.
+            done = subprocess.run([sys.executable, __file__, flag, url, "--systems",
+                                   str(args.systems), "--teams", str(teams), "--requests",
+                                   str(args.requests)], capture_output=True, text=True,
+                                  cwd=ROOT)
+            if done.returncode:
+                sys.exit(f"the {what} process failed:\n{done.stderr}")
+            out.update(json.loads(done.stdout))
+            say(json.dumps(json.loads(done.stdout), indent=1))
+    out["total_s"] = round(time.perf_counter() - started)
     out["load_after"] = os.getloadavg()[0]
     print(json.dumps(out) if args.json else json.dumps(out, indent=1))
+
+
+def _app(url: str, instance: str):  # noqa: ANN202 - a Flask app
+    app = create_app({"INSTANCE_PATH": instance, "DATABASE_URL": url, "REDIS_URL": BENCH_REDIS,
+                      "SECRET_KEY": "bench", "RATELIMIT_ENABLED": False})
+    logging.getLogger("leaderboard.access").disabled = True
+    return app
+
+
+def refreshes(url: str, teams: int) -> dict:
+    """A ranker's work on the seeded board: the full refresh, one new result at a time
+    (warm: this process wrote the last state), what it prepares for the web, a burst of 50
+    results in one refresh, and one result refreshed cold (state from the database)."""
+    from leaderboard.blueprints.public.prepare import prepare_board
+    from leaderboard.models import Board
+
+    keep_states()  # as the ranker does
+    out: dict = {}
+    rng = np.random.default_rng(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        app = _app(url, tmp)
+        engine = app.extensions["db_engine"]
+        with app.app_context(), Session(engine, expire_on_commit=False) as session:
+            board = session.exec(select(Board)).first()
+
+            def timed_refresh(full: bool = False) -> tuple[float, int]:
+                start = time.perf_counter()
+                snapshot = refresh_snapshot(session=session, board_id=board.id, full=full)
+                session.commit()
+                return time.perf_counter() - start, snapshot.id
+
+            def new_results(n: int, name: str) -> None:
+                for k in range(n):
+                    add_result(session, board, team_id=(k * 7) % teams + 1, name=f"{name} {k}",
+                               skill=rng.uniform(0.2, 0.9), rng=rng, n_targets=N_TARGETS,
+                               bootstrap=BOOTSTRAP)
+                session.commit()
+
+            took, snapshot_id = timed_refresh(full=True)
+            out["full_refresh_s"] = round(took, 2)
+            warm = []
+            for k in range(5):
+                new_results(1, f"New {k}")
+                warm.append(timed_refresh()[0])
+            out["one_result_refresh_s"] = round(statistics.median(warm), 2)
+            out["one_result_refresh_all_s"] = [round(t, 2) for t in warm]
+            snapshot_id = timed_refresh()[1]
+            start = time.perf_counter()
+            prepare_board(app, board.id, snapshot_id)
+            out["prepare_pages_s"] = round(time.perf_counter() - start, 2)
+            new_results(50, "Burst")
+            out["burst_50_refresh_s"] = round(timed_refresh()[0], 2)
+            new_results(1, "New cold")
+            forget_kept()  # another ranker: no state in memory
+            out["cold_result_refresh_s"] = round(timed_refresh()[0], 2)
+        engine.dispose()
+    out["worker_peak_rss_mb"] = vm_hwm_mb()
+    return out
 
 
 def vm_hwm_mb() -> int:
