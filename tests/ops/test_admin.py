@@ -93,7 +93,8 @@ def test_hide_and_unhide_with_audit(admin_client, demo, session):
         ("hide", "submission", target.id, "copied from team B"),
         ("unhide", "submission", target.id, "")]
     assert all(a.actor_id is not None for a in audit)
-    assert newest() == before + 2  # hide and unhide each wrote one
+    # The requests computed no ranking: the read filter hid it, a ranker refreshes (issue 31)
+    assert newest() == before
 
 
 def test_actions_need_csrf(admin_client, demo):
