@@ -213,7 +213,7 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> go.Figure:
                       annotation_font_size=10)
     shown = f"top {ranked}" if len(data.get("systems", [])) > len(systems) else "all"
     lines = sum(label.count("<br>") + 1 for label in labels)
-    sub = "95% interval bars" + (" · ×: set apart, repeats answers (not ranked)"
+    sub = "95% interval bars" + (" · × set apart: repeats answers"  # fits 390 px
                                  if len(systems) > ranked else "")
     fig.update_layout(title=_title(f"{label}: {shown} systems", sub),
                       xaxis_title=f"{label} (%)", showlegend=False,
