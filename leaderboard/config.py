@@ -113,6 +113,8 @@ DEFAULTS: dict[str, Any] = {
     "PROXY_FIX_HOPS": 0,
     # One JSON line per request on standard error (jobs always log theirs).
     "LOG_REQUESTS": True,
+    # Benchmarks: each response says the CPU time its request took (X-CPU-ms header).
+    "CPU_TIME_HEADER": False,
     "LOG_LEVEL": "INFO",
 }
 

@@ -82,6 +82,8 @@ def init_request_logging(app: Flask) -> None:
     """Log every request once it has a response (error pages included)."""
     from flask import g, request
 
+    if app.config["LEADERBOARD"].get("CPU_TIME_HEADER"):
+        _time_cpu(app)
     if not app.config["LEADERBOARD"].get("LOG_REQUESTS", True):
         return
     configure_logging(app.config["LEADERBOARD"].get("LOG_LEVEL", "INFO"))
@@ -109,3 +111,22 @@ def init_request_logging(app: Flask) -> None:
             fields["team_id"] = team.id
         logger.info("request", extra={"fields": fields})
         return response
+
+
+def _time_cpu(app: Flask) -> None:
+    """``X-CPU-ms``: CPU time the web process spent on the request until its headers were
+    sent (every hook, the session, the body unless streamed). It is the thread's time, so
+    under gevent exact only when no other request ran meanwhile: measure with one client.
+    For benchmarks (``CPU_TIME_HEADER``); off by default."""
+    inner = app.wsgi_app
+
+    def timed(environ, start_response):  # type: ignore[no-untyped-def]
+        started = time.thread_time()
+
+        def start(status, headers, exc_info=None):  # type: ignore[no-untyped-def]
+            headers.append(("X-CPU-ms", f"{(time.thread_time() - started) * 1000:.2f}"))
+            return start_response(status, headers, exc_info)
+
+        return inner(environ, start)
+
+    app.wsgi_app = timed  # type: ignore[method-assign]

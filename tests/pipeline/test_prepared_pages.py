@@ -149,3 +149,14 @@ def test_the_refresh_job_prepares_the_new_snapshot_and_drops_gone_ones(app, sess
         ranking.refresh_snapshot_job(board.id)
     session.expire_all()
     assert board.snapshot_id not in {r.snapshot_id for r in session.exec(select(PreparedPage))}
+
+
+def test_cpu_time_header_only_when_asked(app_overrides, app, client, board):
+    from leaderboard import create_app
+
+    assert "X-CPU-ms" not in client.get("/").headers
+    timed = create_app({**app_overrides, "CPU_TIME_HEADER": True})
+    response = timed.test_client().get("/")
+    assert response.status_code == 200
+    assert 0 < float(response.headers["X-CPU-ms"]) < 60_000
+    timed.extensions["db_engine"].dispose()
