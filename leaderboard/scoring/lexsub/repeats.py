@@ -42,7 +42,9 @@ def oot_repeats(gold: GoldItems, lines: list[tuple[int, str]]) -> list[tuple[int
             continue
         done.add(m.item)
         if _NON_BLANK.search(m.answers):
-            answers = [fix_guess(a) for a in perl_split(m.answers)]
+            answers = perl_split(m.answers)
+            if "-" in m.answers or "'" in m.answers or "non" in m.answers:
+                answers = [fix_guess(a) for a in answers]   # else it changes nothing
             if len(set(answers)) < len(answers):
                 found.append((number, m.item))
     return found
