@@ -118,5 +118,5 @@ def test_web_form_takes_a_gzipped_tsv(app, client, session, board, checks_worker
     jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
     assert jobs.score_submission_job(int(location.rsplit("/", 1)[1])) == "scored"
     page = client.get(location).get_data(as_text=True)
-    assert "66.67" in page and "Per-target diagnostics" in page
+    assert "66.67" in page and "Gold answers missed" in page
     assert "Part of speech" not in page     # no POS on TSAR-2022: no empty POS button
