@@ -120,3 +120,17 @@ def test_web_form_takes_a_gzipped_tsv(app, client, session, board, checks_worker
     page = client.get(location).get_data(as_text=True)
     assert "66.67" in page and "Gold answers missed" in page
     assert "Part of speech" not in page     # no POS on TSAR-2022: no empty POS button
+
+
+def test_no_ranking_board_and_every_page_of_the_board(client, session, board):
+    from leaderboard.services.catalog.benchmarks import get_split
+    from leaderboard.services.catalog.boards import BoardError, create_board
+
+    with pytest.raises(BoardError, match="has only the generative track"):
+        create_board(session, get_split(session, board.benchmark_id), track="ranking")
+    for path in ("/charts", "/compare", "/significance", "/history", "/leaderboard.csv",
+                 "/leaderboard.json"):
+        response = client.get(f"{path}?leaderboard={board.slug}")
+        assert response.status_code == 200, path
+    about = client.get("/about").get_data(as_text=True)
+    assert 'id="tsar2022"' in about and "CC BY-NC-SA 4.0" in about

@@ -45,6 +45,12 @@ def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.G
         raise BoardError(f"release must be one of {', '.join(Release.ALL)}, not {release!r}")
     if track not in Track.ALL:
         raise BoardError(f"track must be one of {', '.join(Track.ALL)}, not {track!r}")
+    from leaderboard.scoring.families import family_for
+
+    offered = getattr(family_for(benchmark.name), "tracks", Track.ALL)
+    if track not in offered:  # TSAR-2022: no candidate pool, so no ranking track
+        raise BoardError(f"{describe_benchmark(benchmark)} has only the "
+                         f"{', '.join(offered)} track")
     phase = phase or (Phase.TEST if benchmark.hidden else Phase.DEV)
     if phase not in Phase.ALL:
         raise BoardError(f"phase must be one of {', '.join(Phase.ALL)}, not {phase!r}")
