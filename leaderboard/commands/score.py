@@ -84,7 +84,8 @@ def _report_invalid(path: Path, report, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object per submission (JSON lines) instead.")
 @click.option("--no-cache", is_flag=True,
-              help="Prepare the split again and do not write the prepared-split cache.")
+              help="Prepare the split and draw its resamples again, and do not write "
+              "them to the cache.")
 @click.option("--track", type=click.Choice(TRACKS), default=None,
               help="[default: generative; on LS07/CoInCo, from the file: RANKED -> ranking, "
               ".best/.oot -> generative, JSON -> generative] "
@@ -112,6 +113,13 @@ def score_command(split_spec: str, submission_path: Path | None, more_submission
         # start than the product takes (0.05 s of LS07's 0.3 s)
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from leaderboard.commands.score_family import is_family_split, score_family_split
+    from leaderboard.scoring import bootstrap as resampling
+    from leaderboard.scoring.split_cache import cache_dir
+
+    if not no_cache:  # the resamples of a split are drawn once per machine, not per run
+        previous, resampling.DISK_CACHE = resampling.DISK_CACHE, cache_dir()
+        click.get_current_context().call_on_close(
+            lambda: setattr(resampling, "DISK_CACHE", previous))
 
     paths = tuple(p for p in (submission_path, *more_submissions) if p is not None)
     if not paths:

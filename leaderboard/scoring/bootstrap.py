@@ -9,7 +9,10 @@ as a (B, n) matrix of row multiplicities, so all metrics on all resamples are on
 
 from __future__ import annotations
 
+import os
+import tempfile
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -18,6 +21,10 @@ from leaderboard.scoring.stats import TargetStats
 INTERVAL_PERCENTILES = (2.5, 97.5)
 _POS_STREAMS = {None: 0, "NOUN": 1, "VERB": 2, "ADJ": 3, "ADV": 4}
 _DRAW_ROWS = 64
+#: Where drawn resample matrices are kept between processes as ``.npy`` (None: not kept).
+#: The one-off ``leaderboard score`` sets it (a worker keeps its draws in memory); a file is
+#: named by all that draws it, numpy's version included.
+DISK_CACHE: Path | None = None
 
 
 def pos_stream(pos: str | None) -> int:
@@ -36,6 +43,39 @@ def resample_counts(n: int, bootstrap: int, seed: int, stream: int = 0) -> np.nd
     """
     if n == 0 or bootstrap <= 0:
         return np.zeros((max(bootstrap, 0), n))
+    path = None if DISK_CACHE is None else DISK_CACHE / (
+        f"resamples-{n}-{bootstrap}-{seed}-{stream}-numpy{np.__version__}.npy")
+    if path is not None and path.is_file():
+        try:
+            counts = np.load(path, allow_pickle=False)
+        except (OSError, ValueError):
+            counts = None  # a truncated or foreign file: draw again
+        if counts is not None and counts.shape == (bootstrap, n):
+            counts.flags.writeable = False
+            return counts
+    counts = _draw(n, bootstrap, seed, stream)
+    if path is not None:
+        _save(path, counts)
+    counts.flags.writeable = False  # shared between callers through the cache
+    return counts
+
+
+def _save(path: Path, counts: np.ndarray) -> None:
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".resamples-", suffix=".npy", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, counts, allow_pickle=False)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only costs the next process a draw
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _draw(n: int, bootstrap: int, seed: int, stream: int) -> np.ndarray:
     rng = np.random.default_rng([seed, stream])
     counts = np.empty((bootstrap, n),
                       dtype=np.uint16 if n <= np.iinfo(np.uint16).max else np.float64)
@@ -46,7 +86,6 @@ def resample_counts(n: int, bootstrap: int, seed: int, stream: int = 0) -> np.nd
         idx = rng.integers(0, n, size=(rows, n))
         flat = (idx + (np.arange(rows) * n)[:, None]).ravel()
         counts[start:start + rows] = np.bincount(flat, minlength=rows * n).reshape(rows, n)
-    counts.flags.writeable = False  # shared between callers through the cache
     return counts
 
 

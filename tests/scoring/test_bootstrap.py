@@ -68,3 +68,23 @@ def test_rank_intervals():
     assert rank_intervals([low, top, mid], "strict_c_p@10") == [(3, 3), (1, 1), (2, 2)]
     twin = _stats([1] * 10)
     assert rank_intervals([top, twin], "strict_c_p@10") == [(1, 1), (1, 1)]
+
+
+def test_resamples_kept_on_disk_are_the_drawn_ones(tmp_path, monkeypatch) -> None:
+    from leaderboard.scoring import bootstrap
+
+    drawn = bootstrap._draw(37, 20, 5, 2)
+    monkeypatch.setattr(bootstrap, "DISK_CACHE", tmp_path)
+    bootstrap.resample_counts.cache_clear()
+    try:
+        first = bootstrap.resample_counts(37, 20, 5, 2)  # drawn and written
+        (written,) = tmp_path.glob("resamples-37-20-5-2-numpy*.npy")
+        bootstrap.resample_counts.cache_clear()
+        second = bootstrap.resample_counts(37, 20, 5, 2)  # read back
+        assert (first == drawn).all() and (second == drawn).all()
+        assert second.dtype == drawn.dtype and not second.flags.writeable
+        written.write_bytes(b"not numpy")  # a foreign file is drawn again
+        bootstrap.resample_counts.cache_clear()
+        assert (bootstrap.resample_counts(37, 20, 5, 2) == drawn).all()
+    finally:
+        bootstrap.resample_counts.cache_clear()
