@@ -116,9 +116,11 @@ def _line(number: int, text: str, split: TsarSplit, answers: Answers, notes: Not
         answers.unknown += 1
         word, sentence = parts[1].strip(), parts[0].strip()
         if word in split.by_word:
+            # only the first one is described: the comparison is not for every line of a file
+            hint = "" if "sentence_mismatch" in notes else _nearest(split, sentence, word)
             notes.add("sentence_mismatch", number, "line {number:,}: no instance of this "
                       "split has this sentence with the complex word {word!r}: {hint}; the "
-                      "line is ignored", key, word=word, hint=_nearest(split, sentence, word))
+                      "line is ignored", key, word=word, hint=hint)
         else:
             notes.add("unknown_targets", number, "line {number:,}: the complex word {word!r} "
                       "with this sentence is not an instance of this split; the line is "

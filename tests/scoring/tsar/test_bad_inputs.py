@@ -88,3 +88,13 @@ def test_crlf_and_a_bom_read_as_the_plain_file(split):
     assert report.ok and report.warnings == []
     assert FAMILY.score(split, report, track="generative", bootstrap=0).metrics == \
         plain.metrics
+
+
+def test_only_the_first_misspelt_sentence_is_compared(split):
+    # the comparison (difflib) ran for every line: 20,000 such lines took minutes
+    line = "x" * 2000 + "\tsat\trested\n"
+    report = _check(split, (line * 20_000).encode())
+    assert [p.code for p in report.errors] == ["no_instances"]
+    warning = next(p for p in report.warnings if p.code == "sentence_mismatch")
+    assert "first differ at character 1" in warning.message
+    assert "(20,000 in all, on lines 1, 2, 3" in warning.message
