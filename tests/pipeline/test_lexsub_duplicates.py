@@ -92,7 +92,7 @@ def test_a_ranked_file_giving_a_candidate_twice_is_flagged_and_has_no_gap_rank(
         app, client, team_token, ls07_boards) -> None:  # noqa: F811
     _team, _user, token = team_token
     ranking, _ = ls07_boards
-    upload_and_work(app, client, token, RANKED, ranking.slug, "honest")
+    honest = upload_and_work(app, client, token, RANKED, ranking.slug, "honest")
     body = upload_and_work(app, client, token, RANKED_REPEATS, ranking.slug, "repeater")
     assert body["status"] == "scored", body["errors"]
     assert body["result"]["metrics"]["gap"] == pytest.approx(round(GAP_REPEATS, 2), abs=0.01)
@@ -105,6 +105,10 @@ def test_a_ranked_file_giving_a_candidate_twice_is_flagged_and_has_no_gap_rank(
         None, ["duplicate_answers"], 1)
     assert apart["headline"] > rows["honest"]["headline"]
     assert "lst_gap.py credits each repeat" in apart["set_apart"]
+    page = client.get(f"/systems/{body['id']}").get_data(as_text=True)
+    assert 'id="set-apart-note"' in page and "around=" not in page   # no neighbours link
+    assert "ranks a candidate twice on 1 instances" in page
+    assert "around=" in client.get(f"/systems/{honest['id']}").get_data(as_text=True)
 
 
 @ALL_DATABASES

@@ -19,6 +19,7 @@ from leaderboard.services.ranking.metric_info import (
     describe,
     displayed,
 )
+from leaderboard.services.ranking.set_apart import why
 from leaderboard.services.ranking.systems import (
     coverage_text,
     current_results,
@@ -63,10 +64,12 @@ def system(submission_id: int):
     headline = default_sort(views)
     neighbours = url_for("public.significance", metric=headline, around=submission_id,
                          leaderboard=g.board.slug if g.board is not None else None)
+    apart = why(detail, headline)   # not ranked on the headline: no neighbours to compare
     return render_template("public/system.html", s=detail, cards=cards,
                            choices=choices, figure=figure, keys=keys, labels=LABELS,
                            describe=describe, pos_values=POS_VALUES,
-                           neighbours_url=neighbours, headline=headline)
+                           neighbours_url=None if apart else neighbours, headline=headline,
+                           set_apart=apart)
 
 
 def compare_choices(board_id: int) -> list[dict]:

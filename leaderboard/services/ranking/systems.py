@@ -12,6 +12,7 @@ from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team
 from leaderboard.scoring.families import FAMILIES
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.ranking.ladder import NOT_HELD, held_message, visible_result
+from leaderboard.services.ranking.set_apart import flags_of
 
 
 def coverage_of(counts: dict[str, Any] | None) -> dict[str, int | None] | None:
@@ -134,6 +135,9 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "result_id": result.id if result else None,
         "bootstrap_samples": result.bootstrap_samples if result else None,
         "coverage": coverage_of(result.counts) if result else None,
+        "flags": flags_of(result.counts if result else None),
+        "items_with_duplicates": (result.counts or {}).get("items_with_duplicates")
+        if result else None,
         "signature": signature_of(result) if result else None,
         "reproduce": _reproduce(session, sub, result) if result else None,
     }
