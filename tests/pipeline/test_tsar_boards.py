@@ -134,3 +134,19 @@ def test_no_ranking_board_and_every_page_of_the_board(client, session, board):
         assert response.status_code == 200, path
     about = client.get("/about").get_data(as_text=True)
     assert 'id="tsar2022"' in about and "CC BY-NC-SA 4.0" in about
+
+
+def test_the_real_published_rows_are_every_team_and_run():
+    from leaderboard.scoring.tsar.data import data_dir
+    from leaderboard.services.catalog.tsar import published_rows, results_file
+
+    if not results_file("en").is_file():
+        pytest.skip(f"TSAR-2022 results not found under {data_dir()}")
+    rows = {lang: published_rows(lang) for lang in ("en", "es", "pt")}
+    # one row per CSV line (the header left out): 33, 17 and 16
+    assert [len(rows[lang]) for lang in ("en", "es", "pt")] == [33, 17, 16]
+    first = rows["en"][0]
+    assert first.name == "UniHD (run 2)" and first.metrics["acc@1"] == 80.96
+    assert first.metrics["potential@10"] == 99.46 and len(first.metrics) == 10
+    assert "LSBert-baseline (run 1)" in {r.name for r in rows["pt"]}
+    assert {r.benchmark_split for r in rows["es"]} == {"es-test"}
