@@ -1,12 +1,20 @@
-"""Web load: gunicorn on loopback, 1,000 public scored submissions, concurrent GETs.
+"""Web load: gunicorn on loopback, 1,000 public scored submissions, concurrent GETs, and the
+CPU each public page costs its web process.
 
-Seeds a fresh SQLite database with the site engineer's synthetic 1,000 submissions
-(benchmarks/bench_ranking.py ``seed``), computes the ranking snapshot, starts gunicorn
-(the Procfile's ``web`` command: gthread, 2 processes x 4 threads by default) on a free
-loopback port, then a bounded Python load script with threads requests ``/`` and
-``/api/v1/leaderboard``: requests per second and latency percentiles for each.
+Seeds a fresh SQLite database with the synthetic board (``benchmarks/bulk_seed.py``),
+computes its snapshot and, as a ranker does after each snapshot, prepares the ranking pages'
+blocks and API answers (``--no-prepare``: not, the web computes every page as before
+issue 31). Then, with gunicorn (the Procfile's ``web`` command, gevent) on a free port and
+``LEADERBOARD_CPU_TIME_HEADER=1`` (each response says its CPU time, ``X-CPU-ms``):
 
-    .venv/bin/python benchmarks/bench_load.py [--systems 1000] [--threads 16] [--requests 2000]
+1. CPU per public page, one web process, one client (so the thread's CPU time is the
+   request's): the first request of a fresh process, the median and maximum of the next
+   ``--cpu-requests``; then the first request of each page after a new snapshot.
+2. Load, ``--web-concurrency`` processes (2): ``--threads`` client threads (50) GET ``/``
+   right after a new snapshot (every process meets it cold), then ``/`` and
+   ``/api/v1/leaderboard`` warm: requests per second and latency percentiles.
+
+    .venv/bin/python benchmarks/bench_load.py [--systems 1000] [--threads 50] [--no-prepare]
 """
 
 from __future__ import annotations
@@ -36,23 +44,85 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def seed_database(url: str, instance: str, systems: int) -> None:
+def _bench_app(url: str, instance: str):  # noqa: ANN202 - a Flask app
+    from leaderboard import create_app
+
+    return create_app({"INSTANCE_PATH": instance, "DATABASE_URL": url, "SECRET_KEY": "bench",
+                       "LOG_REQUESTS": False})
+
+
+def seed_database(url: str, instance: str, systems: int, prepare: bool = True) -> None:
+    """The synthetic board of ``systems`` systems of 50 teams and its snapshot; with
+    ``prepare``, the bytes a ranker writes with it (as every snapshot of the site has)."""
     from sqlmodel import Session
 
-    from benchmarks.bench_ranking import seed
-    from leaderboard import create_app
+    from benchmarks.bulk_seed import seed
+    from leaderboard.blueprints.public.prepare import prepare_board
     from leaderboard.db import create_all
     from leaderboard.services.ranking.snapshots import refresh_snapshot
 
-    app = create_app({"INSTANCE_PATH": instance, "DATABASE_URL": url, "SECRET_KEY": "bench",
-                      "LOG_REQUESTS": False})
+    app = _bench_app(url, instance)
     engine = app.extensions["db_engine"]
     create_all(engine)
     with app.app_context(), Session(engine, expire_on_commit=False) as session:
         board = seed(session, systems, 50, np.random.default_rng(42))
-        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
+        snapshot = refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
         session.commit()
+        board_id, snapshot_id = board.id, snapshot.id
+    if prepare:
+        prepare_board(app, board_id, snapshot_id)  # type: ignore[arg-type]
     engine.dispose()
+
+
+def new_snapshot(url: str, instance: str, prepare: bool) -> None:
+    """A new snapshot of the board, equal to the last (as after a refresh that changed
+    nothing): every web process meets it cold. Prepared like the first with ``prepare``."""
+    from sqlmodel import Session, col, select
+
+    from leaderboard.blueprints.public.prepare import prepare_board
+    from leaderboard.models import LeaderboardSnapshot
+
+    app = _bench_app(url, instance)
+    engine = app.extensions["db_engine"]
+    with Session(engine) as session:
+        last = session.exec(select(LeaderboardSnapshot)
+                            .order_by(col(LeaderboardSnapshot.id).desc())).first()
+        copy = LeaderboardSnapshot(benchmark_id=last.benchmark_id, board_id=last.board_id,
+                                   data=last.data)
+        session.add(copy)
+        session.commit()
+        board_id, snapshot_id = copy.board_id, copy.id
+    if prepare:
+        prepare_board(app, board_id, snapshot_id)  # type: ignore[arg-type]
+    engine.dispose()
+
+
+def public_urls(url: str, instance: str) -> list[str]:
+    """Every public page of the board (each view of the ranking, a system, a team)."""
+    from sqlmodel import Session, select
+
+    from leaderboard.models import Submission
+    from leaderboard.services.ranking.metric_info import default_view, views_for
+
+    app = _bench_app(url, instance)
+    with Session(app.extensions["db_engine"]) as session:
+        sub = session.exec(select(Submission).limit(1)).first()
+    app.extensions["db_engine"].dispose()
+    views = [f"/?view={v}" for v in views_for("generative") if v != default_view("generative")]
+    return ["/", *views, "/?entries=all", "/?entries=all&page=2", "/api/v1/leaderboard",
+            f"/systems/{sub.id}", f"/teams/{sub.team_id}", "/significance", "/matrix",
+            "/charts", "/history", "/compare", "/about", "/leaderboard.csv"]
+
+
+def cpu_of(url: str) -> float:
+    """The CPU ms the web process says the GET took (NaN when it did not answer 200)."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            response.read()
+            return float(response.headers["X-CPU-ms"])
+    except urllib.error.HTTPError as exc:
+        print(f"{url}: {exc.code}")
+        return float("nan")
 
 
 def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen:
@@ -82,7 +152,7 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 def load(url: str, threads: int, total: int, headers: dict[str, str] | None = None,
-         expect: int = 200) -> dict[str, float]:
+         expect: int = 200, warm: bool = True, think: float = 0.0) -> dict[str, float]:
     """``total`` GETs of ``url`` from ``threads`` threads (keep-alive-less, like many clients);
     ``headers`` e.g. If-None-Match (then ``expect`` 304) or Accept-Encoding: gzip."""
     latencies: list[float] = []
@@ -109,8 +179,9 @@ def load(url: str, threads: int, total: int, headers: dict[str, str] | None = No
             with lock:
                 latencies.append(elapsed)
                 errors[0] += 0 if ok else 1
+            time.sleep(think)  # a reader reads the page before asking for the next
 
-    for _ in range(3):  # warm every gunicorn process's caches
+    for _ in range(3 if warm else 0):  # warm every gunicorn process's caches
         urllib.request.urlopen(url, timeout=30).read()
     start = time.perf_counter()
     pool = [threading.Thread(target=worker) for _ in range(threads)]
@@ -128,47 +199,80 @@ def load(url: str, threads: int, total: int, headers: dict[str, str] | None = No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", type=int, default=1000)
-    parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=50)
     parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--cpu-requests", type=int, default=20)
+    parser.add_argument("--think", type=float, default=1.0,
+                        help="seconds each reader waits between its requests (readers' runs)")
     parser.add_argument("--web-concurrency", default="2", help="gunicorn processes")
+    parser.add_argument("--no-prepare", action="store_true",
+                        help="no prepared bytes: every page computed in the web process")
     args = parser.parse_args()
+    prepare = not args.no_prepare
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average before "
+          f"{os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; prepared bytes: {prepare}")
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/bench.db"
         instance = f"{tmp}/instance"
         start = time.perf_counter()
-        seed_database(url, instance, args.systems)
+        seed_database(url, instance, args.systems, prepare)
         print(f"seeded {args.systems} submissions + snapshot in "
               f"{time.perf_counter() - start:.1f} s")
-        port = free_port()
         env = dict(os.environ, LEADERBOARD_DATABASE_URL=url, LEADERBOARD_INSTANCE_PATH=instance,
                    LEADERBOARD_SECRET_KEY="bench", LEADERBOARD_REDIS_URL="",
-                   LEADERBOARD_LOG_REQUESTS="0", WEB_CONCURRENCY=args.web_concurrency,
+                   LEADERBOARD_LOG_REQUESTS="0", LEADERBOARD_CPU_TIME_HEADER="1",
+                   WEB_CONCURRENCY=args.web_concurrency,
                    # The load comes from one IP; per-IP limits would answer 429 instead.
                    LEADERBOARD_API_RATE_LIMIT="1000000 per minute")
-        proc = start_gunicorn(env, port)
+        urls = public_urls(url, instance)
+        port = free_port()
+        proc = start_gunicorn(dict(env, WEB_CONCURRENCY="1"), port)
         try:
-            print(f"gunicorn: {args.web_concurrency} processes x "
-                  f"{os.environ.get('GUNICORN_THREADS', '4')} threads; load: {args.threads} "
-                  f"client threads, {args.requests} requests per URL")
-            print(f"{'url':<30} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} errors")
-            for path in ("/", "/api/v1/leaderboard"):
-                url = f"http://127.0.0.1:{port}{path}"
-                with urllib.request.urlopen(url, timeout=30) as response:
-                    etag = response.headers["ETag"]
-                runs = [
-                    ("", args.threads, args.requests, None, 200),
-                    # one client at a time: the server's own time, no queueing behind others
-                    (" 1 client", 1, max(50, args.requests // 10), None, 200),
-                    (" gzip", args.threads, args.requests, {"Accept-Encoding": "gzip"}, 200),
-                    (" 304", args.threads, args.requests, {"If-None-Match": etag}, 304),
-                ]
-                for label, threads, total, headers, expect in runs:
-                    r = load(url, threads, total, headers, expect)
-                    name = path + label
-                    print(f"{name:<30} {r['rps']:7.1f} {r['p50']:7.1f} {r['p95']:7.1f} "
-                          f"{r['p99']:7.1f} {r['errors']:>6}")
+            print(f"\nCPU ms per request, one web process, one client "
+                  f"(median and max of {args.cpu_requests} after the first)")
+            print(f"{'page':<34} {'first':>8} {'median':>7} {'max':>7} {'new snap':>9}")
+            rows = {}
+            for path in urls:
+                base = f"http://127.0.0.1:{port}{path}"
+                first = cpu_of(base)
+                times = sorted(cpu_of(base) for _ in range(args.cpu_requests))
+                rows[path] = (first, times[len(times) // 2], times[-1])
+            new_snapshot(url, instance, prepare)
+            for path in urls:
+                after = cpu_of(f"http://127.0.0.1:{port}{path}")
+                first, median, high = rows[path]
+                print(f"{path:<34} {first:8.1f} {median:7.1f} {high:7.1f} {after:9.1f}")
         finally:
             stop(proc)
+        proc = start_gunicorn(env, port)
+        try:
+            worker_class = env.get("GUNICORN_WORKER_CLASS", "gevent")
+            print(f"\ngunicorn: {args.web_concurrency} processes ({worker_class}); "
+                  f"{args.threads} client threads, {args.requests} requests a run")
+            print(f"{'run':<34} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} errors")
+            new_snapshot(url, instance, prepare)
+            home = f"http://127.0.0.1:{port}/"
+            api = f"http://127.0.0.1:{port}/api/v1/leaderboard"
+            # Readers wait --think s between pages; the saturating runs (no wait) measure
+            # throughput: their latency is at least clients / throughput.
+            runs = [("/ readers, after a new snapshot", home, args.threads, False, args.think),
+                    ("/ readers, new snapshot at 10 s", home, args.threads, True, args.think),
+                    ("/api/v1/leaderboard readers", api, args.threads, True, args.think),
+                    ("/ saturating", home, args.threads, True, 0.0),
+                    ("/ 1 client", home, 1, True, 0.0),
+                    ("/api/v1/leaderboard saturating", api, args.threads, True, 0.0)]
+            for name, target, threads, warm, think in runs:
+                total = args.requests if threads > 1 else max(50, args.requests // 10)
+                writer = threading.Timer(10.0, new_snapshot, (url, instance, prepare))
+                if "new snapshot at" in name:  # as a ranker would, while readers read
+                    writer.start()
+                r = load(target, threads, total, warm=warm, think=think)
+                writer.join() if writer.is_alive() else writer.cancel()
+                print(f"{name:<34} {r['rps']:7.1f} {r['p50']:7.1f} {r['p95']:7.1f} "
+                      f"{r['p99']:7.1f} {r['errors']:>6}")
+        finally:
+            stop(proc)
+    print(f"load average after {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
