@@ -164,3 +164,47 @@ def test_only_a_worker_keeps_the_states_it_wrote(session):
     finally:
         board_state.keep_states(False)
         board_state.forget_kept()
+
+
+@ALL_DATABASES
+def test_a_burst_of_50_changes_is_incremental_and_equals_a_full_one(session, kept_states):
+    """A burst costs its changes (issue 31 item 2): 47 new results, 2 hidden and one
+    re-scored on a board of 40, together 51 changed results (far past the old max(8, 25%)
+    bound), update the kept state instead of rebuilding it, and give the full rebuild's
+    snapshot."""
+    rng = np.random.default_rng(50)
+    board = synthetic_board(session, n_targets=N_TARGETS)
+    teams = [Team(name=f"Team {i}") for i in range(8)]
+    session.add_all(teams)
+    session.flush()
+    for i in range(40):
+        add_result(session, board, team_id=teams[i % 8].id, name=f"System {i}",
+                   skill=rng.uniform(0.3, 0.6), rng=rng, n_targets=N_TARGETS,
+                   bootstrap=BOOTSTRAP)
+    session.commit()
+    refresh_snapshot(session=session, board_id=board.id, full=True)
+    session.commit()
+    shown = session.exec(select(Submission).where(Submission.board_id == board.id)
+                         .order_by(Submission.id)).all()
+    for row in shown[:2]:
+        row.hidden = True
+        session.add(row)
+    add_result(session, board, team_id=shown[5].team_id, name=shown[5].system_name,
+               skill=0.45, rng=rng, n_targets=N_TARGETS, bootstrap=BOOTSTRAP,
+               submission=shown[5])
+    for i in range(40, 87):
+        add_result(session, board, team_id=teams[i % 8].id, name=f"System {i}",
+                   skill=rng.uniform(0.3, 0.6), rng=rng, n_targets=N_TARGETS,
+                   bootstrap=BOOTSTRAP)
+    session.commit()
+    previous = load_board_state(session, board.id, cached=False)
+    now = [r.id for _, r, _ in snapshots.public_submissions(session, board.id)]
+    removed, added = snapshots._plan(previous, tuple(previous.meta["signature"]),
+                                     previous.meta["views"], now)
+    assert (len(removed), len(added)) == (3, 48)  # the re-scored result: one out, one in
+    snapshot = refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    assert board_state.last_written(board.id).incremental
+    assert board_state.last_written(board.id).origin == "memory"  # a warm refresh
+    assert len(snapshot.data["systems"]) == 85
+    assert _without_time(snapshot.data) == _full(session, board)

@@ -198,8 +198,12 @@ def _rank_lists(state: RankState | None, rids: list[int]
     return lo, hi, cons
 
 
-#: Past this share of changed systems, a refresh recomputes everything (cheaper then).
-FULL_REBUILD_SHARE = 0.25
+#: Past this share of changed systems (and more than FULL_REBUILD_MIN), a refresh
+#: recomputes everything. An update costs its changes: 60 new results on a board of 200
+#: took 6.2 s against 27.7 s rebuilt; only near 100% (60 on 60: 27.5 s against 28.5 s)
+#: is a rebuild as cheap (docs/benchmarks.md, issue 31 item 2).
+FULL_REBUILD_SHARE = 0.5
+FULL_REBUILD_MIN = 64
 
 
 def small_change(before: list[int], now: list[int]) -> tuple[list[int], list[int]] | None:
@@ -208,7 +212,7 @@ def small_change(before: list[int], now: list[int]) -> tuple[list[int], list[int
     kept, new = set(before), set(now)
     removed = [r for r in before if r not in new]
     added = [r for r in now if r not in kept]
-    if len(removed) + len(added) > max(8, FULL_REBUILD_SHARE * len(now)):
+    if len(removed) + len(added) > max(FULL_REBUILD_MIN, FULL_REBUILD_SHARE * len(now)):
         return None
     return removed, added
 
