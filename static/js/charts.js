@@ -19,7 +19,21 @@
       if (f && (f % 20 || f >= 80)) { a.visible = false; }
       // The labels kept sit in the right margin, which must hold them.
       if (f) { layout.margin.r = 34; }
+      if (!f) { fitLabel(a, el.clientWidth - layout.margin.l - layout.margin.r); }
     });
+  }
+  // A line's label wider than the plot ran past the y axis and was cut at the left edge
+  // ("Wada et al. (DeBERTa-V3, …) (reported, not re-scored)"): cut the name to the plot's
+  // width, keep its closing "(…)" note, and give the whole text on hover.
+  function fitLabel(a, width) {
+    var text = typeof a.text === "string" ? a.text : "";
+    var fits = Math.floor(width / 6);  // 10 px labels: about 5.3 px a character
+    if (text.length <= fits || text.indexOf("<") !== -1) { return; }
+    var note = text.match(/ \([^()]*\)$/);
+    var tail = note && note[0].length <= fits - 16 ? note[0] : "";
+    var head = text.slice(0, text.length - tail.length);
+    a.hovertext = text;
+    a.text = head.slice(0, Math.max(fits - tail.length - 1, 4)).replace(/\s+$/, "") + "…" + tail;
   }
   function draw() {
     if (!window.Plotly) { return; }

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from flask import abort, redirect, render_template, request, url_for
+from flask import abort, g, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.analysis_limits import charge_uncached
 from leaderboard.blueprints.public.common import (
+    BOARD_ARG,
     current_views,
     per_snapshot,
     snapshot_or_empty,
 )
 from leaderboard.db import get_session
+from leaderboard.models import Board, Submission, Team
 from leaderboard.scoring.significance import ALPHA, format_p, p_phrase
 from leaderboard.services.ranking import charts
 from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
@@ -33,6 +35,7 @@ from leaderboard.services.ranking.pairwise import (
     window_table,
 )
 from leaderboard.services.ranking.ranking_table import BadQuery
+from leaderboard.services.ranking.systems import can_view
 
 
 def _id_arg(name: str) -> int | None:
@@ -59,6 +62,8 @@ def compare():
     """Head-to-head of ?a= and ?b= (system ids), optionally on ?pos=: a summary, then per
     metric both scores, the difference with its 95% paired-bootstrap interval, p, verdict."""
     a_id, b_id, pos = _id_arg("a"), _id_arg("b"), _pos_arg()
+    if a_id is not None and BOARD_ARG not in request.args:
+        _show_board_of(a_id)
     data = snapshot_or_empty()
     choices = [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}
                for s in data.get("systems", [])]
@@ -77,6 +82,15 @@ def compare():
                            describe=describe, format_p=format_p, p_phrase=p_phrase, alpha=ALPHA)
     # Not comparable: 409 with the API's reason, not a 200 page that looks like a result.
     return (page, 409) if error else page
+
+
+def _show_board_of(submission_id: int) -> None:
+    """Without ``?leaderboard=`` (a system page's "compare with"), the page shows the board of
+    system A, not the default one, when the viewer may see A."""
+    session = get_session()
+    sub = session.get(Submission, submission_id)
+    if sub is not None and can_view(sub, current_user, session.get(Team, sub.team_id)):
+        g.board = session.get(Board, sub.board_id)
 
 
 @bp.get("/significance")

@@ -102,7 +102,8 @@ def charts_page():
     figures.append((charts.to_json(charts.score_dots(data, view.headline)),
                     "Dot plot of the top systems on the headline metric with 95% intervals"))
     return render_template("public/charts.html", figures=figures, view=view,
-                           benchmark=data.get("benchmark"), **page_context())
+                           benchmark=data.get("benchmark"),
+                           references=data.get("references", []), **page_context())
 
 
 def chart_views() -> dict:
