@@ -1,6 +1,19 @@
 // Drag-and-drop onto the upload form's file field (the plain file input works without this).
 (function () {
   "use strict";
+  // The header follows the chosen leaderboard: every board's is in the page (split, file
+  // formats, inputs), the one in the select shown.
+  var select = document.getElementById("leaderboard");
+  var about = document.querySelectorAll("#board-about [data-board]");
+  if (select && about.length) {
+    var showBoard = function () {
+      Array.prototype.forEach.call(about, function (el) {
+        el.hidden = el.getAttribute("data-board") !== select.value;
+      });
+    };
+    select.addEventListener("change", showBoard);
+    showBoard();  // a browser may restore another choice on going back
+  }
   var zone = document.querySelector("[data-drop-zone]");
   if (!zone) { return; }
   var input = zone.querySelector("input[type=file]");
@@ -24,7 +37,8 @@
   input.addEventListener("change", function () {
     var nameField = document.getElementById("name");
     if (nameField && !nameField.value && input.files.length) {
-      nameField.value = input.files[0].name.replace(/\.json(\.gz)?$/i, "");
+      nameField.value = input.files[0].name
+        .replace(/(\.(json|best|oot|ranked|tsv|txt))?(\.gz)?$/i, "");
     }
   });
   // "Check file (free)" in the background: a full form post would reload the page, and a

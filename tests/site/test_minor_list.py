@@ -105,3 +105,90 @@ def test_the_humans_row_has_best_and_oot_on_the_all_view(runner, client):
     row = page.split('<tr class="ref ref-human">')[1].split("</tr>")[0]
     assert 'class="na"' not in row  # no "–" (not provided) left in the row
     assert ">3.4</span>" in row and ">53.8</span>" in row
+
+
+RANKED = (b"RANKED\tbright.a 1\tclever 0.9\tsmart 0.5\tvivid 0.1\tshining 0.1\n"
+          b"RANKED\tbright.a 2\tvivid 1\tshining 0.2\tsmart 0\tclever 0\n")
+BEST = b"bright.a 1 :: smart\nbright.a 2 :: vivid;shining\n"
+
+
+def _scored(app, session, board, team, raw: bytes, name: str) -> int:
+    from leaderboard.services.intake.results import score_submission_now
+    from leaderboard.services.intake.submissions import create_submission
+
+    settings = app.config["LEADERBOARD"]
+    accepted = create_submission(session=session, team=team, board=board, raw=raw,
+                                 system_name=name, settings=settings, is_public=True)
+    session.commit()
+    sid = accepted.submission.id
+    assert score_submission_now(engine_or_session=app.extensions["db_engine"],
+                                submission_id=sid, settings=settings) == "scored"
+    refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    return sid
+
+
+def _board_shown(html: str) -> str:
+    return html.split('id="board-shown" data-slug="')[1].split('"')[0]
+
+
+def test_ls07_pages_speak_of_their_own_split_and_reference_rows(app, client, session, boards):
+    from tests.factories import make_team
+
+    team, _ = make_team(session)
+    _scored(app, session, boards["ranking"], team, RANKED, "Ranker")
+    ranking = client.get(f"/?leaderboard={boards['ranking'].slug}").get_data(as_text=True)
+    legend = ranking.split('id="legend-h"')[1]
+    # The coverage mark's example on this 4-instance split: round(0.74 * 4) = 3 of 4.
+    assert '<abbr class="coverage">3/4</abbr>' in legend and "564/762" not in legend
+    assert "the split's instances" in legend and "resampling instances" in legend
+    assert "% Humans" not in legend  # no Humans row on LS07
+    for board, refs in ((boards["ranking"], "(Random) as dashed lines"),
+                        (boards["generative"], "(Gold upper bound) as dashed lines")):
+        charts = client.get(f"/charts?leaderboard={board.slug}").get_data(as_text=True)
+        lede = charts.split('<p class="lede">')[1].split("</p>")[0]
+        assert refs in lede, lede
+        assert "Humans" not in lede and "89-target" not in lede
+
+
+def test_compare_of_systems_on_two_boards_shows_the_board_of_system_a(app, client, session,
+                                                                       boards):
+    from tests.factories import make_team
+
+    team, _ = make_team(session)
+    a = _scored(app, session, boards["ranking"], team, RANKED, "Ranker")
+    b = _scored(app, session, boards["generative"], team, BEST, "Guesser")
+    # From A's page ("compare with"), without ?leaderboard=: A's board, not the default one.
+    response = client.get(f"/compare?a={a}&b={b}")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 409 and "on different leaderboards" in html
+    assert _board_shown(html) == boards["ranking"].slug
+    assert _board_shown(client.get(f"/compare?a={b}&b={a}").get_data(as_text=True)) == \
+        boards["generative"].slug
+    # An explicit ?leaderboard= wins; an unknown id leaves the default board.
+    assert _board_shown(client.get(f"/compare?a={a}&b={b}&leaderboard="
+                                   f"{boards['generative'].slug}").get_data(as_text=True)) == \
+        boards["generative"].slug
+    assert client.get(f"/compare?a=999&b={a}").status_code == 404
+
+
+def test_submit_form_header_describes_the_chosen_board(client, session, boards):
+    from tests.factories import login, make_team
+
+    make_team(session, email="lab@example.org")
+    login(client, "lab@example.org")
+    slug = boards["ranking"].slug
+    html = client.get(f"/account/submit?leaderboard={slug}").get_data(as_text=True)
+    sections = {s.split('"')[0]: s.split("</section>")[0]
+                for s in html.split('<section class="board-about" data-board="')[1:]}
+    assert sorted(sections) == sorted(b.slug for b in boards.values())
+    shown = sections[slug]
+    assert shown.startswith(f'{slug}">')  # not hidden
+    assert "Scored on <strong>SemEval-2007 (LS07) trial</strong>, 4 instances" in shown
+    assert "RANKED lines as lst_gap.py reads them" in shown
+    assert 'href="/benchmarks/semeval07/1/trial/inputs.json.gz"' in shown
+    assert "swords" not in shown.lower() and ".json.gz</code>" not in shown
+    other = sections[boards["generative"].slug]
+    assert other.split(">")[0].endswith(" hidden")
+    assert "score.pl's <code>.best</code> and <code>.oot</code> lines" in other
+    assert '<label for="file">Result file</label>' in html

@@ -29,10 +29,12 @@ from leaderboard.services.access.verification import require_verified, team_is_v
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import (
     BoardError,
+    benchmark_title,
     board_or_default,
     board_title,
     board_views,
     list_boards,
+    view_set,
 )
 from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake.quotas import quota_status
@@ -46,7 +48,7 @@ class SubmitForm(FlaskForm):
     """A result file and what to show about the system."""
 
     leaderboard = SelectField("Leaderboard", validate_choice=False)
-    file = FileField("Result file (JSON, or the benchmark's own text format; gzip welcome)",
+    file = FileField("Result file",
                      validators=[FileRequired(message="Choose a result file.")])
     name = StringField("System name", validators=[
         DataRequired(message="Enter a system name."), Length(max=120)])
@@ -103,9 +105,20 @@ def render_form(form: SubmitForm, status: int = 200, report: dict | None = None,
     needs_verification = bool(benchmark is not None and benchmark.hidden
                               and not team_is_verified(session, current_user.team_id))
     return render_template("submissions/submit.html", form=form, quota=quota, report=report,
-                           error=error, board=board, benchmark=benchmark, boards=boards,
+                           error=error, board=board, benchmark=benchmark,
+                           boards=_described(boards),
                            settings=settings, needs_verification=needs_verification,
                            checking=checking), status
+
+
+def _described(boards: list[tuple[Board, Benchmark]]) -> list[dict]:
+    """What the form's header says of each board: the chosen one's is shown, and submit.js
+    shows another's when the select changes (its split, formats and inputs differ)."""
+    return [{"board": board, "bench": bench, "views": view_set(board.track, bench.name),
+             "title": f"{benchmark_title(bench)} {bench.split}",
+             "inputs": url_for("downloads.split_inputs", name=bench.name,
+                               version=bench.version, split=bench.split)}
+            for board, bench in boards]
 
 
 def board_or_503(form: SubmitForm) -> Board:
