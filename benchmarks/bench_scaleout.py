@@ -17,14 +17,23 @@ full), team A's daily quota is exactly 500.
 4. Checks from the database: every accepted upload has exactly one current result; then
    both instances' ranking (API, all entries, 1,000 a page) are compared after the last
    refresh.
+5. Warm refreshes: four ``leaderboard ranker`` processes run from the start; every refresh
+   they do is counted warm (the board's rank state was in the ranker's memory) or cold,
+   incremental or full (``worker/ranking.py`` writes the counts to Redis and one log line
+   per refresh). The share of warm refreshes is reported, and each refresh listed.
 
-    .venv/bin/python benchmarks/bench_scaleout.py
+With ``--burst N`` only one burst runs: N uploads from 20 client threads over both web
+instances, scored by four workers while four rankers refresh (target: >= 90% warm).
+
+    .venv/bin/python benchmarks/bench_scaleout.py [--burst 200]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -98,6 +107,88 @@ def workers(env: dict, n: int, tmp: str, redis_url: str) -> list:
     return procs
 
 
+def rankers(env: dict, n: int, tmp: str, redis_url: str) -> list:
+    """``n`` ``leaderboard ranker`` processes, logging to ``tmp/ranker-<i>.log``; returns
+    once all have registered."""
+    import subprocess
+
+    from redis import Redis
+
+    from leaderboard.rankers import live_rankers
+
+    redis = Redis.from_url(redis_url)
+    procs = []
+    for i in range(n):
+        with open(f"{tmp}/ranker-{i}.log", "wb") as log:
+            procs.append(subprocess.Popen(
+                [LEADERBOARD_BIN, "ranker", "--name", f"ranker-{i}"], cwd=ROOT,
+                env=dict(env, LEADERBOARD_INSTANCE_PATH=f"{tmp}/ranker-{i}"), stdout=log,
+                stderr=subprocess.STDOUT, start_new_session=True))
+    deadline = time.monotonic() + 120
+    while len(live_rankers(redis, QUEUE)) < n:
+        if time.monotonic() > deadline:
+            raise SystemExit("rankers did not register")
+        time.sleep(0.2)
+    return procs
+
+
+QUEUE = "scoring"  # the default queue name: the bench sets none
+REFRESH_LINE = re.compile(r"refresh of board (\d+): (warm|cold), (incremental|full) "
+                          r"\(state from (\w+)\), (\d+) systems")
+
+
+def refreshes_settled(redis_url: str, timeout: float = 300, quiet: float = 5.0) -> dict:
+    """Wait until no refresh is queued, pending or running for ``quiet`` seconds; returns
+    the site's refresh counters (warm, cold, incremental, full)."""
+    from redis import Redis
+
+    from leaderboard.queue import refresh_stats_key, running_refreshes_key
+    from leaderboard.rankers import ranking_queue_name
+
+    redis = Redis.from_url(redis_url)
+    deadline, calm_since = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        queued = sum(redis.llen(f"rq:queue:{ranking_queue_name(QUEUE, name)}")
+                     for name in [None, *(f"ranker-{i}" for i in range(8))])
+        busy = (queued or redis.hlen(running_refreshes_key(QUEUE))
+                or redis.keys(f"leaderboard:refresh:{QUEUE}:board-*:pending"))
+        if busy:
+            calm_since = None
+        elif calm_since is None:
+            calm_since = time.monotonic()
+        elif time.monotonic() - calm_since >= quiet:
+            break
+        time.sleep(0.5)
+    return {k.decode(): int(v) for k, v in redis.hgetall(refresh_stats_key(QUEUE)).items()}
+
+
+def refresh_log(tmp: str, n: int) -> list[dict]:
+    """Every refresh the rankers logged, in their order per ranker."""
+    out = []
+    for i in range(n):
+        with open(f"{tmp}/ranker-{i}.log", errors="replace") as log:
+            for line in log:
+                match = REFRESH_LINE.search(line)
+                if match:
+                    out.append({"ranker": f"ranker-{i}", "board": int(match[1]),
+                                "warmth": match[2], "kind": match[3], "state": match[4],
+                                "systems": int(match[5]), "at": line[:23]})
+    return sorted(out, key=lambda r: r["at"])
+
+
+def warm_report(out: dict, counts: dict, log: list[dict]) -> None:
+    warm, cold = counts.get("warm", 0), counts.get("cold", 0)
+    share = warm / (warm + cold) if warm + cold else 0.0
+    out["refreshes"] = {**counts, "warm_share": round(share, 3),
+                        "by_ranker": dict(Counter(r["ranker"] for r in log))}
+    for r in log:
+        print(f"  {r['at']} {r['ranker']} board {r['board']}: {r['warmth']}, {r['kind']} "
+              f"(state from {r['state']}), {r['systems']} systems", flush=True)
+    print(f"refreshes: {warm} warm, {cold} cold ({100 * share:.1f}% warm); "
+          f"{counts.get('incremental', 0)} incremental, {counts.get('full', 0)} full",
+          flush=True)
+
+
 def ranking(base: str) -> dict:
     status, _ = request(base, "GET", "/")  # warm
     import urllib.request
@@ -107,6 +198,10 @@ def ranking(base: str) -> dict:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--burst", type=int, default=0,
+                        help="only one burst of this many uploads (4 workers, 4 rankers)")
+    args = parser.parse_args()
     from sqlmodel import Session, select
 
     from leaderboard.db import make_engine
@@ -124,6 +219,8 @@ def main() -> int:
     out: dict = {"date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count()}
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            # A shared database refuses an app without the site's Redis URL.
+            os.environ["LEADERBOARD_REDIS_URL"] = redis.url
             token_a, token_b, tids = seed(url, f"{tmp}/seed")
             engine = make_engine(url)
             with Session(engine) as session:
@@ -142,6 +239,22 @@ def main() -> int:
             webs = [start_gunicorn(dict(env, LEADERBOARD_INSTANCE_PATH=f"{tmp}/web-{i}"), p)
                     for i, p in enumerate(ports)]
             bases = [f"http://127.0.0.1:{p}" for p in ports]
+            procs = rankers(env, 4, tmp, redis.url)
+            if args.burst:
+                procs += workers(env, 4, tmp, redis.url)
+                start = time.monotonic()
+                answers = upload(bases, token_a, tids, 0, args.burst, threads=20)
+                took = wait_scored(engine, answers.get(202, 0))
+                counts = refreshes_settled(redis.url)
+                out["burst"] = {"uploads": args.burst, "answers": dict(answers),
+                                "seconds_to_all_scored": round(took, 1),
+                                "seconds_to_last_refresh": round(time.monotonic() - start, 1)}
+                print(f"{args.burst} uploads from 20 clients, 4 workers, 4 rankers: answers "
+                      f"{dict(answers)}, all scored in {took:.1f} s", flush=True)
+                warm_report(out, counts, refresh_log(tmp, 4))
+                engine.dispose()
+                print(json.dumps(out))
+                return 0
             accepted = 0
             for k, n_workers in enumerate((1, 2, 4)):
                 answers = upload(bases, token_a, tids, accepted, 100)
@@ -155,7 +268,7 @@ def main() -> int:
                       f"({100 / took:.2f} results/s); answers {dict(answers)}", flush=True)
                 for proc in started:
                     stop(proc)
-            procs = workers(env, 4, tmp, redis.url)
+            procs += workers(env, 4, tmp, redis.url)
             start = time.monotonic()
             answers = upload(bases, token_a, tids, 300, 230)
             accepted += answers.get(202, 0)
@@ -210,6 +323,7 @@ def main() -> int:
             out["same_ranking_on_both"] = views[0]["rows"] == views[1]["rows"]
             print(f"ranking on both instances: {out['ranking_rows']} rows, identical: "
                   f"{out['same_ranking_on_both']}", flush=True)
+            warm_report(out, refreshes_settled(redis.url), refresh_log(tmp, 4))
             engine.dispose()
     finally:
         for proc in procs + webs:
