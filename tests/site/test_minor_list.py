@@ -138,6 +138,7 @@ def test_ls07_pages_speak_of_their_own_split_and_reference_rows(app, client, ses
     team, _ = make_team(session)
     _scored(app, session, boards["ranking"], team, RANKED, "Ranker")
     ranking = client.get(f"/?leaderboard={boards['ranking'].slug}").get_data(as_text=True)
+    assert "trial split (4 instances)" in ranking.split('<p class="lede">')[1].split("</p>")[0]
     legend = ranking.split('id="legend-h"')[1]
     # The coverage mark's example on this 4-instance split: round(0.74 * 4) = 3 of 4.
     assert '<abbr class="coverage">3/4</abbr>' in legend and "564/762" not in legend
@@ -192,3 +193,5 @@ def test_submit_form_header_describes_the_chosen_board(client, session, boards):
     assert other.split(">")[0].endswith(" hidden")
     assert "score.pl's <code>.best</code> and <code>.oot</code> lines" in other
     assert '<label for="file">Result file</label>' in html
+    # and the footer credits the chosen board's data, not SWORDS's
+    assert "SemEval-2007 Task 10 data" in html.split('<footer')[1]
