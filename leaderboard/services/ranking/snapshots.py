@@ -35,8 +35,9 @@ from leaderboard.models import (
     utcnow,
 )
 from leaderboard.scoring import SCORER_VERSION
+from leaderboard.scoring.families import family_for
 from leaderboard.scoring.rank_state import RankState
-from leaderboard.services.catalog.benchmarks import base_split, get_prepared
+from leaderboard.services.catalog.benchmarks import base_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title, view_set
 from leaderboard.services.ranking import ranking_stats as rs
 from leaderboard.services.ranking.blocks import (
@@ -192,12 +193,21 @@ def reference_rows(session: Session, board: Board,
             order([r for name, r in elsewhere.items() if name not in merged]))
 
 
+#: (split checksum, scorer version) -> the split's (seed, B): a ranker keeps these two
+#: numbers, not the prepared splits (60 MB for SWORDS, LS07 and CoInCo's).
+_RESAMPLING: dict[tuple[str, str], tuple[int, int]] = {}
+
+
 def _reference_signature(ref: ReferenceSystem, bench: Benchmark) -> dict[str, Any]:
     """A reference row's signature, as a system's: it was scored with its split's own seed
-    and B (the prepared split's, which a worker has in memory anyway)."""
-    prepared = get_prepared(bench)
+    and B."""
+    key = (bench.checksum, bench.scorer_version)
+    if key not in _RESAMPLING:
+        prepared = family_for(bench.name).prepared_from_bytes(bench.prepared_bytes)
+        _RESAMPLING[key] = (prepared.seed, prepared.bootstrap)
+    seed, bootstrap = _RESAMPLING[key]
     return {"scorer_version": ref.scorer_version, "split_checksum": bench.checksum,
-            "seed": prepared.seed, "bootstrap": prepared.bootstrap}
+            "seed": seed, "bootstrap": bootstrap}
 
 
 def _columns_of(headline: str, track: str) -> tuple[str, ...]:
