@@ -237,11 +237,13 @@ def parse_query(view: str | None, pos: str | None, sort: str | None,
     views = views_for(track)
     view_obj = views.get(view or default_view(track))
     if view_obj is None:
-        other = next((t for t, vs in TRACK_VIEWS.items() if view in vs), None)
+        # the other track of the same benchmark family (LS07's 'all' is not SWORDS's)
+        family, _, own = (track or "generative").rpartition("-")
+        other = next((t.rpartition("-")[2] for t, vs in TRACK_VIEWS.items()
+                      if view in vs and t.rpartition("-")[0] == family), None)
         if other is not None:
             raise BadQuery(f"view {view!r} belongs to the {other} track; this is a "
-                           f"{track or 'generative'}-track leaderboard: use "
-                           f"{', '.join(views)}")
+                           f"{own}-track leaderboard: use {', '.join(views)}")
         raise BadQuery(f"unknown view {view!r}; use one of {', '.join(views)}")
     pos_value = None if pos in (None, "", "ALL", "all") else pos
     if pos_value is not None and pos_value not in POS_VALUES:
