@@ -57,17 +57,17 @@ def filter_state(board_id: int, *, session: Session | None = None,
     """(site's filter version, ids withdrawn from ``board_id``'s snapshot): one Redis round
     trip. Version -1: read from the database (Redis unreachable, or no Redis configured and
     a ``session`` given); without either, (0, empty)."""
-    where = _where(connection, queue_name)
-    if where is not None:
-        conn, name = where
-        try:
+    try:
+        where = _where(connection, queue_name)
+        if where is not None:
+            conn, name = where
             with conn.pipeline(transaction=False) as pipe:
                 pipe.get(version_key(name))
                 pipe.smembers(board_key(name, board_id))
                 version, members = pipe.execute()
             return int(version or 0), frozenset(int(m) for m in members)
-        except (RedisError, OSError):
-            log.warning("read filter unreachable in Redis; asking the database", exc_info=True)
+    except (RedisError, OSError):
+        log.warning("read filter unreachable in Redis; asking the database", exc_info=True)
     if session is None:
         return 0, NONE
     from leaderboard.services.ranking.snapshots import withdrawn_ids
