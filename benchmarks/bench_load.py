@@ -207,8 +207,13 @@ def main() -> None:
     parser.add_argument("--web-concurrency", default="2", help="gunicorn processes")
     parser.add_argument("--no-prepare", action="store_true",
                         help="no prepared bytes: every page computed in the web process")
+    parser.add_argument("--new-snapshot", nargs=2, metavar=("URL", "INSTANCE"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
     prepare = not args.no_prepare
+    if args.new_snapshot:
+        new_snapshot(*args.new_snapshot, prepare)
+        return
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average before "
           f"{os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; prepared bytes: {prepare}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -263,8 +268,12 @@ def main() -> None:
                     ("/api/v1/leaderboard saturating", api, args.threads, True, 0.0)]
             for name, target, threads, warm, think in runs:
                 total = args.requests if threads > 1 else max(50, args.requests // 10)
-                writer = threading.Timer(10.0, new_snapshot, (url, instance, prepare))
-                if "new snapshot at" in name:  # as a ranker would, while readers read
+                # In a process of its own, as a ranker: not in this one, whose threads are
+                # the readers.
+                command = [sys.executable, __file__, "--new-snapshot", url, instance,
+                           *([] if prepare else ["--no-prepare"])]
+                writer = threading.Timer(10.0, subprocess.run, (command,), {"check": True})
+                if "new snapshot at" in name:
                     writer.start()
                 r = load(target, threads, total, warm=warm, think=think)
                 writer.join() if writer.is_alive() else writer.cancel()
