@@ -21,6 +21,7 @@ from leaderboard.queue import (
 from leaderboard.rankers import live_rankers
 from leaderboard.services.ranking import read_filter
 from leaderboard.services.ranking.snapshots import refresh_snapshot
+from tests.backends import ALL_DATABASES, ALL_REDIS
 from tests.factories import csrf_token_from, login, make_team
 
 #: Every public route that lists or shows a system of the default board.
@@ -111,6 +112,7 @@ def test_filtered_drops_a_system_from_every_block_by_hand():
     assert read_filter.filtered(data, frozenset({7})) is data
 
 
+@ALL_DATABASES
 def test_the_database_answers_when_redis_does_not(app, session):
     board = _board(session, n_systems=12)
     gone = _best(session, board.id)
@@ -131,6 +133,8 @@ def test_the_database_answers_when_redis_does_not(app, session):
     assert read_filter.hidden_ids(board.id, connection=conn, queue_name=queue_name) == set()
 
 
+@ALL_DATABASES
+@ALL_REDIS
 def test_hide_and_disable_leave_every_route_at_once_without_any_ranker(app, session):
     board = _board(session, n_systems=40)
     best = _best(session, board.id)
