@@ -48,10 +48,12 @@ def seed(session: Session, n_systems: int, n_teams: int, rng: np.random.Generato
             skill = rng.uniform(0.2, 0.9)
             batch.append(TargetStats(synthetic_rows(rng, skill, N_TARGETS), pos, CHECKSUM, 0,
                                      BOOTSTRAP, SCORER_VERSION))
-        values = _resampled(batch, pos)
         for k, stats in enumerate(batch):
             i = start + k
-            blocks = {p: _block(stats, p, values[p][k], keys) for p in (None, *POS_ORDER)}
+            if k % MATMUL_SYSTEMS == 0:  # every metric on every resample: 16 systems' worth
+                values = _resampled(batch[k:k + MATMUL_SYSTEMS], pos)
+            blocks = {p: _block(stats, p, values[p][k % MATMUL_SYSTEMS], keys)
+                      for p in (None, *POS_ORDER)}
             subs.append(Submission(
                 id=submission_id, team_id=team_ids[i % n_teams], benchmark_id=board.benchmark_id,
                 board_id=board.id, system_name=f"System {i:05d}", file_bytes=b"{}",
@@ -80,23 +82,20 @@ def seed(session: Session, n_systems: int, n_teams: int, rng: np.random.Generato
     return board
 
 
-def _resampled(batch: list[TargetStats], pos: np.ndarray
+def _resampled(group: list[TargetStats], pos: np.ndarray
                ) -> dict[str | None, list[dict[str, np.ndarray]]]:
-    """Every metric of each result of ``batch`` on the shared resamples of each POS, as
-    ``system_values`` computes them one result at a time, in one product per POS and
-    :data:`MATMUL_SYSTEMS` results (a wide product uses the cores' BLAS far better)."""
+    """Every metric of each result of ``group`` on the shared resamples of each POS, as
+    ``system_values`` computes them one result at a time, in one product per POS (a wide
+    product uses the cores' BLAS far better)."""
     out: dict[str | None, list[dict[str, np.ndarray]]] = {}
+    width = group[0].rows.shape[1]
     for p in (None, *POS_ORDER):
         mask = slice(None) if p is None else pos == p
         n = int(np.sum(pos == p)) if p is not None else len(pos)
         counts = np.asarray(resample_counts(n, BOOTSTRAP, 0, pos_stream(p)), dtype=np.float64)
-        out[p] = []
-        for start in range(0, len(batch), MATMUL_SYSTEMS):
-            group = batch[start:start + MATMUL_SYSTEMS]
-            sums = counts @ np.hstack([s.rows[mask] for s in group])
-            width = group[0].rows.shape[1]
-            out[p] += [metrics_from_sums(sums[:, j * width:(j + 1) * width])
-                       for j in range(len(group))]
+        sums = counts @ np.hstack([s.rows[mask] for s in group])
+        out[p] = [metrics_from_sums(sums[:, j * width:(j + 1) * width])
+                  for j in range(len(group))]
     return out
 
 
