@@ -91,6 +91,8 @@ def refresh_snapshot_job(board_id: int) -> str:
                 return "lost"
             session.commit()
             _after_commit(connection, queue_name, board_id)
+        # The snapshot is in: a ranker dying while it renders pages need not redo it.
+        connection.hdel(running, str(board_id))
         prepare_pages(settings, engine, board_id, snapshot_id)  # outside the lease
     finally:
         connection.hdel(running, str(board_id))
