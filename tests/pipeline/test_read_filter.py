@@ -234,3 +234,20 @@ def test_unpublished_while_its_ranker_is_killed_mid_refresh(app, session, start_
                                          queue_name=queue_name) == set(), 5, "settling")
     assert all(not _shows(reader, path, name) for path in ROUTES)
     assert session.exec(select(Team).where(Team.id == best.team_id)).one().disabled is False
+
+
+def test_a_client_revalidating_by_date_gets_the_filtered_page(app, session):
+    board = _board(session, n_systems=12)
+    best = _best(session, board.id)
+    reader = app.test_client()
+    first = reader.get("/leaderboard.csv")
+    assert best.system_name in first.get_data(as_text=True)
+    stamp, etag = first.headers["Last-Modified"], first.headers["ETag"]
+    assert reader.get("/leaderboard.csv", headers={"If-Modified-Since": stamp}).status_code == 304
+    with app.app_context():
+        conn, queue_name = get_redis(), app.config["LEADERBOARD"]["QUEUE_NAME"]
+    read_filter.mark_hidden(conn, queue_name, {board.id: [best.id]})
+    for headers in ({"If-Modified-Since": stamp}, {"If-None-Match": etag}):
+        again = reader.get("/leaderboard.csv", headers=headers)
+        assert again.status_code == 200, headers
+        assert best.system_name not in again.get_data(as_text=True)

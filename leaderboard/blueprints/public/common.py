@@ -194,7 +194,8 @@ def _validated(response: Response, ref: SnapshotRef, etag: str) -> Response:
     so clients revalidate with a 304."""
     response.vary.add("Accept-Encoding")
     response.set_etag(etag, weak=True)
-    response.last_modified = ref.created_at
+    if not ref.hidden:  # with systems withdrawn since, the snapshot's time says too little
+        response.last_modified = ref.created_at
     response.headers["Cache-Control"] = "public, no-cache"
     return response.make_conditional(request)
 
