@@ -171,6 +171,9 @@ def test_hide_and_disable_leave_every_route_at_once_without_any_ranker(app, sess
         for other in team_systems:
             assert not _shows(reader, path, other), (path, other)
     assert reader.get(f"/teams/{team_id}").status_code == 404
+    other = session.exec(select(Submission.id).where(Submission.team_id == team_id,
+                                                     Submission.id != best.id)).first()
+    assert reader.get(f"/systems/{other}").status_code == 404
     assert len(session.exec(select(LeaderboardSnapshot.id)).all()) == snapshots_before
 
     # Enabled again: its systems return from the same snapshot, but not the hidden one.
