@@ -132,6 +132,8 @@ def test_no_ranking_board_and_every_page_of_the_board(client, session, board):
                  "/leaderboard.json"):
         response = client.get(f"{path}?leaderboard={board.slug}")
         assert response.status_code == 200, path
+    compare = client.get(f"/compare?leaderboard={board.slug}").get_data(as_text=True)
+    assert 'name="pos"' not in compare      # no part of speech to compare on
     about = client.get("/about").get_data(as_text=True)
     assert 'id="tsar2022"' in about and "CC BY-NC-SA 4.0" in about
 

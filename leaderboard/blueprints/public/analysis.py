@@ -25,6 +25,8 @@ from leaderboard.services.ranking.metric_info import (
     default_view,
     describe,
     displayed,
+    pos_values_for,
+    track_of,
     views_for,
 )
 from leaderboard.services.ranking.pairwise import (
@@ -78,7 +80,8 @@ def compare():
         if result is None and error is None:
             abort(404, description="No such system, or it is not public.")
     page = render_template("public/compare.html", result=result, error=error, choices=choices,
-                           a_id=a_id, b_id=b_id, pos=pos, pos_values=POS_VALUES, labels=LABELS,
+                           a_id=a_id, b_id=b_id, pos=pos,
+                           pos_values=pos_values_for(track_of(data)), labels=LABELS,
                            describe=describe, format_p=format_p, p_phrase=p_phrase, alpha=ALPHA)
     # Not comparable: 409 with the API's reason, not a 200 page that looks like a result.
     return (page, 409) if error else page

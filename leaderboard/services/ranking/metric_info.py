@@ -195,6 +195,16 @@ def headlines(track: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v.headline for v in views_for(track).values()))
 
 
+#: View sets whose benchmark has no part of speech (no POS blocks, controls or matrix).
+WITHOUT_POS: frozenset[str] = frozenset({"tsar-generative"})
+
+
+def pos_values_for(track: str | None) -> tuple[str, ...]:
+    """The parts of speech a board of ``track`` breaks its results down by (none for
+    TSAR-2022)."""
+    return () if (track or DEFAULT_TRACK) in WITHOUT_POS else POS_VALUES
+
+
 def track_of(data: dict) -> str:
     """The view set of a snapshot's board (snapshots from before tracks: generative)."""
     board = data.get("board") or {}
