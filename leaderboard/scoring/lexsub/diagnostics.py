@@ -28,8 +28,8 @@ from leaderboard.scoring.lexsub.jabbari_rows import first_lines
 def _answer_lists(answers: formats.Answers) -> dict[str, list[str]]:
     """score.pl's item id (lines match by the id, as best and oot match them) -> the answers
     diagnosed: the first .oot line, else the first .best one."""
-    lists = first_lines(answers.best_lines)
-    lists.update(first_lines(answers.oot_lines))
+    lists = first_lines(answers.best_lines, "best")
+    lists.update(first_lines(answers.oot_lines, "oot"))
     return lists
 
 
