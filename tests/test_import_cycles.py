@@ -114,14 +114,6 @@ REGISTRATION_PACKAGES = ("leaderboard.blueprints.account", "leaderboard.blueprin
                          "leaderboard.blueprints.public")
 
 
-#: A cycle left to the pre-rendered pages' owner (reported to the lead): the ranker renders
-#: pages with an app it makes (``prepare.worker_app`` imports ``create_app``), and the app
-#: registers the ``ranker`` command, which imports ``worker.ranking``. To break it, the
-#: command could hand its own CLI app to ``run_ranker``. New cycles still fail.
-KNOWN_CYCLES = [["leaderboard", "leaderboard.blueprints.public.prepare", "leaderboard.commands",
-                 "leaderboard.commands.worker", "worker.ranking"]]
-
-
 def _module_cycles() -> list[list[str]]:
     graph = import_graph()
     for package in REGISTRATION_PACKAGES:
@@ -130,18 +122,12 @@ def _module_cycles() -> list[list[str]]:
 
 
 def test_no_import_cycles_between_modules():
-    found = [c for c in _module_cycles() if c not in KNOWN_CYCLES]
+    found = _module_cycles()
     assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
-def test_known_cycles_are_still_there():
-    """Once a known cycle is broken, its entry must go (it would hide its return)."""
-    found = _module_cycles()
-    assert [c for c in KNOWN_CYCLES if c not in found] == []
-
-
 def test_registration_is_the_only_cycle_of_the_blueprint_packages():
-    found = [c for c in cycles(import_graph()) if c not in KNOWN_CYCLES]
+    found = cycles(import_graph())
     assert sorted(c[0] for c in found) == sorted(REGISTRATION_PACKAGES)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from redis import Redis
@@ -100,18 +101,29 @@ def refresh_snapshot_job(board_id: int) -> str:
     return "refreshed"
 
 
+#: Renders and stores what readers ask most of a committed snapshot, as bytes:
+#: (engine, board id, snapshot id) -> how many items. The ``ranker`` command hands it in
+#: (:func:`leaderboard.blueprints.public.prepare.page_preparer`), so this module imports
+#: nothing of the web layer; without one (a job called directly) the web computes pages.
+PagePreparer = Callable[[Any, int, int], int]
+_preparers: list[PagePreparer] = []
+
+
+def use_page_preparer(preparer: PagePreparer | None) -> None:
+    """Prepare pages with ``preparer`` after each snapshot this process writes (None: stop)."""
+    _preparers[:] = [preparer] if preparer is not None else []
+
+
 def prepare_pages(settings: dict[str, Any], engine: Any, board_id: int,
                   snapshot_id: int | None) -> None:
-    """Write what readers ask most of the new snapshot as bytes (page blocks, API answers;
-    :mod:`leaderboard.blueprints.public.prepare`). A failure only costs the web processes
-    computing those pages themselves, as they do for an older snapshot."""
-    from leaderboard.blueprints.public.prepare import prepare_board, worker_app
-
-    if snapshot_id is None:
+    """Write what readers ask most of the new snapshot as bytes (page blocks, API answers).
+    A failure only costs the web processes computing those pages themselves, as they do for
+    an older snapshot."""
+    if snapshot_id is None or not _preparers:
         return
     try:
         start = time.perf_counter()
-        count = prepare_board(worker_app(settings, engine), board_id, snapshot_id)
+        count = _preparers[0](engine, board_id, snapshot_id)
         log.info("prepared %d items of snapshot %s (board %s) in %.2f s", count, snapshot_id,
                  board_id, time.perf_counter() - start)
     except Exception:
@@ -190,9 +202,10 @@ def _beat_loop(stop: threading.Event, connection: Redis, queue_name: str, name: 
             log.warning("ranker beat failed", exc_info=True)
 
 
-def run_ranker(settings: dict[str, Any], *, burst: bool = False,
-               name: str | None = None) -> bool:
-    """Run a ranker until SIGTERM (or, with ``burst``, until its queues are empty).
+def run_ranker(settings: dict[str, Any], *, burst: bool = False, name: str | None = None,
+               page_preparer: PagePreparer | None = None) -> bool:
+    """Run a ranker until SIGTERM (or, with ``burst``, until its queues are empty), preparing
+    each new snapshot's pages with ``page_preparer``.
 
     Refuses a shared database without an explicit secret key and Redis URL."""
     from leaderboard.config import require_shared_settings
@@ -205,6 +218,7 @@ def run_ranker(settings: dict[str, Any], *, burst: bool = False,
     require_shared_settings(settings)
     setup_logging(settings)
     keep_states()  # a board's next refresh here updates the ranking state it wrote
+    use_page_preparer(page_preparer)
     name = name or new_ranker_name()
     _me["name"] = name
     engine = make_engine(settings["DATABASE_URL"])

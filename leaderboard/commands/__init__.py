@@ -38,4 +38,5 @@ def all_commands() -> list[click.Command]:
 
 # Commands that need no web app (the worker reads its settings from the environment): the
 # console script runs them without importing Flask, even where the app cannot be built.
-APP_FREE = {"score", "wordnet", "submit", "worker", "ranker"}
+# ``ranker`` is not: it renders the pages it prepares with the app.
+APP_FREE = {"score", "wordnet", "submit", "worker"}

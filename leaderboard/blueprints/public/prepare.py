@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from collections.abc import Callable
 
 from flask import Flask
 from sqlalchemy.engine import Engine
@@ -35,20 +35,19 @@ from leaderboard.services.ranking.ranking_table import (
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT
 
 log = logging.getLogger(__name__)
-_apps: dict[int, Flask] = {}
 
 
-def worker_app(settings: dict[str, Any], engine: Engine) -> Flask:
-    """An app for rendering in this worker, on the worker's own engine (one per engine)."""
-    app = _apps.get(id(engine))
-    if app is None:
-        from leaderboard import create_app
+def page_preparer(app: Flask) -> Callable[[Engine, int, int], int]:
+    """What a ranker calls after each snapshot it commits: :func:`prepare_board` with
+    ``app``, on the ranker's own database engine (the app's own one is let go)."""
 
-        app = create_app({**settings, "LOG_REQUESTS": False})
-        app.extensions["db_engine"].dispose()
-        app.extensions["db_engine"] = engine
-        _apps[id(engine)] = app
-    return app
+    def prepare(engine: Engine, board_id: int, snapshot_id: int) -> int:
+        if app.extensions["db_engine"] is not engine:
+            app.extensions["db_engine"].dispose()
+            app.extensions["db_engine"] = engine
+        return prepare_board(app, board_id, snapshot_id)
+
+    return prepare
 
 
 def prepare_board(app: Flask, board_id: int, snapshot_id: int) -> int:
