@@ -30,7 +30,10 @@ def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session,
                                                                    settings):
     """A web request gets the rows from a worker's job (here run in this process, the way
     a worker runs it) through Redis, then keeps them; nothing is parsed in the request."""
+    from rq.job import Job, JobStatus
+
     from leaderboard.queue import get_redis
+    from leaderboard.services.intake.checks import checks_connection
     from leaderboard.services.intake.diagnostics_store import stored_outcome
     from tests.pipeline.conftest import drain
     from worker import jobs
@@ -57,6 +60,14 @@ def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session,
         assert (preparing.value.status, preparing.value.code) == (503, "preparing")
         key = diagnostics.rows_key(row, session.get(Benchmark, bench.id))
         assert stored_outcome(get_redis(), settings["QUEUE_NAME"], key) is None
+        # A job that raised (RQ marks it failed) answers an error at once, not "preparing".
+        job = Job.fetch(f"diagnose-{settings['QUEUE_NAME']}-{row.id}-{key[1][:16]}",
+                        connection=checks_connection())
+        job.set_status(JobStatus.FAILED)
+        with pytest.raises(diagnostics.DiagnosticsUnavailable) as failed:
+            diagnostics.target_rows(session, row, settings)
+        assert (failed.value.status, failed.value.code) == (500, "failed")
+        job.set_status(JobStatus.QUEUED)
         jobs.configure(settings=settings, engine=app.extensions["db_engine"])
         drain(get_redis(), settings)
         assert stored_outcome(get_redis(), settings["QUEUE_NAME"], key)[0] == "rows"

@@ -15,7 +15,8 @@ from typing import Any
 
 from redis import Redis
 from rq import Queue
-from rq.job import Job
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from leaderboard.services.intake.checks import checks_connection, checks_queue_name
 from leaderboard.services.intake.submissions import SubmissionError
@@ -57,6 +58,8 @@ def outcome_for(*, queue_name: str, key: tuple, submission_id: int,
     if outcome is not None:
         return outcome
     job_id = f"diagnose-{queue_name}-{submission_id}-{key[1][:16]}"
+    if _failed(connection, job_id):
+        return FAILED
     if not Job.exists(job_id, connection=connection):
         Queue(checks_queue_name(queue_name), connection=connection).enqueue(
             DIAGNOSE_FUNCTION, queue_name, submission_id, job_id=job_id,
@@ -70,4 +73,19 @@ def outcome_for(*, queue_name: str, key: tuple, submission_id: int,
         outcome = stored_outcome(connection, queue_name, key)
         if outcome is not None:
             return outcome
+        if _failed(connection, job_id):
+            return FAILED
     raise NotReady()
+
+
+#: What a diagnose job that raised answers until RQ forgets it (its failure_ttl): an error
+#: now, not "being prepared" until the wait runs out on every view.
+FAILED = ("error", 500, "failed", "the diagnostics could not be computed (the worker's log "
+          "says why); retry in ten minutes or ask the hosts")
+
+
+def _failed(connection: Redis, job_id: str) -> bool:
+    try:
+        return Job.fetch(job_id, connection=connection).get_status() == JobStatus.FAILED
+    except NoSuchJobError:
+        return False
