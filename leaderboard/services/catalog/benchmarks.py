@@ -10,6 +10,7 @@ import gzip
 import json
 import re
 import threading
+from pathlib import Path
 from typing import Any
 
 from sqlmodel import Session, select
@@ -18,7 +19,7 @@ from leaderboard.models import Benchmark
 from leaderboard.scoring import SCORER_VERSION, PreparedSplit, prepare_split
 from leaderboard.scoring.families import family_for, inputs_json
 from leaderboard.scoring.gold import GZIP_MAGIC, split_checksum
-from leaderboard.services.catalog.boards import create_board, default_board
+from leaderboard.services.catalog.boards import BoardError, create_board, default_board
 
 LABELS = frozenset({"TRUE", "FALSE", "UNSURE", "TRUE_IMPLICIT", "FALSE_IMPLICIT"})
 POS_VALUES = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
@@ -159,6 +160,31 @@ def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, s
         create_board(session, benchmark, make_default=make_default)
     session.commit()
     _CACHE[(checksum, SCORER_VERSION)] = prepared
+    return benchmark
+
+
+def import_family_split(session: Session, family: Any, *, version: str, split: str,
+                        data_dir: Path, bootstrap: int = 1000, seed: int = 0) -> Benchmark:
+    """A split of a benchmark read from the field's own files (LS07, CoInCo, TSAR-2022): the
+    stored one, else made from the files in ``data_dir`` and stored with public labels (they
+    are published with the data); flushes."""
+    if split not in family.splits:
+        raise BoardError(f"{family.title} has the splits {', '.join(family.splits)}, "
+                         f"not {split!r}")
+    existing = session.exec(select(Benchmark).where(
+        Benchmark.name == family.name, Benchmark.version == version,
+        Benchmark.split == split)).first()
+    if existing is not None:
+        return existing
+    source = family.build_source(split, data_dir)
+    prepared = family.prepare(source, name=f"{family.name}-{split}", bootstrap=bootstrap,
+                              seed=seed)
+    benchmark = Benchmark(name=family.name, version=version, split=split,
+                          checksum=prepared.checksum, hidden=False,
+                          n_targets=len(prepared.targets), source_bytes=source,
+                          prepared_bytes=prepared.to_bytes(), scorer_version=SCORER_VERSION)
+    session.add(benchmark)
+    session.flush()
     return benchmark
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from leaderboard.models import Benchmark, Board, Phase, Track
-from leaderboard.scoring import SCORER_VERSION
 from leaderboard.scoring.families import FAMILIES, LexsubFamily, lexsub_data_dir
+from leaderboard.services.catalog.benchmarks import import_family_split
 from leaderboard.services.catalog.boards import BoardError, create_board
 
 VERSION = "1"
@@ -39,22 +39,9 @@ def import_lexsub_split(session: Session, name: str, split: str, *,
                         data_dir: Path | None = None, bootstrap: int = 1000,
                         seed: int = 0) -> Benchmark:
     """The stored split (made from the files in ``data_dir`` if absent); flushes."""
-    family = lexsub_family(name)
-    if split not in family.splits:
-        raise BoardError(f"{family.title} has the splits {', '.join(family.splits)}, "
-                         f"not {split!r}")
-    existing = session.exec(select(Benchmark).where(
-        Benchmark.name == name, Benchmark.version == VERSION, Benchmark.split == split)).first()
-    if existing is not None:
-        return existing
-    source = family.build_source(split, data_dir or lexsub_data_dir())
-    prepared = family.prepare(source, name=f"{name}-{split}", bootstrap=bootstrap, seed=seed)
-    benchmark = Benchmark(name=name, version=VERSION, split=split, checksum=prepared.checksum,
-                          hidden=False, n_targets=len(prepared.targets), source_bytes=source,
-                          prepared_bytes=prepared.to_bytes(), scorer_version=SCORER_VERSION)
-    session.add(benchmark)
-    session.flush()
-    return benchmark
+    return import_family_split(session, lexsub_family(name), version=VERSION, split=split,
+                               data_dir=data_dir or lexsub_data_dir(), bootstrap=bootstrap,
+                               seed=seed)
 
 
 def lexsub_board(session: Session, name: str, split: str, track: str, *,

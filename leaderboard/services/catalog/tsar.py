@@ -13,14 +13,14 @@ import csv
 import io
 from pathlib import Path
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from leaderboard.models import Benchmark, Board, Phase, Track
-from leaderboard.scoring import SCORER_VERSION
 from leaderboard.scoring import reported as parsing
 from leaderboard.scoring.families import FAMILIES
 from leaderboard.scoring.tsar.data import LANGUAGES, data_dir
-from leaderboard.services.catalog.boards import BoardError, create_board
+from leaderboard.services.catalog.benchmarks import import_family_split
+from leaderboard.services.catalog.boards import create_board
 from leaderboard.services.catalog.reported import Added, add_rows
 
 NAME, VERSION = "tsar2022", "1"
@@ -40,21 +40,8 @@ CSV_COLUMNS = {"ACC@1": "acc@1", "ACC@1@Top1": "acc@1@top1", "ACC@2@Top1": "acc@
 def import_tsar_split(session: Session, split: str, *, root: Path | None = None,
                       bootstrap: int = 1000, seed: int = 0) -> Benchmark:
     """The stored split (made from the files under ``root`` if absent); flushes."""
-    family = FAMILIES[NAME]
-    if split not in family.splits:
-        raise BoardError(f"TSAR-2022 has the splits {', '.join(family.splits)}, not {split!r}")
-    existing = session.exec(select(Benchmark).where(
-        Benchmark.name == NAME, Benchmark.version == VERSION, Benchmark.split == split)).first()
-    if existing is not None:
-        return existing
-    source = family.build_source(split, root or data_dir())
-    prepared = family.prepare(source, name=f"{NAME}-{split}", bootstrap=bootstrap, seed=seed)
-    benchmark = Benchmark(name=NAME, version=VERSION, split=split, checksum=prepared.checksum,
-                          hidden=False, n_targets=len(prepared.targets), source_bytes=source,
-                          prepared_bytes=prepared.to_bytes(), scorer_version=SCORER_VERSION)
-    session.add(benchmark)
-    session.flush()
-    return benchmark
+    return import_family_split(session, FAMILIES[NAME], version=VERSION, split=split,
+                               data_dir=root or data_dir(), bootstrap=bootstrap, seed=seed)
 
 
 def results_file(lang: str, root: Path | None = None) -> Path:
