@@ -20,6 +20,7 @@ from leaderboard.scoring.gold import PreparedSplit
 from leaderboard.scoring.jabbari import BLANKS
 from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights, split_last_space
 from leaderboard.scoring.lexsub.scorepl import item_of
+from leaderboard.scoring.sources import read_source, source_checksum
 
 SOURCE_FORMAT = "lexsub-1"
 V = TypeVar("V")
@@ -121,15 +122,7 @@ def _source_text(family: str, split: str, data_dir: Path) -> str:
 
 def source_doc(source: bytes) -> dict:
     """Decode what :func:`build_source` wrote."""
-    doc = json.loads(gzip.decompress(source).decode("utf-8"))
-    if doc.get("format") != SOURCE_FORMAT:
-        raise ValueError(f"not a lexsub source (format {doc.get('format')!r})")
-    return doc
-
-
-def source_checksum(source: bytes) -> str:
-    """sha256 of the decompressed source: the split's identity."""
-    return hashlib.sha256(gzip.decompress(source)).hexdigest()
+    return read_source(source, SOURCE_FORMAT, "lexsub")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 
 from leaderboard.scoring.gold import PreparedSplit
+from leaderboard.scoring.sources import read_source, source_checksum
 from leaderboard.scoring.tsar.metrics import gold_counts, top_gold
 
 SOURCE_FORMAT = "tsar2022-1"
@@ -74,15 +75,7 @@ def build_source(split: str, root: Path) -> bytes:
 
 def source_doc(source: bytes) -> dict:
     """Decode what :func:`build_source` wrote."""
-    doc = json.loads(gzip.decompress(source).decode("utf-8"))
-    if doc.get("format") != SOURCE_FORMAT:
-        raise ValueError(f"not a TSAR-2022 source (format {doc.get('format')!r})")
-    return doc
-
-
-def source_checksum(source: bytes) -> str:
-    """sha256 of the decompressed source: the split's identity."""
-    return hashlib.sha256(gzip.decompress(source)).hexdigest()
+    return read_source(source, SOURCE_FORMAT, "TSAR-2022")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,21 @@
+"""A split's source as the families read from the field's files store it: gzipped JSON with
+its format named, identified by the sha256 of the decompressed bytes."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+
+
+def read_source(source: bytes, source_format: str, family: str) -> dict:
+    """The JSON document of ``source``; ValueError when it is not ``source_format``."""
+    doc = json.loads(gzip.decompress(source).decode("utf-8"))
+    if doc.get("format") != source_format:
+        raise ValueError(f"not a {family} source (format {doc.get('format')!r})")
+    return doc
+
+
+def source_checksum(source: bytes) -> str:
+    """sha256 of the decompressed source: the split's identity."""
+    return hashlib.sha256(gzip.decompress(source)).hexdigest()
