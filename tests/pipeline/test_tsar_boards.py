@@ -134,6 +134,8 @@ def test_no_ranking_board_and_every_page_of_the_board(client, session, board):
         assert response.status_code == 200, path
     compare = client.get(f"/compare?leaderboard={board.slug}").get_data(as_text=True)
     assert 'name="pos"' not in compare      # no part of speech to compare on
+    assert ">By POS</a>" not in compare     # nor a POS matrix in the header
+    assert ">By POS</a>" in client.get("/about").get_data(as_text=True)  # a page of no board
     about = client.get("/about").get_data(as_text=True)
     assert 'id="tsar2022"' in about and "CC BY-NC-SA 4.0" in about
 

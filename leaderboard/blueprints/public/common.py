@@ -23,6 +23,7 @@ from leaderboard.services.catalog.boards import (
     list_boards,
     view_set,
 )
+from leaderboard.services.ranking.metric_info import pos_values_for
 from leaderboard.services.ranking.ranking_table import (
     BadQuery,
     RankingTable,
@@ -94,6 +95,17 @@ def board_nav() -> dict[str, Any]:
 #: Pages whose board switcher links to the same page of the other board (the rest link to
 #: its ranking).
 SWITCH_SAME_PAGE = BOARD_ENDPOINTS - {"public.export_csv", "public.export_json"}
+
+
+def shown_board_has_pos() -> bool:
+    """Whether the header's "By POS" link applies to the page's board: not on a board whose
+    benchmark has no part of speech (TSAR-2022); pages without a board keep it."""
+    if request.blueprint != "public" or (request.endpoint or "") not in BOARD_ENDPOINTS:
+        return True
+    try:
+        return bool(pos_values_for(current_views()))
+    except HTTPException:  # an unknown ?leaderboard=: its 404 page keeps the whole header
+        return True
 
 
 def board_bar() -> dict[str, Any] | None:
