@@ -108,6 +108,8 @@ def score_submission_job(submission_id: int) -> str:
         def request_refresh(board_id: int) -> None:
             request_snapshot_refresh(board_id, connection=job.connection,
                                      queue_name=settings["QUEUE_NAME"])
+
+        on_beat()  # from the start: a worker killed before its first beat is seen as gone too
     started = time.perf_counter()
     try:
         status = score_submission_now(
