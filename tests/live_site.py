@@ -23,7 +23,11 @@ from werkzeug.serving import make_server
 
 from leaderboard import create_app
 from leaderboard.db import create_all
+from leaderboard.models import Board, Team
 from leaderboard.processes import stop_processes
+from leaderboard.services.intake.results import score_submission_now
+from leaderboard.services.intake.submissions import create_submission
+from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.site.seed import Seeded, seed_demo
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -123,6 +127,28 @@ def live_site(tmp: Path, prepare: Callable[[Flask, Seeded], Any] | None = None,
             yield LiveSite(url, seeded, browser, extra)
         finally:
             browser.close()
+
+
+def publish_scored(app: Flask, session: Session, files: list[tuple[Board, dict[str, bytes]]],
+                   team_ids: list[int]) -> dict[str, int]:
+    """Each board's files (system name -> raw) uploaded public by the teams in turn, scored
+    now and the boards' snapshots refreshed: system name -> submission id."""
+    settings, engine = app.config["LEADERBOARD"], app.extensions["db_engine"]
+    ids = {}
+    for board, named in files:
+        for name, raw in named.items():
+            team = session.get(Team, team_ids[len(ids) % len(team_ids)])
+            accepted = create_submission(session=session, team=team, board=board, raw=raw,
+                                         system_name=name, settings=settings, is_public=True)
+            session.commit()
+            ids[name] = accepted.submission.id
+    for sid in ids.values():
+        assert score_submission_now(engine_or_session=engine, submission_id=sid,
+                                    settings=settings) == "scored"
+    for board, _named in files:
+        refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    return ids
 
 
 def walk_pages(browser: Any, base: str, pages: dict[str, str], width: int,

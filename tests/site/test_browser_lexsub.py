@@ -7,13 +7,9 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session
 
-from leaderboard.models import Team
 from leaderboard.services.catalog.lexsub import lexsub_board
-from leaderboard.services.intake.results import score_submission_now
-from leaderboard.services.intake.submissions import create_submission
-from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.lexsub_files import write_coinco, write_semeval07
-from tests.live_site import live_site, walk_pages
+from tests.live_site import live_site, publish_scored, walk_pages
 
 WIDTHS = (1366, 390)
 pytestmark = pytest.mark.browser
@@ -46,9 +42,8 @@ COINCO = {
 
 
 def _prepare(app, seeded, folder) -> dict:
-    settings, engine = app.config["LEADERBOARD"], app.extensions["db_engine"]
-    ids = {}
-    with app.app_context(), Session(engine, expire_on_commit=False) as session:
+    with app.app_context(), Session(app.extensions["db_engine"],
+                                    expire_on_commit=False) as session:
         boards = {"ranking": lexsub_board(session, "semeval07", "trial", "ranking",
                                           data_dir=folder),
                   "generative": lexsub_board(session, "semeval07", "trial", "generative",
@@ -56,24 +51,11 @@ def _prepare(app, seeded, folder) -> dict:
                   "coinco": lexsub_board(session, "coinco", "test", "generative",
                                          data_dir=folder)}
         session.commit()
-        teams = list(seeded.teams.values())
-        n = 0
-        for track, files in (("ranking", RANKED), ("generative", PAIRS),
-                             ("coinco", {k: v for k, v in COINCO.items() if "guesser" in k})):
-            for name, raw in files.items():
-                team = session.get(Team, teams[n % len(teams)])
-                n += 1
-                accepted = create_submission(session=session, team=team, board=boards[track],
-                                             raw=raw, system_name=name, settings=settings,
-                                             is_public=True)
-                session.commit()
-                ids[name] = accepted.submission.id
-        for sid in ids.values():
-            assert score_submission_now(engine_or_session=engine, submission_id=sid,
-                                        settings=settings) == "scored"
-        for board in boards.values():
-            refresh_snapshot(session=session, board_id=board.id)
-        session.commit()
+        guessers = {k: v for k, v in COINCO.items() if "guesser" in k}
+        ids = publish_scored(app, session, [(boards["ranking"], RANKED),
+                                            (boards["generative"], PAIRS),
+                                            (boards["coinco"], guessers)],
+                             list(seeded.teams.values()))
         return {"slugs": {k: b.slug for k, b in boards.items()}, "ids": ids}
 
 

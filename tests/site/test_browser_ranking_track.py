@@ -9,15 +9,12 @@ import json
 import pytest
 from sqlmodel import Session
 
-from leaderboard.models import Team
+from leaderboard.models import Benchmark
 from leaderboard.scoring.ranking_track import random_ranking_submission
 from leaderboard.services.catalog.benchmarks import get_candidates
 from leaderboard.services.catalog.boards import create_board
 from leaderboard.services.catalog.references import ensure_random_reference
-from leaderboard.services.intake.results import score_submission_now
-from leaderboard.services.intake.submissions import create_submission
-from leaderboard.services.ranking.snapshots import refresh_snapshot
-from tests.live_site import live_site, walk_pages
+from tests.live_site import live_site, publish_scored, walk_pages
 from tests.site.seed import demo_split
 
 WIDTHS = (1366, 390)
@@ -47,10 +44,8 @@ def ranking_files() -> dict[str, dict]:
 
 def _prepare(app, seeded) -> tuple[str, dict[str, int]]:
     """A ranking board of the demo split with four public scored systems: (slug, ids)."""
-    settings, engine = app.config["LEADERBOARD"], app.extensions["db_engine"]
-    ids = {}
-    with app.app_context(), Session(engine, expire_on_commit=False) as session:
-        from leaderboard.models import Benchmark
+    with app.app_context(), Session(app.extensions["db_engine"],
+                                    expire_on_commit=False) as session:
 
         bench = session.get(Benchmark, seeded.benchmark_id)
         # full: the fourth system shares a team with the first and is worse; under the
@@ -59,19 +54,8 @@ def _prepare(app, seeded) -> tuple[str, dict[str, int]]:
         assert set(get_candidates(bench)) == set(demo_split()["targets"])
         ensure_random_reference(session, bench)
         session.commit()
-        teams = list(seeded.teams.values())
-        for n, (name, doc) in enumerate(ranking_files().items()):
-            team = session.get(Team, teams[n % len(teams)])
-            accepted = create_submission(session=session, team=team, board=board,
-                                         raw=json.dumps(doc).encode(), system_name=name,
-                                         settings=settings, is_public=True)
-            session.commit()
-            ids[name] = accepted.submission.id
-        for sid in ids.values():
-            assert score_submission_now(engine_or_session=engine, submission_id=sid,
-                                        settings=settings) == "scored"
-        refresh_snapshot(session=session, board_id=board.id)
-        session.commit()
+        files = {name: json.dumps(doc).encode() for name, doc in ranking_files().items()}
+        ids = publish_scored(app, session, [(board, files)], list(seeded.teams.values()))
         return board.slug, ids
 
 

@@ -8,13 +8,9 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session
 
-from leaderboard.models import Team
 from leaderboard.services.catalog.lexsub import lexsub_board
-from leaderboard.services.intake.results import score_submission_now
-from leaderboard.services.intake.submissions import create_submission
-from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.lexsub_files import write_semeval07
-from tests.live_site import live_site, walk_pages
+from tests.live_site import live_site, publish_scored, walk_pages
 from tests.pipeline.test_lexsub_duplicates import PAIR, RANKED, RANKED_REPEATS, REPEATS
 
 pytestmark = pytest.mark.browser
@@ -23,27 +19,13 @@ FILES = {"generative": {"Honest guesser": PAIR, "Mode repeater": REPEATS},
 
 
 def _prepare(app, seeded, folder) -> dict:
-    settings, engine = app.config["LEADERBOARD"], app.extensions["db_engine"]
-    ids = {}
-    with app.app_context(), Session(engine, expire_on_commit=False) as session:
+    with app.app_context(), Session(app.extensions["db_engine"],
+                                    expire_on_commit=False) as session:
         boards = {track: lexsub_board(session, "semeval07", "trial", track, data_dir=folder)
                   for track in FILES}
         session.commit()
-        teams = list(seeded.teams.values())
-        for track, files in FILES.items():
-            for n, (name, raw) in enumerate(files.items()):
-                team = session.get(Team, teams[n % len(teams)])
-                accepted = create_submission(session=session, team=team, board=boards[track],
-                                             raw=raw, system_name=name, settings=settings,
-                                             is_public=True)
-                session.commit()
-                ids[name] = accepted.submission.id
-        for sid in ids.values():
-            assert score_submission_now(engine_or_session=engine, submission_id=sid,
-                                        settings=settings) == "scored"
-        for board in boards.values():
-            refresh_snapshot(session=session, board_id=board.id)
-        session.commit()
+        ids = publish_scored(app, session, [(boards[t], files) for t, files in FILES.items()],
+                             list(seeded.teams.values()))
         return {"slugs": {k: b.slug for k, b in boards.items()}, "ids": ids}
 
 
