@@ -2,9 +2,12 @@
 CPU each public page costs its web process.
 
 Seeds a fresh SQLite database with the synthetic board (``benchmarks/bulk_seed.py``),
-computes its snapshot and, as a ranker does after each snapshot, prepares the ranking pages'
-blocks and API answers (``--no-prepare``: not, the web computes every page as before
-issue 31). Then, with gunicorn (the Procfile's ``web`` command, gevent) on a free port and
+computes its snapshot and, as a ranker does after each snapshot, prepares what the public
+pages read (``leaderboard/blueprints/public/prepare.py``: each view's ranking page, API
+answer and exports, every page of ``?entries=all``, the charts, history, significance and
+matrix values, the snapshot's small keys and each system's chart; ``--no-prepare``: not,
+the web computes every page as before issue 31). Then, with gunicorn (the Procfile's
+``web`` command, gevent) on a free port and
 ``LEADERBOARD_CPU_TIME_HEADER=1`` (each response says its CPU time, ``X-CPU-ms``):
 
 1. CPU per public page, one web process, one client (so the thread's CPU time is the
@@ -109,9 +112,13 @@ def public_urls(url: str, instance: str) -> list[str]:
         sub = session.exec(select(Submission).limit(1)).first()
     app.extensions["db_engine"].dispose()
     views = [f"/?view={v}" for v in views_for("generative") if v != default_view("generative")]
+    # The last three are queries a ranker does not prepare (a system's significance
+    # window, another sort, a metric no view ranks on): the first of them after a new
+    # snapshot parses it.
     return ["/", *views, "/?entries=all", "/?entries=all&page=2", "/api/v1/leaderboard",
             f"/systems/{sub.id}", f"/teams/{sub.team_id}", "/significance", "/matrix",
-            "/charts", "/history", "/compare", "/about", "/leaderboard.csv"]
+            "/charts", "/history", "/compare", "/about", "/leaderboard.csv",
+            f"/significance?around={sub.id}", "/?sort=date", "/matrix?metric=gap"]
 
 
 def cpu_of(url: str) -> float:

@@ -11,11 +11,12 @@ import pytest
 from sqlmodel import col, select
 
 from leaderboard.blueprints.public import render
+from leaderboard.blueprints.public import systems as public_systems
 from leaderboard.blueprints.public.prepare import page_preparer, prepare_board
 from leaderboard.demo.synthetic import add_systems, synthetic_board
 from leaderboard.models import PreparedPage
 from leaderboard.queue import get_redis
-from leaderboard.services.ranking import prepared_pages, read_filter
+from leaderboard.services.ranking import metric_info, prepared_pages, read_filter, snapshot_reader
 from leaderboard.services.ranking.metric_info import views_for
 from leaderboard.services.ranking.snapshot_reader import clear_caches
 from leaderboard.services.ranking.snapshots import refresh_snapshot
@@ -23,6 +24,7 @@ from tests.backends import ALL_DATABASES
 from worker import jobs, ranking
 
 MARK = "Team prepared"
+MARK_BYTES = MARK.encode()
 
 
 @pytest.fixture
@@ -35,6 +37,17 @@ def board(session):
     session.commit()
     clear_caches()
     return SimpleNamespace(id=board.id, snapshot_id=snapshot.id)
+
+
+def _expected_items(n_views: int) -> int:
+    """What a generative board of 30 systems (6 teams) gets prepared: per view the ranking
+    page, the API's answer, the CSV and JSON exports; the one page of ``?entries=all``;
+    values: the small keys, charts and history per view but "all", significance and matrix
+    (one page) of each headline; 30 system charts."""
+    headlines = set(metric_info.headlines("generative")) | {
+        metric_info.default_sort("generative")}
+    values = 1 + 2 * (n_views - 1) + 2 * len(headlines)
+    return 4 * n_views + 1 + values + 30
 
 
 def _rows(session, snapshot_id):
@@ -65,9 +78,9 @@ def test_prepared_bytes_equal_the_computed_ones_and_are_served(app, client, sess
     assert all(r.status_code == 200 for r in (*computed.values(), *api.values()))
     clear_caches()
 
-    assert prepare_board(app, board.id, board.snapshot_id) == 2 * len(views)
+    assert prepare_board(app, board.id, board.snapshot_id) == _expected_items(len(views))
     stored = {(r.kind, r.variant): r.body for r in _rows(session, board.snapshot_id)}
-    assert len(stored) == 2 * len(views)
+    assert len(stored) == _expected_items(len(views)) - 30  # the charts are the board's
     api_bodies = sorted(body for (kind, _), body in stored.items() if kind == "api")
     assert api_bodies == sorted(r.data for r in api.values())  # byte for byte
 
@@ -137,7 +150,8 @@ def test_the_refresh_job_prepares_the_new_snapshot_and_drops_gone_ones(app, sess
     jobs.configure(settings=settings, engine=app.extensions["db_engine"])
     assert _rows(session, board.snapshot_id) == []
     prepare_board(app, board.id, board.snapshot_id)
-    assert len(_rows(session, board.snapshot_id)) == 2 * len(views_for("generative"))
+    per_snapshot = _expected_items(len(views_for("generative"))) - 30
+    assert len(_rows(session, board.snapshot_id)) == per_snapshot
     ranking.use_page_preparer(page_preparer(app))   # as the ranker command hands it in
     try:
         assert ranking.refresh_snapshot_job(board.id) == "refreshed"
@@ -146,7 +160,7 @@ def test_the_refresh_job_prepares_the_new_snapshot_and_drops_gone_ones(app, sess
     session.expire_all()
     ids = sorted({r.snapshot_id for r in session.exec(select(PreparedPage)).all()})
     assert ids[-1] > board.snapshot_id
-    assert len(_rows(session, ids[-1])) == 2 * len(views_for("generative"))
+    assert len(_rows(session, ids[-1])) == per_snapshot
     # Rows of snapshots the board no longer keeps are dropped by later stores.
     ranking.use_page_preparer(page_preparer(app))
     try:
@@ -167,3 +181,124 @@ def test_cpu_time_header_only_when_asked(app_overrides, app, client, board):
     assert response.status_code == 200
     assert 0 < float(response.headers["X-CPU-ms"]) < 60_000
     timed.extensions["db_engine"].dispose()
+
+
+def _forget():
+    """A web process meeting the snapshot for the first time: nothing of it in memory."""
+    clear_caches()
+    render._CACHE.clear()
+    public_systems._FIGURES.clear()
+
+
+def _pages(client) -> list[str]:
+    """Every public page of the board a ranker prepares, and a few it does not."""
+    views = list(views_for("generative"))
+    charts = [v for v in views if v != "all"]
+    system = client.get("/api/v1/leaderboard").get_json()["rows"][0]["id"]
+    return ["/", *[f"/?view={v}" for v in views], "/?entries=all", "/?entries=all&page=1",
+            *[f"/api/v1/leaderboard?view={v}" for v in views],
+            "/significance", *[f"/significance?metric={m}"
+                               for m in metric_info.headlines("generative")],
+            "/matrix", *[f"/matrix?metric={m}" for m in metric_info.headlines("generative")],
+            *[f"/charts?view={v}" for v in charts], *[f"/history?view={v}" for v in charts],
+            "/compare", f"/systems/{system}", "/leaderboard.csv", "/leaderboard.json",
+            *[f"/leaderboard.csv?view={v}" for v in views], "/about", "/matrix?metric=gap"]
+
+
+@ALL_DATABASES
+def test_every_page_served_from_prepared_values_equals_the_computed_one(app, client, session,
+                                                                        board):
+    urls = _pages(client)
+    computed = {u: client.get(u) for u in urls}
+    assert all(r.status_code == 200 for r in computed.values()), [
+        (u, r.status_code) for u, r in computed.items() if r.status_code != 200]
+    _forget()
+    prepare_board(app, board.id, board.snapshot_id)
+    _forget()
+    for url in urls[:-1]:   # the last one, a matrix of a metric that is no headline, is not
+        served = client.get(url)
+        assert served.data == computed[url].data, url
+        assert served.headers.get("ETag") == computed[url].headers.get("ETag"), url
+    # No page of the board parsed the snapshot: each read only what the ranker prepared.
+    assert not snapshot_reader._data
+    assert client.get(urls[-1]).data == computed[urls[-1]].data
+    assert snapshot_reader._data   # that one was computed from the snapshot
+
+
+def _tamper_all(session, snapshot_id, old=b"Team 01", new=MARK_BYTES) -> None:
+    """A team's name changed in every prepared page, value and export, and each system's
+    chart replaced by a marker: a page showing them was served from them."""
+    for row in _rows(session, snapshot_id):
+        if row.kind != prepared_pages.API:
+            row.body = row.body.replace(old, new)
+            session.add(row)
+    for row in session.exec(select(PreparedPage).where(
+            PreparedPage.snapshot_id == prepared_pages.BOARD_LEVEL)).all():
+        row.body = b'"prepared chart"'
+        session.add(row)
+    session.commit()
+    _forget()
+
+
+#: Pages showing team names that a ranker prepares, and the system page (its chart).
+SERVED = ["/", "/?entries=all", "/significance", "/matrix", "/charts", "/history",
+          "/compare", "/leaderboard.csv", "/leaderboard.json"]
+
+
+def test_pages_are_served_from_the_prepared_values(app, client, session, board):
+    prepare_board(app, board.id, board.snapshot_id)
+    rows = client.get("/api/v1/leaderboard?entries=all").get_json()["rows"]
+    _tamper_all(session, board.snapshot_id)
+    for url in SERVED:
+        page = client.get(url).get_data(as_text=True)
+        assert MARK in page and "Team 01" not in page, url
+    system = next(r["id"] for r in rows if r["team"] == "Team 03")
+    assert "prepared chart" in client.get(f"/systems/{system}").get_data(as_text=True)
+    # The compare selector of a system page comes from the prepared values as well.
+    assert MARK in client.get(f"/systems/{system}").get_data(as_text=True)
+    assert not snapshot_reader._data
+
+
+def test_a_withdrawn_system_leaves_every_prepared_page(app, client, session, board):
+    prepare_board(app, board.id, board.snapshot_id)
+    rows = client.get("/api/v1/leaderboard?entries=all").get_json()["rows"]
+    name, withdrawn = next((r["system"], r["id"]) for r in rows if r["team"] == "Team 02")
+    shown = next(r["id"] for r in rows if r["team"] == "Team 03")
+    _tamper_all(session, board.snapshot_id)
+    before = {url: client.get(url).get_data(as_text=True) for url in SERVED}
+    assert all(f"{name}" in page for url, page in before.items() if "csv" not in url)
+    with app.app_context():
+        read_filter.mark_hidden(get_redis(), app.config["LEADERBOARD"]["QUEUE_NAME"],
+                                {board.id: [withdrawn]})
+    for url in SERVED:
+        page = client.get(url).get_data(as_text=True)
+        assert name not in page, url
+        if url != "/compare":   # its selector is the prepared list, less the withdrawn
+            assert MARK not in page, url
+    system_page = client.get(f"/systems/{shown}").get_data(as_text=True)
+    options = system_page.split('id="compare-select"')[1].split("</select>")[0]
+    assert options.count("<option") == 28   # the 30, less the system itself and the withdrawn
+    assert f'"{withdrawn}"' not in options and f'"{shown}"' not in options
+    assert "prepared chart" in system_page   # a chart shows its own system only
+    assert client.get(f"/systems/{withdrawn}").status_code == 200  # not yet unpublished
+    history = client.get("/history").get_data(as_text=True)
+    assert "(29)" in history
+
+
+def test_system_charts_are_kept_for_the_board_and_follow_its_systems(app, session, board):
+    assert prepare_board(app, board.id, board.snapshot_id) == _expected_items(
+        len(views_for("generative")))
+    charts = session.exec(select(PreparedPage).where(
+        PreparedPage.board_id == board.id,
+        PreparedPage.snapshot_id == prepared_pages.BOARD_LEVEL)).all()
+    assert len(charts) == 30 and {c.kind for c in charts} == {prepared_pages.SYSTEM}
+    made = {c.variant: c.id for c in charts}
+    # A new snapshot with the same results: no chart made again, the rows are the same.
+    snapshot = refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    assert prepare_board(app, board.id, snapshot.id) == _expected_items(
+        len(views_for("generative"))) - 30
+    session.expire_all()
+    again = session.exec(select(PreparedPage).where(
+        PreparedPage.snapshot_id == prepared_pages.BOARD_LEVEL)).all()
+    assert {c.variant: c.id for c in again} == made

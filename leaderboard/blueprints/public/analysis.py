@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from flask import abort, g, redirect, render_template, request, url_for
 from flask_login import current_user
 
@@ -67,8 +70,7 @@ def compare():
     if a_id is not None and BOARD_ARG not in request.args:
         _show_board_of(a_id)
     data = snapshot_or_empty()
-    choices = [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}
-               for s in data.get("systems", [])]
+    choices = data.choices()
     result = error = None
     if a_id is not None and b_id is not None:
         try:
@@ -123,6 +125,13 @@ def _grid(data: dict, metric: str, around: int | None) -> tuple[dict, str | None
     """The pairwise table and its heatmap's JSON, computed: counted against the caller's
     budgets first (:func:`charge_uncached`; refused with a 429 past them)."""
     charge_uncached()
+    return grid_of(data, metric, around)
+
+
+def grid_of(data: Mapping[str, Any], metric: str,
+            around: int | None) -> tuple[dict, str | None]:
+    """The pairwise table of the top systems on ``metric`` (or the window around system
+    ``around``) and its heatmap's JSON (None for fewer than two systems)."""
     table = (pairwise_table(data, metric) if around is None
              else window_table(data, metric, around))
     figure = charts.to_json(charts.heatmap(table)) if len(table["systems"]) > 1 else None
@@ -141,7 +150,7 @@ def history():
     figure = per_snapshot("history", (view.key,),
                            lambda: charts.to_json(charts.history(data, view.headline)))
     return render_template("public/history.html", figure=figure, view=view, views=views,
-                           n_systems=len(data.get("systems", [])), labels=LABELS)
+                           n_systems=data.system_count(), labels=LABELS)
 
 
 def redirect_to_compare(system_id: int, other: int):

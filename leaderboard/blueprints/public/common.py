@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import Any
 
 from flask import Response, abort, g, request, session, stream_with_context
@@ -12,6 +13,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
+from leaderboard.blueprints.public.prepared import SnapshotParts, prepared_value
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board, LeaderboardSnapshot
 from leaderboard.services.catalog.benchmarks import get_split
@@ -39,13 +41,15 @@ from leaderboard.services.ranking.snapshot_reader import (
     cached_value,
     etag_for,
     latest_snapshot,
+    load_data,
     ranking_rows,
-    snapshot_data,
 )
 from leaderboard.services.ranking.snapshots import public_counts
 
 #: Query parameter naming the leaderboard a page shows (absent: the default one).
 BOARD_ARG = "leaderboard"
+#: No board, no snapshot (before any benchmark is imported).
+EMPTY_REF = SnapshotRef("", 0, 0, datetime(1970, 1, 1))
 
 
 def current_board() -> Board | None:
@@ -163,12 +167,16 @@ def table_from_query() -> RankingTable | None:
         abort(400, description=str(exc))
 
 
-def snapshot_or_empty() -> dict[str, Any]:
-    """The shown board's current snapshot data ({} before any benchmark)."""
+def snapshot_or_empty() -> SnapshotParts:
+    """The shown board's current snapshot data (empty before any benchmark), read in parts:
+    its small keys from what the ranker prepared, the whole only when a page reads its
+    systems (:class:`~leaderboard.blueprints.public.prepared.SnapshotParts`)."""
     board = current_board()
     if board is None:
-        return {}
-    return snapshot_data(get_session(), board.id)[1]
+        return SnapshotParts(EMPTY_REF, dict)
+    session = get_session()
+    ref = latest_snapshot(session, board.id)
+    return SnapshotParts(ref, lambda: load_data(get_session(), ref))
 
 
 def personal_page() -> bool:
@@ -247,13 +255,25 @@ def ranking_response(board_id: int, kind: str,
 
 
 def ranking_stream(board_id: int, kind: str,
-                   chunks: Callable[[RankingTable], Iterator[str]], mimetype: str) -> Response:
+                   chunks: Callable[[RankingTable], Iterator[str]], mimetype: str,
+                   prepared: Callable[[SnapshotRef, tuple], bytes | None] | None = None
+                   ) -> Response:
     """The ranking as a file (an export) for the request's query, streamed: the rows are
     written a chunk at a time as the client reads them (gzipped when it accepts that), so
     a 10,000-row board costs no whole body in memory. A client that has it gets a 304
-    before anything is built. Raises :class:`BadQuery`."""
+    before anything is built. Raises :class:`BadQuery`.
+
+    ``prepared(ref, query)``: the file the ranker prepared with the snapshot for the parsed
+    query (view, pos, sort, dir, entries, q), or None to write it from the table."""
     ref, variant, table = _ranking_query(board_id, False, ())
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
+    made = prepared(ref, variant[:6]) if prepared is not None else None
+    if made is not None:
+        entry = cached_body(ref, kind, variant, lambda: made)
+        response = Response(entry.gzipped if gzipped else entry.body, mimetype=mimetype)
+        if gzipped:
+            response.headers["Content-Encoding"] = "gzip"
+        return _validated(response, ref, etag_for(ref, kind, variant))
 
     def body() -> Iterator[bytes]:  # the query was parsed above: nothing fails from here
         packer = zlib.compressobj(6, zlib.DEFLATED, 31) if gzipped else None
@@ -270,9 +290,16 @@ def ranking_stream(board_id: int, kind: str,
 
 
 def per_snapshot(kind: str, variant: tuple, build: Callable[[], Any]) -> Any:
-    """Something derived from the shown board's snapshot (a chart's JSON, a grid), built
-    once per snapshot: the page only reads the snapshot."""
+    """Something derived from the shown board's snapshot (a chart's JSON, a grid): what the
+    ranker prepared with the snapshot (JSON: tuples read back as lists), else built here;
+    either once per process and snapshot."""
     board = current_board()
     if board is None:
         return build()
-    return cached_value(latest_snapshot(get_session(), board.id), kind, variant, build)
+    ref = latest_snapshot(get_session(), board.id)
+
+    def value() -> Any:
+        made = prepared_value(ref, kind, variant)
+        return build() if made is None else made
+
+    return cached_value(ref, kind, variant, value)

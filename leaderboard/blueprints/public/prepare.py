@@ -11,21 +11,42 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from flask import Flask
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from leaderboard.blueprints.public.analysis import grid_of
 from leaderboard.blueprints.public.common import BOARD_ARG
-from leaderboard.blueprints.public.prepared import api_variant, capture_blocks, page_variant
-from leaderboard.blueprints.public.ranking import page_context
+from leaderboard.blueprints.public.prepared import (
+    api_variant,
+    capture_blocks,
+    export_variant,
+    page_variant,
+    snapshot_meta,
+    system_variant,
+    value_variant,
+)
+from leaderboard.blueprints.public.ranking import chart_figures, page_context
+from leaderboard.blueprints.public.systems import chart_keys_for
+from leaderboard.db import get_session
 from leaderboard.models import Board, LeaderboardSnapshot
 from leaderboard.services.catalog.boards import board_views
-from leaderboard.services.ranking import prepared_pages
-from leaderboard.services.ranking.metric_info import views_for
+from leaderboard.services.ranking import charts, exports, prepared_pages
+from leaderboard.services.ranking.metric_info import (
+    default_sort,
+    default_view,
+    headlines,
+    views_for,
+)
+from leaderboard.services.ranking.pairwise import MAX_TOP
 from leaderboard.services.ranking.ranking_table import (
     API_PER_PAGE,
+    HTML_PAGE_SIZE,
+    build_matrix,
     build_table,
+    matrix_page,
     page_of,
     paged,
     parse_entries,
@@ -33,6 +54,7 @@ from leaderboard.services.ranking.ranking_table import (
     parse_query,
 )
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT
+from leaderboard.services.ranking.systems import system_detail
 
 log = logging.getLogger(__name__)
 
@@ -63,29 +85,93 @@ def prepare_board(app: Flask, board_id: int, snapshot_id: int) -> int:
         data = row.data
         views = board_views(board, session)
         slug, is_default = board.slug, board.is_default
+        charts_kept = prepared_pages.chart_variants(session, board_id)
     if int(data.get("format", 0)) < SNAPSHOT_FORMAT:
         return 0
     path = "/" if is_default else f"/?{BOARD_ARG}={slug}"
     items: dict[tuple[str, str], bytes] = {}
     with app.test_request_context(path):
         for key in views_for(views):
-            view, pos, sort, direction = parse_query(key, None, None, None, views)
-            entries, query = parse_entries(None), parse_q(None)
-            core = (view.key, pos, sort, direction, entries, query)
-            whole = build_table(data, snapshot_id=snapshot_id, view=key, entries=entries,
-                                q=query)
-            table = page_of(whole, 1)
-            _page, blocks = capture_blocks("public/ranking.html", table=table,
-                                           **page_context())
-            items[(prepared_pages.PAGE, page_variant((*core, 1)))] = json.dumps(
-                blocks, separators=(",", ":")).encode()
-            doc = paged(whole.to_dict(), 1, API_PER_PAGE)
-            items[(prepared_pages.API, api_variant((*core, None), 1, API_PER_PAGE))] = (
-                app.json.response(doc).get_data())
+            items.update(_ranking_items(app, data, snapshot_id, views, key))
+        items.update(_values(data, views))
+        listed, new_charts = _system_charts(data, views, charts_kept)
     with Session(engine) as session:
         if session.get(LeaderboardSnapshot, snapshot_id) is None:
             return 0
         prepared_pages.store(session, board_id, snapshot_id, items)
+        prepared_pages.store_charts(session, board_id, listed, new_charts)
         session.commit()
-    return len(items)
+    return len(items) + len(new_charts)
 
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: str,
+                   key: str) -> dict[tuple[str, str], bytes]:
+    """A view's default query: the ranking page's blocks, the API's first page and the CSV
+    and JSON exports; on the default view, every page of ``?entries=all`` too."""
+    items: dict[tuple[str, str], bytes] = {}
+    view, pos, sort, direction = parse_query(key, None, None, None, views)
+    query = parse_q(None)
+    for entries in (parse_entries(None), parse_entries("all")):
+        if entries != parse_entries(None) and key != default_view(views):
+            continue
+        core = (view.key, pos, sort, direction, entries, query)
+        whole = build_table(data, snapshot_id=snapshot_id, view=key, entries=entries, q=query)
+        pages = max(1, -(-len(whole.rows) // HTML_PAGE_SIZE))
+        for number in range(1, pages + 1 if entries == "all" else 2):
+            _page, blocks = capture_blocks("public/ranking.html", table=page_of(whole, number),
+                                           **page_context())
+            items[(prepared_pages.PAGE, page_variant((*core, number)))] = _json(blocks)
+        if entries != parse_entries(None):
+            continue
+        doc = paged(whole.to_dict(), 1, API_PER_PAGE)
+        items[(prepared_pages.API, api_variant((*core, None), 1, API_PER_PAGE))] = (
+            app.json.response(doc).get_data())
+        for kind, chunks in (("csv", exports.csv_chunks), ("json", exports.json_chunks)):
+            items[(prepared_pages.EXPORT, export_variant(kind, core))] = (
+                "".join(chunks(whole)).encode("utf-8"))
+    return items
+
+
+def _values(data: dict[str, Any], views: str) -> dict[tuple[str, str], bytes]:
+    """What the other pages of the board derive from the snapshot, as their default queries
+    compute it: the snapshot's small keys, each view's charts and history, and for each
+    headline metric the significance grid (top 30) and the matrix (every page of the
+    board's headline, the first of the others)."""
+    values: dict[tuple[str, tuple], Any] = {("meta", ()): snapshot_meta(data)}
+    for key, view in views_for(views).items():
+        if key == "all":
+            continue
+        values[("charts", (key,))] = chart_figures(data, view)
+        values[("history", (key,))] = charts.to_json(charts.history(data, view.headline))
+    headline = default_sort(views)
+    for metric in dict.fromkeys((headline, *headlines(views))):
+        values[("significance", (metric, MAX_TOP, None))] = grid_of(data, metric, None)
+        grid = build_matrix(data, metric)
+        pages = -(-len(grid["rows"]) // HTML_PAGE_SIZE) if metric == headline else 1
+        for number in range(1, max(1, pages) + 1):
+            values[("matrix-page", (metric, number))] = matrix_page(grid, number)
+    return {(prepared_pages.VALUE, value_variant(kind, variant)): _json(value)
+            for (kind, variant), value in values.items()}
+
+
+def _system_charts(data: dict[str, Any], views: str,
+                   kept: set[str]) -> tuple[set[str], dict[str, bytes]]:
+    """The chart variants of every listed system's page, and the charts not kept for the
+    board yet (made from the system's page data: a chart depends on its result alone)."""
+    keys = chart_keys_for(views)
+    listed: set[str] = set()
+    new: dict[str, bytes] = {}
+    for system in data.get("systems", []):
+        variant = system_variant(system["result_id"], keys)
+        listed.add(variant)
+        if variant in kept:
+            continue
+        detail = system_detail(session=get_session(), submission_id=system["id"], viewer=None)
+        if detail is None or not detail["metrics"] or detail["result_id"] != system["result_id"]:
+            continue
+        new[variant] = charts.to_json(charts.pos_bars(detail, keys)).encode()
+    return listed, new

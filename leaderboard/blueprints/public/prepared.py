@@ -11,7 +11,7 @@ with those blocks given as text, so only the layout is computed.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from flask import current_app, g, request
@@ -83,12 +83,23 @@ def api_variant(core: tuple, page: int, per_page: int) -> str:
     return prepared_pages.variant_key(prepared_pages.API, list(core), page, per_page)
 
 
+def export_variant(kind: str, core: tuple) -> str:
+    """The stored name of a ranking export (``csv``, ``json``) of the parsed query."""
+    return prepared_pages.variant_key(prepared_pages.EXPORT, kind, list(core))
+
+
+def system_variant(result_id: int, chart_keys: list[str]) -> str:
+    """The stored name of a system page's chart: the result it shows and its metrics."""
+    return prepared_pages.variant_key(prepared_pages.SYSTEM, result_id, list(chart_keys))
+
+
 def stored(ref: SnapshotRef, kind: str, variant: str,
-           parse: Callable[[bytes], Any] = bytes) -> Any:
+           parse: Callable[[bytes], Any] = bytes, filtered: bool = False) -> Any:
     """The bytes prepared with the snapshot (``parse``d), read once per process; None when
     there are none or when systems were withdrawn since the snapshot (the read filter: then
-    the caller computes the page from the filtered snapshot)."""
-    if ref.id == 0 or getattr(ref, "hidden", None):
+    the caller computes the page from the filtered snapshot), unless the caller applies the
+    read filter to them itself (``filtered``)."""
+    if ref.id == 0 or (getattr(ref, "hidden", None) and not filtered):
         return None
 
     def read() -> tuple[Any]:
@@ -105,3 +116,82 @@ def prepared_page(ref: SnapshotRef, core: tuple, template: str,
     if blocks is None:
         return None
     return render_with_blocks(template, blocks, table=None, **context())
+
+
+def value_variant(kind: str, variant: tuple) -> str:
+    """The stored name of a value a page derives from the snapshot (``per_snapshot``'s
+    ``kind`` and ``variant``: a chart's JSON, a significance grid, a matrix)."""
+    return prepared_pages.variant_key(prepared_pages.VALUE, kind, list(variant))
+
+
+def prepared_value(ref: SnapshotRef, kind: str, variant: tuple) -> Any:
+    """The value ``kind``/``variant`` prepared with the snapshot (parsed JSON: tuples come
+    back as lists), or None (not prepared, or systems withdrawn since)."""
+    return stored(ref, prepared_pages.VALUE, value_variant(kind, variant), json.loads)
+
+
+#: Keys of a snapshot that hold its systems (and their statistics); the rest is small.
+BIG_KEYS = frozenset({"systems", "stats", "best", "pairwise", "neighbours"})
+
+
+def snapshot_meta(data: dict[str, Any]) -> dict[str, Any]:
+    """What the ranker stores as the snapshot's ``meta`` value: its small keys, and the
+    systems' ids with their compare-selector labels (a page that shows only these never
+    reads the whole snapshot)."""
+    return {"top": {k: v for k, v in data.items() if k not in BIG_KEYS},
+            "choices": [[s["id"], f"{s['system']} ({s['team']})"]
+                        for s in data.get("systems", [])]}
+
+
+class SnapshotParts(Mapping):
+    """The shown board's snapshot as a page reads it: its small keys (benchmark, board,
+    references…) from the prepared ``meta`` value, the whole snapshot (parsed, read filter
+    applied) only when a page reads its systems or statistics."""
+
+    def __init__(self, ref: SnapshotRef, whole: Callable[[], dict[str, Any]]) -> None:
+        self.ref = ref
+        self._whole_loader = whole
+        self._whole: dict[str, Any] | None = None
+        # The meta value holds nothing the read filter removes but the withdrawn systems'
+        # ids, dropped here: it is served whatever was withdrawn since.
+        self.meta: dict[str, Any] | None = (
+            None if ref.id == 0 else
+            stored(ref, prepared_pages.VALUE, value_variant("meta", ()), json.loads,
+                   filtered=True))
+
+    def whole(self) -> dict[str, Any]:
+        """The snapshot itself (parsed once per process and snapshot)."""
+        if self._whole is None:
+            self._whole = self._whole_loader()
+        return self._whole
+
+    def __getitem__(self, key: str) -> Any:
+        if self._whole is None and self.meta is not None and key not in BIG_KEYS:
+            return self.meta["top"][key]
+        return self.whole()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.whole())
+
+    def __len__(self) -> int:
+        return len(self.whole())
+
+    def prepared(self, kind: str, variant: tuple) -> Any:
+        """A value the ranker prepared with the snapshot (:func:`prepared_value`), read once
+        per process and snapshot; None when there is none."""
+        return prepared_value(self.ref, kind, variant)
+
+    def choices(self) -> list[dict[str, Any]]:
+        """Public systems of the board for a "compare with" selector: id and label."""
+        if self._whole is None and self.meta is not None:
+            hidden = self.ref.hidden
+            return [{"id": i, "label": label} for i, label in self.meta["choices"]
+                    if i not in hidden]
+        return [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}
+                for s in self.whole().get("systems", [])]
+
+    def system_count(self) -> int:
+        """How many public systems the snapshot lists."""
+        if self._whole is None and self.meta is not None:
+            return len(self.choices())
+        return len(self.whole().get("systems", []))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from flask import Response, abort, render_template, request
 
 from leaderboard.blueprints.public import bp
@@ -15,11 +18,12 @@ from leaderboard.blueprints.public.common import (
     ranking_stream,
     snapshot_or_empty,
 )
-from leaderboard.blueprints.public.prepared import prepared_page
-from leaderboard.services.ranking import charts, exports
+from leaderboard.blueprints.public.prepared import export_variant, prepared_page, stored
+from leaderboard.services.ranking import charts, exports, prepared_pages
 from leaderboard.services.ranking.metric_info import (
     LABELS,
     POS_VALUES,
+    View,
     default_sort,
     default_view,
     describe,
@@ -75,8 +79,11 @@ def matrix():
     data = snapshot_or_empty()
     metric = request.args.get("metric", default_sort(current_views()))
     try:
-        grid = matrix_page(per_snapshot("matrix", (metric,), lambda: build_matrix(data, metric)),
-                           parse_html_page(request.args.get("page")))
+        page = parse_html_page(request.args.get("page"))
+        # One page as the ranker prepared it, else the page of the whole grid built here.
+        grid = (data.prepared("matrix-page", (metric, page))
+                or matrix_page(per_snapshot("matrix", (metric,),
+                                            lambda: build_matrix(data, metric)), page))
     except BadQuery as exc:
         abort(400, description=str(exc))
     metrics = list(displayed(current_views()))
@@ -93,6 +100,15 @@ def charts_page():
     precision and recall at 10 mean nothing) and the dot plot of the view's headline."""
     data = snapshot_or_empty()
     view = _chart_view()
+    figures = per_snapshot("charts", (view.key,), lambda: chart_figures(data, view))
+    return render_template("public/charts.html", figures=figures, view=view,
+                           benchmark=data.get("benchmark"),
+                           references=data.get("references", []), **page_context())
+
+
+def chart_figures(data: Mapping[str, Any], view: View) -> list[tuple[str, str]]:
+    """The figures of ``/charts`` for ``view`` (JSON, description): the precision-recall
+    scatter on a SWORDS generative view, and the dot plot of the view's headline."""
     figures = []
     if view.headline.endswith("_f@10"):
         mode, ref = view.key.split("-")
@@ -101,9 +117,7 @@ def charts_page():
                         "the top systems are named"))
     figures.append((charts.to_json(charts.score_dots(data, view.headline)),
                     "Dot plot of the top systems on the headline metric with 95% intervals"))
-    return render_template("public/charts.html", figures=figures, view=view,
-                           benchmark=data.get("benchmark"),
-                           references=data.get("references", []), **page_context())
+    return figures
 
 
 def chart_views() -> dict:
@@ -128,7 +142,9 @@ def _export(kind: str) -> Response:
     # Flask adds "; charset=utf-8" to text/* itself: naming it here would repeat it.
     mimetype = "text/csv" if kind == "csv" else "application/json"
     try:
-        response = ranking_stream(board.id, f"export.{kind}", chunks, mimetype)
+        response = ranking_stream(board.id, f"export.{kind}", chunks, mimetype,
+                                  prepared=lambda ref, query: stored(
+                                      ref, prepared_pages.EXPORT, export_variant(kind, query)))
     except BadQuery as exc:
         # A script (pandas, curl) asked for a file: the reason as plain text, not a page.
         return Response(f"{exc}\n", status=400, mimetype="text/plain")

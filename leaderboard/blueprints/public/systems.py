@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 from flask import abort, g, render_template, request, url_for
 from flask_login import current_user
 
 from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.analysis import redirect_to_compare
+from leaderboard.blueprints.public.prepared import SnapshotParts, system_variant
 from leaderboard.db import get_session
 from leaderboard.models import Board, Team, Track
 from leaderboard.services.catalog.boards import board_views
-from leaderboard.services.ranking import charts
+from leaderboard.services.ranking import charts, prepared_pages
 from leaderboard.services.ranking.metric_info import (
     LABELS,
     POS_VALUES,
@@ -20,6 +24,7 @@ from leaderboard.services.ranking.metric_info import (
     displayed,
 )
 from leaderboard.services.ranking.set_apart import why
+from leaderboard.services.ranking.snapshot_reader import latest_snapshot, load_data
 from leaderboard.services.ranking.systems import (
     coverage_text,
     current_results,
@@ -51,15 +56,16 @@ def system(submission_id: int):
     g.board = session.get(Board, detail["board_id"])  # the header names the system's board
     choices = [s for s in compare_choices(detail["board_id"]) if s["id"] != submission_id]
     views = board_views(g.board, session) if g.board is not None else Track.GENERATIVE
+    chart_keys = chart_keys_for(views)
     if views != Track.GENERATIVE:
         # A SWORDS ranking board (the F^10 families mean nothing when every candidate is
         # given) or an LS07/CoInCo board: its own metrics only.
-        chart_keys = cards = keys = list(displayed(views))
+        cards = keys = list(displayed(views))
     else:
-        chart_keys, cards = CHART_KEYS, CARD_KEYS
+        cards = CARD_KEYS
         keys = [k for k in VIEWS["all"].columns] + [k for k in detail["metrics"]
                                                     if k not in VIEWS["all"].columns]
-    figure = charts.to_json(charts.pos_bars(detail, chart_keys)) if detail["metrics"] else None
+    figure = system_figure(detail, chart_keys) if detail["metrics"] else None
     detail["coverage_text"] = coverage_text(detail["coverage"])
     headline = default_sort(views)
     neighbours = url_for("public.significance", metric=headline, around=submission_id,
@@ -72,13 +78,39 @@ def system(submission_id: int):
                            set_apart=apart)
 
 
+def chart_keys_for(views: str) -> list[str]:
+    """The metrics of a system page's chart on a board of ``views``: the headline figures
+    on a SWORDS generative board, the board's own metrics elsewhere."""
+    return CHART_KEYS if views == Track.GENERATIVE else list(displayed(views))
+
+
 def compare_choices(board_id: int) -> list[dict]:
     """Public systems of the board (from the snapshot) for the "compare with" selector."""
-    from leaderboard.services.ranking.snapshot_reader import snapshot_data
+    ref = latest_snapshot(get_session(), board_id)
+    return SnapshotParts(ref, lambda: load_data(get_session(), ref)).choices()
 
-    data = snapshot_data(get_session(), board_id)[1]
-    return [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}
-            for s in data.get("systems", [])]
+
+#: System charts by result (a chart is made from its result alone): a process's recent ones.
+_FIGURES: OrderedDict[str, str] = OrderedDict()
+_FIGURES_MAX = 256
+_figures_lock = threading.Lock()
+
+
+def system_figure(detail: dict, chart_keys: list[str]) -> str:
+    """The system page's chart (JSON) of ``detail``'s result: kept by the process, else
+    what a ranker prepared for the board, else made here."""
+    variant = system_variant(detail["result_id"], chart_keys)
+    figure = _FIGURES.get(variant)
+    if figure is None:
+        body = prepared_pages.load(get_session(), prepared_pages.BOARD_LEVEL,
+                                   prepared_pages.SYSTEM, variant)
+        figure = (body.decode() if body is not None
+                  else charts.to_json(charts.pos_bars(detail, chart_keys)))
+        with _figures_lock:
+            _FIGURES[variant] = figure
+            while len(_FIGURES) > _FIGURES_MAX:
+                _FIGURES.popitem(last=False)
+    return figure
 
 
 @bp.get("/teams/<int:team_id>")

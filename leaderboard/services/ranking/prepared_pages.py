@@ -26,11 +26,25 @@ from leaderboard.models import LeaderboardSnapshot, PreparedPage
 
 PAGE = "page"
 API = "api"
+#: A value a page derives from the snapshot, as JSON (a chart, a significance grid, a matrix,
+#: the snapshot's small keys).
+VALUE = "value"
+#: A system page's chart, as JSON: made from the system's result alone, so it is kept for
+#: the board, not per snapshot (:func:`store_charts`, stored under :data:`BOARD_LEVEL`).
+SYSTEM = "system"
+#: The snapshot id of rows kept across a board's snapshots (system charts).
+BOARD_LEVEL = 0
+#: A ranking export (CSV or JSON file) of a view's default query.
+EXPORT = "export"
 
 #: What the prepared bytes are made from: a change to any of them changes every variant.
 _SOURCES = ("templates/public", "leaderboard/blueprints/public/render.py",
+            "leaderboard/blueprints/public/prepared.py",
             "leaderboard/services/ranking/ranking_table.py",
-            "leaderboard/services/ranking/metric_info.py")
+            "leaderboard/services/ranking/metric_info.py",
+            "leaderboard/services/ranking/charts.py", "leaderboard/services/ranking/pairwise.py",
+            "leaderboard/services/ranking/exports.py", "leaderboard/services/ranking/systems.py",
+            "leaderboard/services/ranking/set_apart.py", "leaderboard/scoring/significance.py")
 _print: list[str] = []
 
 
@@ -61,6 +75,7 @@ def store(session: Session, board_id: int, snapshot_id: int,
     session.exec(delete(PreparedPage).where(col(PreparedPage.snapshot_id) == snapshot_id))
     live = select(LeaderboardSnapshot.id).where(LeaderboardSnapshot.board_id == board_id)
     session.exec(delete(PreparedPage).where(col(PreparedPage.board_id) == board_id,
+                                            col(PreparedPage.snapshot_id) != BOARD_LEVEL,
                                             col(PreparedPage.snapshot_id).not_in(live)))
     session.add_all(PreparedPage(board_id=board_id, snapshot_id=snapshot_id, kind=kind,
                                  variant=variant, body=body)
@@ -79,3 +94,28 @@ def stored_variants(session: Session, snapshot_id: int) -> Iterable[tuple[str, s
     """(kind, variant) of every row of the snapshot (tests, diagnostics)."""
     return session.exec(select(PreparedPage.kind, PreparedPage.variant)
                         .where(PreparedPage.snapshot_id == snapshot_id)).all()
+
+
+def chart_variants(session: Session, board_id: int) -> set[str]:
+    """Variants of the system charts kept for the board."""
+    return set(session.exec(select(PreparedPage.variant).where(
+        PreparedPage.board_id == board_id, PreparedPage.snapshot_id == BOARD_LEVEL,
+        PreparedPage.kind == SYSTEM)).all())
+
+
+def store_charts(session: Session, board_id: int, listed: set[str],
+                 new: Mapping[str, bytes]) -> None:
+    """Keep the board's system charts of the variants ``listed`` (the systems a snapshot
+    lists): add ``new`` (variant -> bytes), drop those no longer listed. The caller
+    commits."""
+    kept = chart_variants(session, board_id)
+    gone = kept - listed
+    if gone:
+        session.exec(delete(PreparedPage).where(
+            col(PreparedPage.board_id) == board_id,
+            col(PreparedPage.snapshot_id) == BOARD_LEVEL, col(PreparedPage.kind) == SYSTEM,
+            col(PreparedPage.variant).in_(sorted(gone))))
+    session.add_all(PreparedPage(board_id=board_id, snapshot_id=BOARD_LEVEL, kind=SYSTEM,
+                                 variant=variant, body=body)
+                    for variant, body in new.items() if variant not in kept)
+    session.flush()
