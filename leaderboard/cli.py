@@ -10,10 +10,10 @@ its database and queue modules but no web ones.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-import click
-
-from leaderboard.commands import APP_FREE
+if TYPE_CHECKING:
+    import click
 
 HELP = "SWORDS leaderboard: scoring, hosting and submission commands."
 
@@ -29,6 +29,8 @@ def app_free_commands() -> list[click.Command]:
 def app_free_group(only: str | None = None) -> click.Group:
     """A plain click group holding only the app-free commands; ``only="score"``: that one
     alone (a one-off ``leaderboard score`` does not import the others' modules)."""
+    import click
+
     group = click.Group("leaderboard", help=HELP)
     if only == "score":
         from leaderboard.commands.score import score_command
@@ -45,6 +47,8 @@ def full_group() -> click.Group:
     ``routes``, ``shell`` and its plugins' commands, which are not this tool's); host
     commands find the app through the :class:`flask.cli.ScriptInfo` that :func:`main`
     passes as the context object."""
+    import click
+
     from leaderboard.commands import all_commands
 
     group = click.Group("leaderboard", help=HELP)
@@ -56,6 +60,15 @@ def full_group() -> click.Group:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: app-free commands skip the web stack entirely."""
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["score"]:
+        # RANKED files on LS07/CoInCo without intervals: neither click nor numpy is imported
+        from leaderboard.commands.score_family import quick_main
+
+        status = quick_main(args)
+        if status is not None:
+            sys.exit(status)
+    from leaderboard.commands import APP_FREE
+
     first = next((a for a in args if not a.startswith("-")), None)
     if first in APP_FREE:
         app_free_group(first)(args=args, prog_name="leaderboard")
@@ -69,6 +82,8 @@ def main(argv: list[str] | None = None) -> None:
 def _create_app():
     """The app for a host command; settings that are refused give one line, not a traceback
     (which setting is missing, and why)."""
+    import click
+
     from leaderboard import create_app
     from leaderboard.config import InsecureConfiguration
 
@@ -84,6 +99,8 @@ def _say_followed_instance(instance_path: str) -> None:
     """Name the folder a host command uses when it followed a running ``serve`` there."""
     import os
     from pathlib import Path
+
+    import click
 
     from leaderboard.config import DEFAULTS, ENV_PREFIX
     from leaderboard.serve_pointer import running_instance

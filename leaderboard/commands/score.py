@@ -112,21 +112,33 @@ def score_command(split_spec: str, submission_path: Path | None, more_submission
         # one process, one (B, n) product: OpenBLAS's thread per core costs more CPU to
         # start than the product takes (0.05 s of LS07's 0.3 s)
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from leaderboard.commands.score_family import is_family_split, score_family_split
+    from leaderboard.commands.score_family import (
+        is_family_split,
+        score_family_quick,
+        score_family_split,
+    )
+    from leaderboard.scoring.sources import cache_dir
+
+    paths = tuple(p for p in (submission_path, *more_submissions) if p is not None)
+    if not paths:
+        raise click.UsageError("Missing option '--submission' (or a file after the options).")
+    family_split = is_family_split(split_spec)
+    if family_split and bootstrap == 0 and not no_cache:
+        # RANKED files on LS07/CoInCo without intervals: scored without numpy
+        status = score_family_quick(split_spec, paths, track=track, seed=seed,
+                                    as_json=as_json, cache=cache_dir())
+        if status is not None:
+            sys.exit(status)
     from leaderboard.scoring import bootstrap as resampling
-    from leaderboard.scoring.split_cache import cache_dir
 
     if not no_cache:  # the resamples of a split are drawn once per machine, not per run
         previous, resampling.DISK_CACHE = resampling.DISK_CACHE, cache_dir()
         click.get_current_context().call_on_close(
             lambda: setattr(resampling, "DISK_CACHE", previous))
-
-    paths = tuple(p for p in (submission_path, *more_submissions) if p is not None)
-    if not paths:
-        raise click.UsageError("Missing option '--submission' (or a file after the options).")
-    if is_family_split(split_spec):
+    if family_split:
         sys.exit(score_family_split(split_spec, paths, track=track, bootstrap=bootstrap,
-                                    seed=seed, as_json=as_json))
+                                    seed=seed, as_json=as_json,
+                                    cache=None if no_cache else cache_dir()))
     from leaderboard.scoring import (
         METRIC_KEYS,
         WordNetMissing,

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import re
+import sys
 from pathlib import Path
 
-import click
-
-from leaderboard.commands.metric_table import echo_metrics
-from leaderboard.scoring import SCORER_VERSION
-from leaderboard.scoring.families import FAMILIES, lexsub_data_dir
+from leaderboard.commands.metric_table import echo, echo_metrics
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.scorepl import perl_round
+from leaderboard.scoring.lexsub.split import FILES as LEXSUB_FILES
 from leaderboard.scoring.parse import open_upload
+from leaderboard.scoring.version import SCORER_VERSION
 
 EXIT_INVALID = 2
 RANKING_KEYS = ("gap",)
@@ -27,20 +28,38 @@ GENERATIVE_KEYS = ("best_r", "best_p", "best_mode_r", "best_mode_p", "oot_r", "o
 def is_family_split(spec: str) -> bool:
     """``name:split`` of a family read from the field's files (not a path)."""
     name, sep, _ = spec.partition(":")
-    return bool(sep) and hasattr(FAMILIES.get(name), "prepare_files")
+    if not sep:
+        return False
+    if name in LEXSUB_FILES:  # without importing the families (and numpy)
+        return True
+    from leaderboard.scoring.families import FAMILIES
+
+    return hasattr(FAMILIES.get(name), "prepare_files")
 
 
-def track_of_file(raw: bytes) -> str:
-    """RANKED lines are a ranking; .best/.oot lines and JSON are generative answers."""
+def track_of_file(raw: bytes, *, ranked_only: bool = False) -> str:
+    """RANKED lines are a ranking; .best/.oot lines and JSON are generative answers.
+    ``ranked_only``: JSON is "json" (a ranking or not, from its content)."""
     data, refusal = open_upload(raw, 1 << 31)
     if refusal is not None:
         return "generative"
-    return "ranking" if formats.detect(bytes(data[:65536])) == formats.RANKED else "generative"
+    kind = formats.detect(bytes(data[:65536]))
+    if ranked_only and kind == formats.JSON:
+        return "json"
+    return "ranking" if kind == formats.RANKED else "generative"
 
 
 def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
-                       bootstrap: int, seed: int, as_json: bool) -> int:
-    """Score each file on the split; prints a table or JSON lines; returns the exit status."""
+                       bootstrap: int, seed: int, as_json: bool,
+                       cache: Path | None = None) -> int:
+    """Score each file on the split; prints a table or JSON lines; returns the exit status.
+    LS07/CoInCo with a ``cache`` folder: the split's gold is read from its entry there
+    (:func:`leaderboard.scoring.lexsub.quick.quick_split`), and no POS block is resampled
+    (none of their intervals is printed)."""
+    import click
+
+    from leaderboard.scoring.families import FAMILIES, lexsub_data_dir
+
     name, _, split = spec.partition(":")
     family = FAMILIES[name]
     if split not in family.splits:
@@ -51,7 +70,17 @@ def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
         raise click.ClickException(f"no {family.title} data at {data_dir} (set "
                                    "LEADERBOARD_LEXSUB_DIR or LEADERBOARD_TSAR_DIR)")
     tracks = getattr(family, "tracks", ())
-    prepared = family.prepare_files(split, data_dir, name=spec, bootstrap=bootstrap, seed=seed)
+    lexsub = name in LEXSUB_FILES
+    if lexsub and cache is not None:
+        from leaderboard.scoring.lexsub import quick
+
+        prepared = quick.general_split(quick.quick_split(
+            name, split, data_dir, name=spec, seed=seed, cache=cache), bootstrap)
+    else:
+        prepared = family.prepare_files(split, data_dir, name=spec, bootstrap=bootstrap,
+                                        seed=seed)
+    if lexsub:
+        from leaderboard.scoring.lexsub.score import score as lexsub_score
     _collect_less()
     status = 0
     for path in paths:
@@ -62,67 +91,164 @@ def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
             status = EXIT_INVALID
             _invalid(path, report, as_json)
             continue
-        result = family.score(prepared, report, track=file_track)
+        if lexsub:  # family.score, without the per-POS intervals nobody sees here
+            result = lexsub_score(prepared, report, track=file_track, pos_intervals=False)
+        else:
+            result = family.score(prepared, report, track=file_track)
         keys = (family.score_keys(file_track) if hasattr(family, "score_keys")
                 else RANKING_KEYS if file_track == "ranking" else GENERATIVE_KEYS)
-        signature = {**result.signature, "benchmark": name, "split": split}
         # what the family's own script prints (TSAR-2022: tsar_eval.py's floors)
         official = (family.official(prepared, report) if hasattr(family, "official")
                     else None)
-        if as_json:
-            click.echo(json.dumps({
-                "submission": str(path), "benchmark": name, "split": split,
-                "track": file_track, "metrics": {k: result.metrics[k] for k in keys},
-                "intervals": {k: result.intervals.get(k) for k in keys},
-                "by_pos": {pos: {"metrics": {k: b["metrics"][k] for k in keys}}
-                           for pos, b in result.by_pos.items()},
-                "counts": result.counts, "warnings": result.warnings,
-                "signature": signature, **({"official": official} if official else {})}))
-            continue
-        _table(path, result, keys, file_track)
-        if official:
-            click.echo("tsar_eval.py would print (fractions floored to 4 decimals, over the "
-                       "instances the file holds): "
-                       + ", ".join(f"{k} {v:.4f}" for k, v in official.items()))
+        _show(path, result, keys, file_track, name, split, as_json, official)
     return status
+
+
+def score_family_quick(spec: str, paths: tuple[Path, ...], *, track: str | None, seed: int,
+                       as_json: bool, cache: Path | None) -> int | None:
+    """:func:`score_family_split` with ``bootstrap=0`` for RANKED files on LS07/CoInCo,
+    without numpy (:mod:`leaderboard.scoring.lexsub.quick`): the same output, to the byte.
+    None (nothing printed) where it does not apply: another family or track, another
+    format, a missing data folder or split; the caller then takes the general path."""
+    name, _, split = spec.partition(":")
+    if name not in LEXSUB_FILES or split not in LEXSUB_FILES[name] or track not in (
+            None, "ranking"):
+        return None
+    from leaderboard.scoring.lexsub import quick
+    from leaderboard.scoring.lexsub.split import data_dir
+    from leaderboard.scoring.lexsub.validation import validate
+
+    folder = data_dir()
+    if not folder.is_dir() or any(track_of_file(path.read_bytes(), ranked_only=True)
+                                  != "ranking" for path in paths):
+        return None
+    prepared = quick.quick_split(name, split, folder, name=spec, seed=seed, cache=cache)
+    _collect_less()
+    status = 0
+    for path in paths:
+        report = validate(path.read_bytes(), prepared, track="ranking")
+        if not report.ok:
+            status = EXIT_INVALID
+            _invalid(path, report, as_json)
+            continue
+        result = quick.score_ranking(prepared, report)
+        _show(path, result, RANKING_KEYS, "ranking", name, split, as_json)
+    return status
+
+
+def _show(path: Path, result, keys: tuple[str, ...], track: str, name: str, split: str,
+          as_json: bool, official: dict | None = None) -> None:
+    """One scored file: a JSON line, or the table (and what the family's script prints)."""
+    if as_json:
+        signature = {**result.signature, "benchmark": name, "split": split}
+        echo(json.dumps({
+            "submission": str(path), "benchmark": name, "split": split,
+            "track": track, "metrics": {k: result.metrics[k] for k in keys},
+            "intervals": {k: result.intervals.get(k) for k in keys},
+            "by_pos": {pos: {"metrics": {k: b["metrics"][k] for k in keys}}
+                       for pos, b in result.by_pos.items()},
+            "counts": result.counts, "warnings": result.warnings,
+            "signature": signature, **({"official": official} if official else {})}))
+        return
+    _table(path, result, keys, track)
+    if official:
+        echo("tsar_eval.py would print (fractions floored to 4 decimals, over the "
+                   "instances the file holds): "
+                   + ", ".join(f"{k} {v:.4f}" for k, v in official.items()))
 
 
 def _collect_less() -> None:
     """For the rest of the command: the imports and the prepared split live as long as the
     process, so the cyclic collector stops walking them for each file's short-lived tuples
-    (a file's CPU: 10-15% less); put back when the command ends."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is None:
+    (a file's CPU: 10-15% less); put back when the command ends (in a click context; the
+    click-free path of :func:`quick_main` ends with its process)."""
+    click = sys.modules.get("click")
+    ctx = None if click is None else click.get_current_context(silent=True)
+    if ctx is None and click is not None:
         return
     threshold = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
-    ctx.call_on_close(lambda: (gc.set_threshold(*threshold), gc.unfreeze()))
+    if ctx is not None:
+        ctx.call_on_close(lambda: (gc.set_threshold(*threshold), gc.unfreeze()))
 
 
 def _table(path: Path, result, keys: tuple[str, ...], track: str) -> None:
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo(f"== {path} ({track}) ==")
+        echo(f"warning: {warning}", err=True)
+    echo(f"== {path} ({track}) ==")
     # score.pl's own rounding (half up) for its metrics, so the figures read alike
     echo_metrics(((k, perl_round(result.metrics[k] / 100) if k.startswith(("best_", "oot_"))
                    else round(result.metrics[k], 2), result.intervals.get(k)) for k in keys),
                  keys[0])
     c, s = result.counts, result.signature
-    click.echo(f"{c['targets_scored']} instances scored, {c['targets_answered']} of "
+    echo(f"{c['targets_scored']} instances scored, {c['targets_answered']} of "
                f"{c['targets_in_split']} answered; scorer {SCORER_VERSION}, split "
                f"{s['split_checksum'][:12]}, bootstrap B={s['bootstrap']}, seed {s['seed']}")
 
 
 def _invalid(path: Path, report, as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps({"submission": str(path),
+        echo(json.dumps({"submission": str(path),
                                "errors": [p.to_dict() for p in report.errors],
                                "errors_not_shown": report.errors_not_shown,
                                "warnings": [p.to_dict() for p in report.warnings]}))
         return
-    click.echo(f"{path} is not a valid answer file:", err=True)
+    echo(f"{path} is not a valid answer file:", err=True)
     for p in report.errors:
-        click.echo(f"  [{p.code}] {p.message}", err=True)
+        echo(f"  [{p.code}] {p.message}", err=True)
     if report.errors_not_shown:
-        click.echo(f"  ... and {report.errors_not_shown} more", err=True)
+        echo(f"  ... and {report.errors_not_shown} more", err=True)
+
+
+_OPTIONS = ("--split", "--submission", "--bootstrap", "--seed", "--track")
+_INT = re.compile(r"-?[0-9]+")
+
+
+def quick_args(args: list[str]) -> dict | None:
+    """``score`` arguments as click would read them, where they ask for what
+    :func:`score_family_quick` does (``--bootstrap 0``, no ``--no-cache``, readable files)
+    and nothing else; None for anything else (help, another option, a value click would
+    refuse or read differently, an option given twice), which click then reads."""
+    if not args or args[0] != "score":
+        return None
+    found: dict = {"--seed": "0", "--json": False}
+    paths: list[str] = []
+    rest = iter(args[1:])
+    for arg in rest:
+        if arg == "--json":
+            found["--json"] = True
+            continue
+        if arg.startswith("-"):
+            name, eq, value = arg.partition("=")
+            if name not in _OPTIONS or name in found and name != "--seed":
+                return None
+            if not eq:
+                value = next(rest, None)
+                if value is None or value.startswith("-") and name != "--seed":
+                    return None
+            found[name] = value
+            continue
+        paths.append(arg)
+    if found.get("--bootstrap") != "0" or "--split" not in found or not _INT.fullmatch(
+            found["--seed"]) or found.get("--track", "ranking") != "ranking":
+        return None
+    if "--submission" in found:
+        paths.insert(0, found["--submission"])
+    files = tuple(Path(p) for p in paths)
+    if not files or not all(f.is_file() and os.access(f, os.R_OK) for f in files):
+        return None
+    return {"spec": found["--split"], "paths": files, "track": found.get("--track"),
+            "seed": int(found["--seed"]), "as_json": found["--json"]}
+
+
+def quick_main(args: list[str]) -> int | None:
+    """``leaderboard score ARGS`` without click or numpy when :func:`quick_args` reads them
+    and :func:`score_family_quick` applies: its exit status; None (nothing done) otherwise."""
+    found = quick_args(args)
+    if found is None:
+        return None
+    from leaderboard.scoring.sources import cache_dir
+
+    return score_family_quick(found["spec"], found["paths"], track=found["track"],
+                              seed=found["seed"], as_json=found["as_json"], cache=cache_dir())

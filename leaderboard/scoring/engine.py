@@ -121,11 +121,14 @@ def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
 
 def result_from_rows(prepared: PreparedSplit, rows: np.ndarray, warnings: list[str], *,
                      answered: int, lengths: list[int], bootstrap: int, seed: int,
-                     swords_rules: bool = True, given: int | None = None) -> ScoreResult:
+                     swords_rules: bool = True, given: int | None = None,
+                     pos_intervals: bool = True) -> ScoreResult:
     """Point estimates, intervals and per-POS blocks from per-target rows (any benchmark);
     ``swords_rules`` adds the warnings of the original SWORDS scorer's own rules. ``given``
     (targets the file has an entry for) splits the unanswered targets into empty lists
-    (``targets_empty``) and targets left out (``targets_missing``)."""
+    (``targets_empty``) and targets left out (``targets_missing``). ``pos_intervals=False``:
+    the per-POS blocks hold their metrics and no interval (``leaderboard score`` on the
+    field's splits prints none of them: it resamples no POS block)."""
     b, s = bootstrap, seed
     stats = TargetStats(rows, prepared.scored_pos.copy(), prepared.checksum, s, b, SCORER_VERSION)
     if swords_rules:
@@ -134,7 +137,10 @@ def result_from_rows(prepared: PreparedSplit, rows: np.ndarray, warnings: list[s
     by_pos = {}
     present = set(stats.pos)
     for pos in [p for p in POS_ORDER if p in present] + sorted(present - set(POS_ORDER)):
-        pm, pi = _block(stats, prepared.resamples(pos, bootstrap=b, seed=s), pos)
+        if pos_intervals:
+            pm, pi = _block(stats, prepared.resamples(pos, bootstrap=b, seed=s), pos)
+        else:
+            pm, pi = stats.metrics(pos), {}
         by_pos[pos] = {"metrics": pm, "intervals": pi}
     counts = {
         "targets_in_split": len(prepared.targets),

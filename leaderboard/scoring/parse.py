@@ -20,16 +20,22 @@ import json
 import re
 import zlib
 from collections.abc import Iterator
+from functools import cache
+from typing import TYPE_CHECKING
 
-import msgspec
-
-from leaderboard.scoring.gold import GZIP_MAGIC
-
+if TYPE_CHECKING:  # msgspec is imported to decode JSON: LS07/CoInCo's numpy-free scoring of
+    import msgspec  # text files reads them through this module without it (nor gold's numpy)
+GZIP_MAGIC = b"\x1f\x8b"  # gold.GZIP_MAGIC, not imported: gold imports numpy
 _CHUNK = 1 << 16
 _OUT_CHUNK = 1 << 20  # one decompress call's output: a bomb never inflates all at once
-_TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
-_SUBSTITUTES = msgspec.json.Decoder(dict[str, list[tuple[str, float] | str]])
-_BOOL = msgspec.json.Decoder(bool)
+
+
+@cache
+def _decoders() -> tuple:  # (top level, "substitutes", the flag), built once
+    import msgspec
+    return (msgspec.json.Decoder(dict[str, msgspec.Raw]),
+            msgspec.json.Decoder(dict[str, list[tuple[str, float] | str]]),
+            msgspec.json.Decoder(bool))
 # One JSON string literal, escapes included: removing them leaves only structure.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 
@@ -218,15 +224,17 @@ def decode_typed(data: bytes | bytearray, max_substitutes_bytes: int | None = No
     what is built is about as large as its text, on top of the buffer holding the whole file.
     When ``problems`` is given, the reason a file does not fit is appended to it.
     """
+    import msgspec
+    top_decoder, substitutes_decoder, flag_decoder = _decoders()
     try:
-        top = _TOP.decode(data)
+        top = top_decoder.decode(data)
         if "substitutes" not in top:
             raise ValueError('the object has no "substitutes" key')
         if max_substitutes_bytes is not None:
             _check_budget(len(data), len(top["substitutes"]), max_substitutes_bytes)
-        substitutes = _SUBSTITUTES.decode(top["substitutes"])
+        substitutes = substitutes_decoder.decode(top["substitutes"])
         flag = top.get("substitutes_lemmatized")
-        lemmatized = None if flag is None else _BOOL.decode(flag)
+        lemmatized = None if flag is None else flag_decoder.decode(flag)
     except (msgspec.MsgspecError, ValueError, RecursionError) as exc:
         # Includes UnicodeDecodeError from a Raw value; the lenient reader names the problem.
         if problems is not None:

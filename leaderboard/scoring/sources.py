@@ -6,6 +6,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
+from pathlib import Path
 
 
 def read_source(source: bytes, source_format: str, family: str) -> dict:
@@ -19,3 +21,15 @@ def read_source(source: bytes, source_format: str, family: str) -> dict:
 def source_checksum(source: bytes) -> str:
     """sha256 of the decompressed source: the split's identity."""
     return hashlib.sha256(gzip.decompress(source)).hexdigest()
+
+
+def cache_dir() -> Path:
+    """The directory holding cached prepared splits and drawn resamples:
+    ``$LEADERBOARD_CACHE_DIR``, else ``$XDG_CACHE_HOME/swords-leaderboard``, else
+    ``~/.cache/swords-leaderboard`` (:mod:`leaderboard.scoring.split_cache`)."""
+    env = os.environ.get("LEADERBOARD_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "swords-leaderboard"

@@ -19,17 +19,10 @@ from pathlib import Path
 
 from leaderboard.scoring.gold import FORMAT_VERSION, PreparedSplit, load_split, prepare_split
 from leaderboard.scoring.lemmatize import ensure_wordnet
+from leaderboard.scoring.sources import cache_dir
 from leaderboard.scoring.version import SCORER_VERSION
 
-
-def cache_dir() -> Path:
-    """The directory holding cached prepared splits (see the module docstring)."""
-    env = os.environ.get("LEADERBOARD_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "swords-leaderboard"
+__all__ = ["cache_dir", "cache_key", "prepared_split_cached"]
 
 
 def cache_key(raw: bytes) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from leaderboard.scoring.gold import PreparedSplit
 from leaderboard.scoring.parse import (
     OverBudget,
     bounded_cost_problem,
@@ -19,6 +19,10 @@ from leaderboard.scoring.parse import (
     loads_lenient,
     open_upload,
 )
+
+if TYPE_CHECKING:  # an annotation only: gold's module imports numpy, which the problems
+    # and reports of LS07/CoInCo's numpy-free one-off scoring do not need
+    from leaderboard.scoring.gold import PreparedSplit
 
 MAX_DETAILED_PROBLEMS = 1000
 # Commas and brackets a file may hold (an upper bound on its JSON values): what the reader

@@ -15,8 +15,8 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterator
 
-from leaderboard.scoring.gold import GZIP_MAGIC
 from leaderboard.scoring.parse import (
+    GZIP_MAGIC,
     TooLarge,
     gunzip_chunks,
     gunzip_refusal,

@@ -12,16 +12,18 @@ the mean over its answers, which a repeat cannot raise above that of its best an
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 
-from leaderboard.scoring.lexsub.data import LexsubSplit
 from leaderboard.scoring.lexsub.lines import match_line
 from leaderboard.scoring.lexsub.scorepl import GoldItems, read_gold
+from leaderboard.scoring.lexsub.split import LexsubGold
 from leaderboard.scoring.semeval import fix_guess, perl_split
 
 _NON_BLANK = re.compile(r"\S", re.ASCII)
+_first = itemgetter(0)
 
 
-def scorepl_gold(split: LexsubSplit) -> GoldItems:
+def scorepl_gold(split: LexsubGold) -> GoldItems:
     """score.pl's reading of the split's gold, read once per split object."""
     gold = split.__dict__.get("_scorepl_gold")
     if gold is None:
@@ -50,7 +52,7 @@ def oot_repeats(gold: GoldItems, lines: list[tuple[int, str]]) -> list[tuple[int
     return found
 
 
-def ranked_repeats(split: LexsubSplit, ranked: dict[str, list[tuple[str, float]]]
+def ranked_repeats(split: LexsubGold, ranked: dict[str, list[tuple[str, float]]]
                    ) -> list[str]:
     """Instances GAP scores (a positive gold weight left) whose ranking, as lst_gap.py's
     no-mwe reading keeps it, gives one candidate more than once."""
@@ -58,7 +60,10 @@ def ranked_repeats(split: LexsubSplit, ranked: dict[str, list[tuple[str, float]]
     for target, (_, denominator) in zip(split.targets, split.gap_gold, strict=True):
         if denominator <= 0:
             continue
-        kept = [c for c, _ in ranked.get(target.target_id, ()) if " " not in c and "-" not in c]
+        entries = ranked.get(target.target_id, ())
+        if len(set(map(_first, entries))) == len(entries):
+            continue  # no candidate twice at all (the usual file): none among those kept
+        kept = [c for c, _ in entries if " " not in c and "-" not in c]
         if len(set(kept)) < len(kept):
             found.append(target.target_id)
     return found

@@ -1,0 +1,233 @@
+"""GAP without resamples and without numpy: a one-off ``leaderboard score --bootstrap 0``.
+
+lst_gap.py's whole run costs about 0.09 s of CPU on LS07; numpy's import alone costs half of
+that. With no interval to compute nothing needs it: this module validates a file exactly as
+:func:`.validation.validate` does (it is that function) and computes the same numbers as
+:func:`.score.score` followed by :func:`leaderboard.scoring.engine.result_from_rows`, in plain
+Python, with the same floating-point operations in the same order:
+
+* a row per instance, GAP and "counted" (``gap_valid``), 0 for an instance lst_gap.py skips;
+* column sums accumulated row by row, in split order (what numpy's ``rows.sum(axis=0)``
+  does on a C-ordered matrix: one addition per row, no pairwise tree across rows);
+* the mean: ``sum / counted`` (0 where nothing counts), floored at 0, times 100; per part of
+  speech over that POS's rows.
+
+``tests/scoring/lexsub/test_quick.py`` holds both paths equal to the last bit on real and
+quirky files. The split comes from a small ``marshal`` file in the cache folder (its gold,
+pools and per-split readings), named by what it was read from: the data files' paths, sizes
+and modification times, the scorer version, this module's format and the Python version; a
+new or edited file, a new scorer or another Python reads the data files again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from leaderboard.scoring.lexsub import formats
+from leaderboard.scoring.lexsub.gap import gap_numerator
+from leaderboard.scoring.lexsub.repeats import scorepl_gold
+from leaderboard.scoring.lexsub.scorepl import GoldItems
+from leaderboard.scoring.lexsub.split import FILES, LexsubTarget, QuickSplit
+from leaderboard.scoring.lexsub.validation import RANKING
+from leaderboard.scoring.validate import ValidationReport
+from leaderboard.scoring.version import SCORER_VERSION
+
+if TYPE_CHECKING:
+    from leaderboard.scoring.lexsub.data import LexsubSplit
+
+#: Bump when what an entry holds changes.
+QUICK_FORMAT = "lexsub-quick-2"
+#: The order of the per-POS blocks (:data:`leaderboard.scoring.engine.POS_ORDER`).
+POS_ORDER = ("NOUN", "VERB", "ADJ", "ADV")
+
+
+@dataclass
+class QuickResult:
+    """What :class:`leaderboard.scoring.engine.ScoreResult` shows of a file scored without
+    resamples: ``metrics`` and each ``by_pos`` block hold GAP only, ``intervals`` is empty."""
+
+    metrics: dict[str, float]
+    by_pos: dict[str, dict[str, dict]]
+    warnings: list[str]
+    counts: dict[str, float]
+    signature: dict[str, object]
+    intervals: dict[str, list[float]] = field(default_factory=dict)
+
+
+def _key(family: str, split: str, data_dir: Path) -> str:
+    files = FILES[family][split]
+    parts = [QUICK_FORMAT, SCORER_VERSION, sys.version, family, split,
+             str(data_dir.absolute())]
+    for name in (files.gold, files.inputs, files.candidates):
+        st = os.stat(data_dir / name)
+        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    digest = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+    return f"lexsub-quick-{digest[:40]}.marshal"
+
+
+def _entry(split: QuickSplit, generative: tuple) -> bytes:
+    return marshal.dumps({
+        "format": QUICK_FORMAT, "checksum": split.checksum, "family": split.family,
+        "split": split.split, "pools": split.pools,
+        "targets": [(t.target_id, t.item_id, t.lemma, t.pos, t.line) for t in split.targets],
+        "gap_gold": split.gap_gold, "pool_sets": split.pool_sets,
+        "no_candidates": split.no_candidates,
+        # read by the general path only (best/oot and Jabbari's gold): kept as bytes, so
+        # that loading an entry for GAP does not build them
+        "generative": marshal.dumps(generative)})
+
+
+def _from_entry(data: bytes, name: str, seed: int) -> QuickSplit | None:
+    try:
+        doc = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(doc, dict) or doc.get("format") != QUICK_FORMAT:
+        return None
+    split = QuickSplit(name, doc["checksum"], [LexsubTarget(*t) for t in doc["targets"]],
+                       doc["family"], doc["split"], doc["pools"], 0, seed)
+    # the per-split readings, as the cached properties would compute them
+    split.__dict__.update(gap_gold=doc["gap_gold"], pool_sets=doc["pool_sets"],
+                          no_candidates=doc["no_candidates"],
+                          _generative_entry=doc["generative"])
+    return split
+
+
+def _read(family: str, split: str, data_dir: Path, name: str, seed: int
+          ) -> tuple[QuickSplit, tuple]:
+    """The split read from the data files, as :func:`.data.prepare_files` reads it (that
+    module imports numpy: only a process without a cache entry pays for it), and its
+    generative readings (:func:`_generative`)."""
+    from leaderboard.scoring.lexsub.data import prepare_files
+
+    full = prepare_files(family, split, data_dir, name=name, bootstrap=0, seed=seed)
+    found = QuickSplit(name, full.checksum, full.targets, full.family, full.split, full.pools,
+                       0, seed)
+    return found, _generative(found)
+
+
+def _generative(split: QuickSplit) -> tuple:
+    """Jabbari et al.'s gold counts and score.pl's reading of the gold (its four tables)."""
+    gold = scorepl_gold(split)
+    return (split.jabbari_counts, gold.counts, gold.modes, gold.items, gold.mode_items)
+
+
+def general_split(split: QuickSplit, bootstrap: int) -> LexsubSplit:
+    """The :class:`.data.LexsubSplit` (with resamples: numpy) of a split read by
+    :func:`quick_split`, its per-split readings taken from the cache entry rather than
+    computed again; without the inputs, which scoring never reads."""
+    from leaderboard.scoring.lexsub.data import LexsubSplit
+
+    full = LexsubSplit(split.name, split.checksum, split.targets, bootstrap, split.seed,
+                       family=split.family, split=split.split, pools=split.pools)
+    for name in ("gap_gold", "pool_sets", "no_candidates"):
+        full.__dict__[name] = getattr(split, name)
+    blob = split.__dict__.get("_generative_entry")
+    jabbari, counts, modes, items, mode_items = (_generative(split) if blob is None
+                                                 else marshal.loads(blob))
+    full.__dict__["jabbari_counts"] = jabbari
+    full.__dict__["_scorepl_gold"] = GoldItems(counts, modes, items, mode_items)
+    return full
+
+
+def quick_split(family: str, split: str, data_dir: Path, *, name: str, seed: int = 0,
+                cache: Path | None = None) -> QuickSplit:
+    """``family``'s ``split`` for scoring without resamples; from ``cache`` (a folder) when it
+    holds an entry for these data files, else read and written there (None: not kept)."""
+    path = None if cache is None else cache / _key(family, split, data_dir)
+    if path is not None and path.is_file():
+        try:
+            found = _from_entry(path.read_bytes(), name, seed)
+        except OSError:
+            found = None
+        if found is not None:
+            return found
+    prepared, generative = _read(family, split, data_dir, name, seed)
+    if path is not None:
+        _write(path, _entry(prepared, generative))
+    return prepared
+
+
+def _write(path: Path, data: bytes) -> None:
+    import tempfile  # only when an entry is written (its import costs a one-off run 4 ms)
+
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".lexsub-quick-", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only costs the next process a read of the data files
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _mean(total: float, counted: float) -> float:
+    """``gap_metrics``' mean in percent: ``safe_div``, floored at 0, times 100."""
+    value = total / counted if counted != 0 else 0.0
+    return (value if value >= 0.0 else 0.0) * 100.0
+
+
+def score_ranking(split: QuickSplit, report: ValidationReport) -> QuickResult:
+    """GAP of a valid RANKED (or JSON) report of :func:`.validation.validate` on the ranking
+    track, as :func:`.score.score` computes it with ``bootstrap=0``."""
+    if not report.ok or report.submission is None:
+        raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
+    answers = report.submission
+    ranked = answers.ranked
+    gaps: list[float] = []
+    valid: list[float] = []
+    for target, (gold_map, denominator) in zip(split.targets, split.gap_gold, strict=True):
+        if denominator <= 0:
+            gaps.append(0.0)
+            valid.append(0.0)
+            continue
+        ranking = [(c, s) for c, s in ranked.get(target.target_id, ())
+                   if " " not in c and "-" not in c]
+        gaps.append(gap_numerator(gold_map, ranking) / denominator)
+        valid.append(1.0)
+    total = counted = 0.0
+    by_pos_sums: dict[str, list[float]] = {}
+    for target, g, v in zip(split.targets, gaps, valid, strict=True):
+        total += g
+        counted += v
+        sums = by_pos_sums.get(target.pos)
+        if sums is None:
+            by_pos_sums[target.pos] = [g, v]
+        else:
+            sums[0] += g
+            sums[1] += v
+    present = set(by_pos_sums)
+    order = [p for p in POS_ORDER if p in present] + sorted(present - set(POS_ORDER))
+    by_pos = {pos: {"metrics": {"gap": _mean(*by_pos_sums[pos])}, "intervals": {}}
+              for pos in order}
+    given = answers.entries
+    if answers.kind == formats.LINES:
+        given = split.by_instance(given)
+    lengths = [len(v) for k, v in given.items() if v and k in split.target_index]
+    counts: dict[str, float] = {
+        "targets_in_split": len(split.targets),
+        "targets_scored": int(counted),
+        "targets_answered": len(lengths),
+        "mean_list_length": sum(lengths) / len(lengths) if lengths else 0.0,
+    }
+    for key in ("targets_no_candidates", "items_with_duplicates"):
+        if key in report.counts:
+            counts[key] = int(report.counts[key])
+    signature = {"scorer_version": SCORER_VERSION, "split_checksum": split.checksum,
+                 "seed": split.seed, "bootstrap": 0}
+    return QuickResult({"gap": _mean(total, counted)}, by_pos,
+                       [p.message for p in report.warnings], counts, signature)
+
+
+__all__ = ["QUICK_FORMAT", "RANKING", "QuickResult", "general_split", "quick_split",
+           "score_ranking"]

@@ -1,0 +1,201 @@
+"""What a prepared LS07 or CoInCo split holds, without numpy: its instances and the per-split
+readings of the gold that every scored file shares.
+
+:class:`.data.LexsubSplit` (the prepared split of the site and the worker, with resamples)
+and :class:`QuickSplit` (a one-off ``leaderboard score --bootstrap 0``, which never imports
+numpy) both read the gold through :class:`LexsubGold`, so the two score alike.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TypeVar
+
+from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights, split_last_space
+from leaderboard.scoring.lexsub.scorepl import item_of
+
+V = TypeVar("V")
+POS_NAMES = {"n": "NOUN", "v": "VERB", "a": "ADJ", "j": "ADJ", "r": "ADV"}
+#: What Jabbari et al.'s metrics trim from an answer (:data:`leaderboard.scoring.jabbari.BLANKS`,
+#: whose module imports numpy; a test keeps the two equal).
+BLANKS = " \t\n\r\x0b\x0c"
+
+
+@dataclass(frozen=True)
+class SplitFiles:
+    """Where one split's gold and inputs are, and which pool file goes with them."""
+
+    gold: str
+    inputs: str
+    candidates: str
+    #: CoInCo's dev/test gold is its `all` gold restricted to the ids of these inputs.
+    filter_by_inputs: bool = False
+
+
+FILES: dict[str, dict[str, SplitFiles]] = {
+    "semeval07": {
+        split: SplitFiles(f"lst_{split}.gold", f"lst_{split}.preprocessed.gz",
+                          "lst.gold.candidates")
+        for split in ("trial", "test", "all")
+    },
+    "coinco": {
+        split: SplitFiles("coinco_all.no_problematic.gold.gz",
+                          f"coinco_{split}.no_problematic.preprocessed.gz",
+                          "coinco.no_problematic.candidates", filter_by_inputs=split != "all")
+        for split in ("all", "dev", "test")
+    },
+}
+
+
+def pos_of(lemma_pos: str) -> str:
+    """NOUN/VERB/ADJ/ADV from ``lemma.pos`` (LS07 n/v/a/r, CoInCo N/V/J/R); OTHER otherwise."""
+    return POS_NAMES.get(lemma_pos.rpartition(".")[2].lower(), "OTHER")
+
+
+def gold_key(line: str) -> str:
+    """The instance key of a gold line as ``lst_gap.py`` takes it: the text before ``::``."""
+    return line.split("::", 1)[0].strip()
+
+
+@dataclass(frozen=True)
+class LexsubTarget:
+    """One gold instance: its key (``lemma.pos ID``), score.pl's item id and its gold line."""
+
+    target_id: str
+    item_id: str
+    lemma: str
+    pos: str
+    line: str
+
+    @property
+    def scored(self) -> bool:
+        return True
+
+    def answer_counts(self) -> dict[str, int]:
+        """Each gold answer and how many annotators gave it, as Jabbari et al.'s metrics read
+        the line: answers trimmed of blanks at both ends, and entries that are then equal
+        merged, their counts added (``garden 2;...;garden  1`` of ``yard.n 801``: garden 3).
+        score.pl keys the two apart (``garden`` and ``garden ``), and best/oot keep that."""
+        counts: dict[str, int] = {}
+        for entry in self.line.split("::", 1)[1].strip().split(";"):
+            if entry:
+                answer, count = split_last_space(entry)
+                answer = answer.strip(BLANKS)
+                counts[answer] = counts.get(answer, 0) + int(count)
+        return counts
+
+
+def target_of(line: str) -> LexsubTarget:
+    """The instance of one gold line."""
+    key = gold_key(line)
+    lemma_pos, _, item = key.rpartition(" ")
+    return LexsubTarget(key, item_of(line) or item, lemma_pos.rpartition(".")[0],
+                        pos_of(lemma_pos), line)
+
+
+def targets_of(gold: list[str]) -> list[LexsubTarget]:
+    """The instances of a split's gold lines; lst_gap.py keeps the last line of a key (no
+    distributed file repeats one)."""
+    by_key = {gold_key(line): line for line in gold}
+    return [target_of(line) for line in by_key.values()]
+
+
+class LexsubGold:
+    """The per-split readings of the gold, each computed once per split object. Needs
+    ``targets`` (list of :class:`LexsubTarget`), ``pools`` (lemma.pos -> candidates) and
+    ``target_index`` (instance key -> target) on the class it is mixed into."""
+
+    targets: list[LexsubTarget]
+    pools: dict[str, list[str]]
+    target_index: dict
+
+    @cached_property
+    def items(self) -> dict[str, LexsubTarget]:
+        """score.pl's item id -> the first instance with it (score.pl keys items by id)."""
+        found: dict[str, LexsubTarget] = {}
+        for t in self.targets:
+            found.setdefault(t.item_id, t)
+        return found
+
+    @cached_property
+    def gap_gold(self) -> list[tuple[dict[str, int], float]]:
+        """Per instance (split order): its no-mwe gold map and GAP denominator, parsed once
+        per split rather than once per scored file."""
+        out = []
+        for t in self.targets:
+            weights = gold_weights(t.line)
+            out.append((dict(weights), gap_denominator(weights)))
+        return out
+
+    @cached_property
+    def jabbari_counts(self) -> list[dict[str, int]]:
+        """Per instance (split order): :meth:`LexsubTarget.answer_counts`, read once per split."""
+        return [t.answer_counts() for t in self.targets]
+
+    @cached_property
+    def pool_sets(self) -> dict[str, frozenset[str]]:
+        """Instance key -> its pool as a set, built once per split (checked for every file)."""
+        return {t.target_id: frozenset(self.pool(t)) for t in self.targets}
+
+    @cached_property
+    def no_candidates(self) -> frozenset[str]:
+        """Instances whose candidate pool is empty (9 on LS07: ``bar.n.v 48``, ``stand.n.v
+        131``...; the pool file has no entry for their lemma.pos): no ranking answers them."""
+        return frozenset(t.target_id for t in self.targets if not self.pool(t))
+
+    def instance_key(self, key: str) -> str:
+        """The split's key of an answer line's ``lemma.pos ID``, matched as score.pl matches
+        lines, by the id alone: the trial XML writes ``bar.n 48`` for the gold's ``bar.n.v
+        48``. A key of the split is its own; one whose id is not in the split stays as is."""
+        if key in self.target_index:
+            return key
+        target = self.items.get(key.rpartition(" ")[2])
+        return key if target is None else target.target_id
+
+    def by_instance(self, entries: dict[str, V]) -> dict[str, V]:
+        """Answer-line entries re-keyed by :meth:`instance_key` (the first one of an id)."""
+        out: dict[str, V] = {}
+        for key, value in entries.items():
+            out.setdefault(self.instance_key(key), value)
+        return out
+
+    def pool(self, target: LexsubTarget) -> list[str]:
+        """The candidates a ranking system scores for ``target``."""
+        return self.pools.get(target.target_id.rpartition(" ")[0], [])
+
+
+@dataclass
+class QuickSplit(LexsubGold):
+    """A prepared split for scoring without resamples (no numpy): what
+    :class:`.data.LexsubSplit` holds but the inputs, which scoring never reads."""
+
+    name: str
+    checksum: str
+    targets: list[LexsubTarget]
+    family: str = ""
+    split: str = ""
+    pools: dict[str, list[str]] = field(default_factory=dict)
+    bootstrap: int = 0
+    seed: int = 0
+
+    @cached_property
+    def target_index(self) -> dict[str, LexsubTarget]:
+        """Instance key -> instance."""
+        return {t.target_id: t for t in self.targets}
+
+    @property
+    def scored_targets(self) -> list[LexsubTarget]:
+        """Every instance enters the mean (GAP's skipped ones with 0 weight)."""
+        return self.targets
+
+
+def data_dir() -> Path:
+    """``$LEADERBOARD_LEXSUB_DIR``, else ``../shared/data/lexsub`` beside the project (as
+    :func:`leaderboard.scoring.families.lexsub_data_dir`, whose module imports numpy)."""
+    env = os.environ.get("LEADERBOARD_LEXSUB_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[4] / "shared" / "data" / "lexsub"

@@ -1,0 +1,183 @@
+"""The numpy- and click-free ``leaderboard score --bootstrap 0`` for RANKED files on LS07 and
+CoInCo (issue 32 item 10) gives what the general path gives, to the last bit and byte.
+
+* In process: :func:`quick.score_ranking` on the prepared split read from its cache entry
+  against :func:`score.score` (numpy rows, ``result_from_rows``) on every seeded file of the
+  lst_gap.py parity fixture, the "quirks" files (inf, nan, refused scores, CRLF) included:
+  the mean GAP, each POS block, the counts, the warnings and the signature, compared with
+  ``==`` (floats bit for bit).
+* As a process: the command's output (table and JSON lines, stdout and stderr, the exit
+  status) with the cache (the quick path) and with ``--no-cache`` (the general one), and the
+  modules it imports: neither numpy nor click.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from leaderboard.commands.score_family import quick_args
+from leaderboard.scoring.families import FAMILIES, lexsub_data_dir
+from leaderboard.scoring.jabbari import BLANKS
+from leaderboard.scoring.lexsub import quick
+from leaderboard.scoring.lexsub import split as split_module
+from leaderboard.scoring.lexsub.validation import validate
+from tests.lexsub_files import write_semeval07
+
+from .conftest import RANKING, lexsub_dir
+from .generated import CASES, ranked_bytes
+
+ROOT = Path(__file__).resolve().parents[3]
+LEADERBOARD = str(Path(sys.executable).with_name("leaderboard"))
+_SPLITS: dict = {}
+
+
+def _splits(family: str, name: str, cache: Path):
+    """(general prepared split, quick split read back from its cache entry in ``cache``)."""
+    if (family, name) not in _SPLITS:
+        fam = FAMILIES[family]
+        full = fam.prepare_files(name, lexsub_dir(), name=f"{family}:{name}", bootstrap=0)
+        quick.quick_split(family, name, lexsub_dir(), name=f"{family}:{name}", cache=cache)
+        entry = quick.quick_split(family, name, lexsub_dir(), name=f"{family}:{name}",
+                                  cache=cache)
+        _SPLITS[family, name] = full, entry
+    return _SPLITS[family, name]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c)))
+def test_quick_gap_is_the_general_gap_bit_for_bit(case, tmp_path_factory) -> None:
+    family, name, scheme, seed = case
+    full, fast = _splits(family, name, tmp_path_factory.getbasetemp() / "quick-cache")
+    assert fast.checksum == full.checksum and "gap_gold" in fast.__dict__
+    raw = ranked_bytes(full, scheme, seed)
+    report = FAMILIES[family].validate(raw, full, track=RANKING)
+    quick_report = validate(raw, fast, track=RANKING)
+    assert report.ok and quick_report.ok
+    assert quick_report.warnings == report.warnings and quick_report.counts == report.counts
+    expected = FAMILIES[family].score(full, report, track=RANKING)
+    got = quick.score_ranking(fast, quick_report)
+    assert got.metrics["gap"] == expected.metrics["gap"]
+    assert list(got.by_pos) == list(expected.by_pos)
+    for pos, block in got.by_pos.items():
+        assert block["metrics"]["gap"] == expected.by_pos[pos]["metrics"]["gap"]
+    assert got.counts == expected.counts and list(got.counts) == list(expected.counts)
+    assert got.warnings == expected.warnings and got.signature == expected.signature
+    assert got.intervals == expected.intervals == {}
+
+
+def _run(args: list[str], env: dict) -> subprocess.CompletedProcess:
+    code = ("import sys\nfrom leaderboard.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "finally:\n    print('MODULES', 'numpy' in sys.modules, 'click' in sys.modules, "
+            "file=sys.stderr)\n")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT)
+
+
+def _without_modules(stderr: str) -> str:
+    return "".join(line for line in stderr.splitlines(True) if not line.startswith("MODULES"))
+
+
+@pytest.fixture
+def folder(tmp_path):
+    write_semeval07(tmp_path, ["bright.a 1 :: smart 3;clever 2;",
+                               "bright.a 2 :: vivid 2;well-lit 1;shining 1;",
+                               "bar.n.v 48 :: prevent 3;block 1;"],
+                    {"bright.a": ["smart", "clever", "vivid", "shining", "well-lit"]})
+    files = []
+    for i, text in enumerate([
+            "RANKED\tbright.a 1\tclever 0.9\tsmart 0.1\tvivid 0.5\n"
+            "RANKED\tbright.a 2\tvivid -inf\tshining nan\twell-lit 3\tmost vivid 2\n",
+            "RANKED\tbright.a 1\tsmart 1_0\tclever 2\t\r\nRANKED\tbright.a 1\tsmart 1\n"
+            "RANKED\tnot.a 9\tx 1\n",
+            "RANKED\tbright.a 2\tvivid 1\tvivid 2\tshining 0.5\n"]):
+        path = tmp_path / f"run{i}.ranked"
+        path.write_bytes(text.encode("latin-1"))
+        files.append(str(path))
+    (tmp_path / "bad.ranked").write_bytes(b"RANKED\tbright.a 1\tclever 1\nRANKED\n")
+    env = {**os.environ, "LEADERBOARD_LEXSUB_DIR": str(tmp_path),
+           "LEADERBOARD_CACHE_DIR": str(tmp_path / "cache")}
+    return tmp_path, files, env
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"], ["--track", "ranking", "--seed", "3"]])
+def test_command_prints_what_the_general_path_prints(folder, extra) -> None:
+    tmp, files, env = folder
+    args = ["score", "--split", "semeval07:trial", "--bootstrap", "0", *extra, *files]
+    general = _run([*args, "--no-cache"], env)
+    for _ in range(2):  # the first run writes the cache entry (reading the data files
+        fast = _run(args, env)  # imports numpy), the second reads it
+        assert fast.stdout == general.stdout and fast.returncode == general.returncode == 0
+        assert _without_modules(fast.stderr) == _without_modules(general.stderr)
+        assert "MODULES True True" in general.stderr
+    assert "MODULES False False" in fast.stderr
+    assert list((tmp / "cache").glob("lexsub-quick-*.marshal"))
+    if extra == ["--json"]:
+        docs = [json.loads(line) for line in fast.stdout.splitlines()]
+        assert [d["signature"]["bootstrap"] for d in docs] == [0, 0, 0]
+
+
+def test_invalid_file_exits_2_as_the_general_path_does(folder) -> None:
+    tmp, files, env = folder
+    args = ["score", "--split", "semeval07:trial", "--bootstrap", "0", files[0],
+            str(tmp / "bad.ranked")]
+    general, fast = _run([*args, "--no-cache"], env), _run(args, env)
+    assert fast.returncode == general.returncode == 2
+    assert fast.stdout == general.stdout and fast.stderr.rstrip().endswith(" False")  # click
+    assert _without_modules(fast.stderr) == _without_modules(general.stderr)
+
+
+def test_other_files_and_options_take_the_general_path(folder) -> None:
+    tmp, files, env = folder
+    best = tmp / "run.best"
+    best.write_bytes(b"bright.a 1 :: smart\n")
+    for args in (["--bootstrap", "10", files[0]], [files[0], str(best)],
+                 ["--track", "generative", files[0]]):
+        run = _run(["score", "--split", "semeval07:trial", *args,
+                    *([] if "--bootstrap" in args else ["--bootstrap", "0"])], env)
+        assert "MODULES True True" in run.stderr
+
+
+def test_a_changed_data_file_is_read_again(folder) -> None:
+    tmp, files, env = folder
+    cache = tmp / "own-cache"
+    first = quick.quick_split("semeval07", "trial", tmp, name="x", cache=cache)
+    gold = tmp / "lst_trial.gold"
+    gold.write_bytes(gold.read_bytes() + b"bright.a 3 :: vivid 2;\n")
+    os.utime(gold, ns=(1, 1))
+    second = quick.quick_split("semeval07", "trial", tmp, name="x", cache=cache)
+    assert len(second.targets) == len(first.targets) + 1
+    assert second.checksum != first.checksum and len(list(cache.iterdir())) == 2
+    for entry in cache.iterdir():
+        entry.write_bytes(b"\x00broken")
+    again = quick.quick_split("semeval07", "trial", tmp, name="x", cache=cache)
+    assert again.checksum == second.checksum and again.gap_gold == second.gap_gold
+
+
+@pytest.mark.parametrize("args", [
+    ["score", "--help"], ["score", "--split", "semeval07:all", "f", "--bootstrap", "10"],
+    ["score", "--split", "semeval07:all", "f", "--bootstrap", "0", "--no-cache"],
+    ["score", "--split", "semeval07:all", "f", "--bootstrap", "0", "--track", "generative"],
+    ["score", "--split", "semeval07:all", "missing", "--bootstrap", "0"],
+    ["score", "--split", "semeval07:all", "f", "--bootstrap", "0", "--seed", "x"],
+    ["score", "--split", "a", "--split", "b", "f", "--bootstrap", "0"],
+    ["--verbose", "score", "--split", "semeval07:all", "f", "--bootstrap", "0"],
+])
+def test_quick_args_leave_the_rest_to_click(args, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "f").write_text("RANKED\tx 1\ty 1\n")
+    assert quick_args(args) is None
+    ok = ["score", "--split=semeval07:all", "--submission", "f", "f", "--bootstrap", "0",
+          "--json", "--seed", "-2"]
+    assert quick_args(ok) == {"spec": "semeval07:all", "paths": (Path("f"), Path("f")),
+                              "track": None, "seed": -2, "as_json": True}
+
+
+def test_numpy_free_copies_agree_with_their_originals() -> None:
+    assert split_module.BLANKS == BLANKS
+    assert split_module.data_dir() == lexsub_data_dir()
