@@ -42,11 +42,11 @@ def board(session):
 def _expected_items(n_views: int) -> int:
     """What a generative board of 30 systems (6 teams) gets prepared: per view the ranking
     page, the API's answer, the CSV and JSON exports; the one page of ``?entries=all``;
-    values: the small keys, charts and history per view but "all", significance and matrix
-    (one page) of each headline; 30 system charts."""
+    values: the small keys, charts and history per view but "all", significance, matrix
+    (one page) and window source of each headline; 30 system charts."""
     headlines = set(metric_info.headlines("generative")) | {
         metric_info.default_sort("generative")}
-    values = 1 + 2 * (n_views - 1) + 2 * len(headlines)
+    values = 1 + 2 * (n_views - 1) + 3 * len(headlines)  # a window source per headline
     return 4 * n_views + 1 + values + 30
 
 
@@ -201,7 +201,10 @@ def _pages(client) -> list[str]:
                                for m in metric_info.headlines("generative")],
             "/matrix", *[f"/matrix?metric={m}" for m in metric_info.headlines("generative")],
             *[f"/charts?view={v}" for v in charts], *[f"/history?view={v}" for v in charts],
-            "/compare", f"/systems/{system}", "/leaderboard.csv", "/leaderboard.json",
+            "/compare", f"/systems/{system}", f"/significance?around={system}",
+            *[f"/significance?around={system}&metric={m}"
+              for m in metric_info.headlines("generative")],
+            "/leaderboard.csv", "/leaderboard.json",
             *[f"/leaderboard.csv?view={v}" for v in views], "/about", "/matrix?metric=gap"]
 
 
@@ -283,6 +286,8 @@ def test_a_withdrawn_system_leaves_every_prepared_page(app, client, session, boa
     assert client.get(f"/systems/{withdrawn}").status_code == 200  # not yet unpublished
     history = client.get("/history").get_data(as_text=True)
     assert "(29)" in history
+    window = client.get(f"/significance?around={shown}").get_data(as_text=True)
+    assert name not in window and MARK not in window
 
 
 def test_system_charts_are_kept_for_the_board_and_follow_its_systems(app, session, board):

@@ -196,6 +196,36 @@ def test_significance_grid_cells_touch_and_carry_the_scale():
     assert layout["yaxis"]["range"] == [2.5, -0.5]
 
 
+def _grid(n: int, seed: int, names: list[str] | None = None, first: int = 1) -> dict:
+    """A significance table of ``n`` systems with random P (some of them significant)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    beats = np.round(rng.uniform(0, 1, (n, n)), 4)
+    beats = np.triu(beats, 1) + np.tril(1 - beats.T, -1) + np.eye(n) * 0.5
+    return {"metric": KEY, "first_rank": first,
+            "systems": [{"system": (names or [])[k] if k < len(names or []) else f"S{k}"}
+                        for k in range(n)],
+            "p_beats": beats.tolist(),
+            "significant": [[i != j and (b < 0.02 or b > 0.98) for j, b in enumerate(line)]
+                            for i, line in enumerate(beats.tolist())]}
+
+
+def test_significance_grid_json_is_the_plotly_figures_text():
+    """heatmap_json (no plotly figure objects: what a web process computes for a window
+    around a system) writes exactly the text of to_json(heatmap(...)): grids of 2 to 30
+    systems, row heights 30 and 22 px, with and without significant cells, a window that
+    starts lower down, names with markup and entities."""
+    tables = [_grid(2, 1), _grid(10, 2), _grid(11, 3), _grid(30, 4, first=486),
+              _grid(4, 5, names=["<a href='x'>A & B</a>", "a very long name " * 4, "é ✱"])]
+    quiet = _grid(5, 6)
+    quiet["significant"] = [[False] * 5 for _ in range(5)]
+    tables.append(quiet)
+    assert any(any(map(any, t["significant"])) for t in tables)
+    for table in tables:
+        assert charts.heatmap_json(table) == charts.to_json(charts.heatmap(table))
+
+
 def test_significance_page_prints_the_colour_scale(site):
     client, _ = site
     html = client.get("/significance").get_data(as_text=True)

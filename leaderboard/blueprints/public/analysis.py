@@ -108,10 +108,12 @@ def significance():
     metric = request.args.get("metric", default_sort(track))
     try:
         around = parse_around(request.args.get("around"))
+        # A window reads its metric's part of the snapshot, as the ranker prepared it.
+        source = (data.prepared("window", (metric,)) or data) if around is not None else data
         # Every system of one window shares its table and chart: built once per snapshot.
-        window = None if around is None else window_start(data, metric, around)
+        window = None if around is None else window_start(source, metric, around)
         table, figure = per_snapshot("significance", (metric, MAX_TOP, window),
-                                     lambda: _grid(data, metric, around))
+                                     lambda: _grid(source, metric, around))
     except BadQuery as exc:
         abort(400, description=str(exc))
     if around is not None:
@@ -121,7 +123,7 @@ def significance():
                            benchmark=data.get("benchmark"))
 
 
-def _grid(data: dict, metric: str, around: int | None) -> tuple[dict, str | None]:
+def _grid(data: Mapping[str, Any], metric: str, around: int | None) -> tuple[dict, str | None]:
     """The pairwise table and its heatmap's JSON, computed: counted against the caller's
     budgets first (:func:`charge_uncached`; refused with a 429 past them)."""
     charge_uncached()
@@ -134,8 +136,21 @@ def grid_of(data: Mapping[str, Any], metric: str,
     ``around``) and its heatmap's JSON (None for fewer than two systems)."""
     table = (pairwise_table(data, metric) if around is None
              else window_table(data, metric, around))
-    figure = charts.to_json(charts.heatmap(table)) if len(table["systems"]) > 1 else None
+    figure = charts.heatmap_json(table) if len(table["systems"]) > 1 else None
     return table, figure
+
+
+def window_source(data: Mapping[str, Any], metric: str) -> dict[str, Any]:
+    """What :func:`grid_of` reads of the snapshot for a window around a system on a ranked
+    ``metric``: the board, the metric's neighbour band and, of each system, its name, team,
+    score on ``metric`` and flags (a ranker prepares it: a window page reads a tenth of the
+    snapshot)."""
+    keep = ("id", "system", "team", "flags", "items_with_duplicates")
+    return {"board": data.get("board"), "neighbours": {metric: data["neighbours"][metric]},
+            "systems": [{**{k: s[k] for k in keep if k in s},
+                         "metrics": ({metric: s["metrics"][metric]}
+                                     if metric in s["metrics"] else {})}
+                        for s in data.get("systems", [])]}
 
 
 @bp.get("/history")

@@ -17,7 +17,7 @@ from flask import Flask
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from leaderboard.blueprints.public.analysis import grid_of
+from leaderboard.blueprints.public.analysis import grid_of, window_source
 from leaderboard.blueprints.public.common import BOARD_ARG
 from leaderboard.blueprints.public.prepared import (
     api_variant,
@@ -138,15 +138,18 @@ def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: st
 
 def _values(data: dict[str, Any], views: str) -> dict[tuple[str, str], bytes]:
     """What the other pages of the board derive from the snapshot, as their default queries
-    compute it: the snapshot's small keys, each view's charts and history, and for each
+    compute it: the snapshot's small keys, each view's charts and history, for each
     headline metric the significance grid (top 30) and the matrix (every page of the
-    board's headline, the first of the others)."""
+    board's headline, the first of the others), and for each ranked metric what its
+    windows around a system read (:func:`window_source`)."""
     values: dict[tuple[str, tuple], Any] = {("meta", ()): snapshot_meta(data)}
     for key, view in views_for(views).items():
         if key == "all":
             continue
         values[("charts", (key,))] = chart_figures(data, view)
         values[("history", (key,))] = charts.to_json(charts.history(data, view.headline))
+    for metric in data.get("neighbours", {}):
+        values[("window", (metric,))] = window_source(data, metric)
     headline = default_sort(views)
     for metric in dict.fromkeys((headline, *headlines(views))):
         values[("significance", (metric, MAX_TOP, None))] = grid_of(data, metric, None)

@@ -415,6 +415,72 @@ def heatmap(table: dict[str, Any]) -> go.Figure:
     return fig
 
 
+def heatmap_json(table: dict[str, Any]) -> str:
+    """``to_json(heatmap(table))``, the same text, written without plotly's figure objects:
+    a window of 30 systems costs a web process about 40 ms of CPU through plotly (building
+    the figure, then its JSON) and a few here. ``tests/site/test_charts.py`` compares the
+    two on grids with and without significant cells, of 2 to 30 systems, and on names with
+    markup."""
+    first = table.get("first_rank", 1)
+    names = [f"{first + n}. {s['system']}" for n, s in enumerate(table["systems"])]
+    n = len(names)
+    row = 30 if n <= 10 else 22
+    cells = [(i, j) for i in range(n) for j in range(n) if i != j]
+    colours = sample_colorscale("RdBu", [min(1.0, max(0.0, table["p_beats"][i][j]))
+                                         for i, j in cells]) if cells else []
+    half = 0.5 - HEATMAP_GAP
+    # Every number rounded as :func:`round_numbers` rounds it, here once.
+    low = [round(k - half, CHART_DECIMALS) for k in range(n)]
+    high = [round(k + half, CHART_DECIMALS) for k in range(n)]
+    shapes = [{"type": "rect", "xref": "x", "yref": "y", "x0": low[j], "x1": high[j],
+               "y0": low[i], "y1": high[i], "line": {"width": 0}, "fillcolor": colour,
+               "layer": "below"} for (i, j), colour in zip(cells, colours, strict=True)]
+    shapes += [{"type": "rect", "xref": "x", "yref": "y", "x0": low[k], "x1": high[k],
+                "y0": low[k], "y1": high[k], "line": {"width": 0}, "fillcolor": "#e9ecef",
+                "layer": "below"} for k in range(n)]
+    data: list[dict[str, Any]] = [{
+        "customdata": [round(table["p_beats"][i][j], CHART_DECIMALS) for i, j in cells],
+        "hovertemplate": "%{text} = %{customdata:.3f}<extra></extra>",
+        "marker": {"opacity": 0, "size": row, "symbol": "square"}, "mode": "markers",
+        "showlegend": False, "text": [f"P({names[i]} beats {names[j]})" for i, j in cells],
+        "x": [j for _, j in cells], "y": [i for i, _ in cells], "type": "scatter"}]
+    marks = [(j, i) for i, line in enumerate(table["significant"])
+             for j, sig in enumerate(line) if sig]
+    if marks:
+        data.append({"hoverinfo": "skip", "mode": "text", "showlegend": False,
+                     "text": ["✱"] * len(marks),
+                     "textfont": {"color": "#ffffff", "size": 11},
+                     "x": [x for x, _ in marks], "y": [y for _, y in marks], "type": "scatter"})
+    title = _title(f"P(row beats column) · {_label(table['metric'])}",
+                   "blue: row wins · red: row loses · ✱ significant")
+    ticks = {"tickmode": "array", "tickvals": list(range(n)), "ticktext": names,
+             "showgrid": False, "zeroline": False, "automargin": True}
+    layout = {"title": {"font": title["font"], "text": title["text"], "x": title["x"],
+                        "xanchor": title["xanchor"]},
+              "height": max(360, 230 + row * n), "shapes": shapes,
+              "margin": _LAYOUT["margin"], "font": _LAYOUT["font"], "legend": _LAYOUT["legend"],
+              "yaxis": {"autorange": False, **ticks, "range": [round(n - 0.5, CHART_DECIMALS),
+                                                                -0.5]},
+              "xaxis": {"tickangle": -60, **ticks, "range": [-0.5, round(n - 0.5,
+                                                                          CHART_DECIMALS)]},
+              "template": _template_json()}
+    figure = {"data": data, "layout": layout}
+    text = json.dumps(escape_text(figure), separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+_TEMPLATE: list[dict[str, Any]] = []
+
+
+def _template_json() -> dict[str, Any]:
+    """The layout template as plotly writes it into a figure's JSON (made once)."""
+    if not _TEMPLATE:
+        two = {"systems": [{"system": "a"}, {"system": "b"}], "metric": "gap",
+               "p_beats": [[0.5, 0.5], [0.5, 0.5]], "significant": [[False] * 2] * 2}
+        _TEMPLATE.append(json.loads(heatmap(two).to_json())["layout"]["template"])
+    return _TEMPLATE[0]
+
+
 #: Fields plotly draws as its subset of HTML (``<a href>``, ``<b>``, entities): trace text,
 #: hover text, legend names and category values, axis tick labels and categories, and
 #: annotations. Team, system and reference names go there; titles are our own and keep
