@@ -62,6 +62,13 @@ class RankState:
     ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
     known: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool), repr=False,
                               compare=False)
+    #: Added to each row of ``ranks`` at :meth:`settle`: a change certified above a system
+    #: moves it in every resample, so it is counted here once instead of rewriting its row
+    #: (most of the matrix, per change).
+    _pending: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: Rows of ``ranks`` with room below for systems added before :meth:`settle` (``ranks``
+    #: is a view of its first rows); one copy per refresh instead of one per added system.
+    _room: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     # -- reading ---------------------------------------------------------------------------
     def families(self) -> np.ndarray:
@@ -116,7 +123,9 @@ class RankState:
         (sign 1) or goes (-1); on coming in, its own per-resample ranks."""
         if self.ranks is None:
             return None
-        self.ranks[self.known & (self.high < low)] += sign  # it is above them everywhere
+        if self._pending is None:
+            self._pending = np.zeros(len(self.ids), dtype=np.int64)
+        self._pending[self.known & (self.high < low)] += sign  # above them everywhere
         overlapping = self._overlapping(low, high)
         wanted = overlapping if sign > 0 else overlapping[self.known[overlapping]]
         rows = ranking_values(fetch([self.ids[j] for j in wanted])) if wanted.size else \
@@ -147,6 +156,9 @@ class RankState:
         self.known = np.delete(self.known, i)
         if self.ranks is not None:
             self.ranks = np.delete(self.ranks, i, axis=0)
+            self._room = None
+        if self._pending is not None:
+            self._pending = np.delete(self._pending, i)
 
     def add(self, rid: int, values: np.ndarray, point: float,
             fetch: Fetch) -> tuple[float, float]:
@@ -167,9 +179,9 @@ class RankState:
         self._family_change(values, point, low, high, fetch, 1)
         own_ranks = self._move_ranks(values, low, high, fetch, 1)
         if self.ranks is not None and own_ranks is not None:
-            dtype = rank_dtype(len(self.ids) + 1)
-            self.ranks = np.vstack([self.ranks.astype(dtype, copy=False),
-                                    own_ranks[None, :].astype(dtype)])
+            self._append_ranks(own_ranks)
+        if self._pending is not None:
+            self._pending = np.append(self._pending, 0)
         self.known = np.append(self.known, own_ranks is not None)
         self.ids.append(rid)
         self.nears.append(nears)
@@ -179,6 +191,30 @@ class RankState:
         self.rank_lo, self.rank_hi = np.append(self.rank_lo, 0), np.append(self.rank_hi, 0)
         return low, high
 
+    def _append_ranks(self, row: np.ndarray) -> None:
+        """``ranks`` with ``row`` below, in the room kept for it (grown by a quarter)."""
+        assert self.ranks is not None
+        m = self.ranks.shape[0]
+        dtype = rank_dtype(m + 1)
+        room = self._room
+        if (room is None or room.shape[0] <= m or room.dtype != dtype
+                or not np.shares_memory(room, self.ranks)):
+            room = np.empty((m + 1 + m // 4 + 8, self.b), dtype=dtype)
+            room[:m] = self.ranks
+            self._room = room
+        room[m] = row
+        self.ranks = room[:m + 1]
+
+    def _flush_ranks(self) -> None:
+        """Apply the pending moves to ``ranks`` and give back the room left below it."""
+        if self.ranks is not None and self._pending is not None:
+            moved = np.flatnonzero(self._pending)
+            self.ranks[moved] += self._pending[moved, None].astype(self.ranks.dtype)
+        self._pending = None
+        if self._room is not None and self.ranks is not None:
+            self.ranks = self.ranks.copy()
+        self._room = None
+
     def settle(self, changed: Iterable[tuple[float, float, int]], added: Iterable[int],
                fetch: Fetch) -> None:
         """Bring rank intervals up to date after :meth:`add`/:meth:`remove`; ``changed``:
@@ -186,6 +222,7 @@ class RankState:
         none moves by the changes certified above it. The others and the added ones: from
         their per-resample ranks when known, else re-ranked among their overlapping ones."""
         changed = list(changed)
+        self._flush_ranks()
         self._track_nears(fetch)
         index = self.index()
         window = np.zeros(len(self.ids), dtype=bool)

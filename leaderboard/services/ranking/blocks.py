@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from leaderboard.scoring.rank_state import RankState, build
+from leaderboard.scoring.resample_ranks import ranking_values
 from leaderboard.scoring.significance import p_beats_rows, p_value
 from leaderboard.services.ranking import ranking_stats as rs
 from leaderboard.services.ranking.board_state import BoardState
@@ -42,21 +43,34 @@ def best_per_team(systems: list[dict[str, Any]], points: np.ndarray,
 
 def pairwise_matrices(systems: list[dict[str, Any]], points: dict[str, np.ndarray],
                       rows: Callable[[list[int], str], np.ndarray], members: list[int],
-                      keys: tuple[str, ...], previous: dict[str, Any]) -> dict[str, Any]:
+                      keys: tuple[str, ...], previous: dict[str, Any],
+                      prefetch: Callable[[dict[int, set[str]]], None] | None = None
+                      ) -> dict[str, Any]:
     """P(row beats column) among the top :data:`PAIRWISE_TOP` systems of every displayed
     metric ``keys`` (all targets), for the pairwise view; a metric whose top systems are the
-    same results as in ``previous`` keeps its matrix."""
+    same results as in ``previous`` keeps its matrix. ``prefetch`` (global index -> metrics)
+    is told first every value the new matrices need, so a system is computed once."""
     out: dict[str, Any] = {}
     if not members:
         return out
+    tops: dict[str, list[int]] = {}
     for key in keys:
         ranked = sorted(members, key=lambda g: (-points[key][g], systems[g]["date"],
                                                 systems[g]["id"]))
-        top = [g for g in ranked if np.isfinite(points[key][g])][:PAIRWISE_TOP]
+        tops[key] = [g for g in ranked if np.isfinite(points[key][g])][:PAIRWISE_TOP]
+    todo = {key: top for key, top in tops.items()
+            if (previous.get(key) or {}).get("result_ids")
+            != [systems[g]["result_id"] for g in top]}
+    if prefetch is not None and todo:
+        needs: dict[int, set[str]] = {}
+        for key, top in todo.items():
+            for g in top:
+                needs.setdefault(g, set()).add(key)
+        prefetch(needs)
+    for key, top in tops.items():
         rids = [systems[g]["result_id"] for g in top]
-        old = previous.get(key)
-        if old is not None and old.get("result_ids") == rids:
-            out[key] = old
+        if key not in todo:
+            out[key] = previous[key]
             continue
         values = rows(top, key)
         matrix = p_beats_rows(values[:, None, :], values[None, :, :])
@@ -251,9 +265,13 @@ class BlockBuilder:
         plans = {key: _tie_plan(self.points[key][subset], tiebreak, rids, set(inside_on(key)),
                                 old_pairs(key)) if inside_on(key)
                  else ([None] * len(subset), []) for key in tie_keys}
-        # Every system some pair needs, read or computed at once (all its metrics together).
-        self.source.prefetch(sorted({rids[n] for _, todo in plans.values()
-                                     for pair in todo for n in pair}), self.pos)
+        # Every system some pair needs, read or computed at once (the metrics of its pairs).
+        needs: dict[int, set[str]] = {}
+        for key, (_, todo) in plans.items():
+            for pair in todo:
+                for n in pair:
+                    needs.setdefault(rids[n], set()).add(key)
+        self.source.prefetch(dict(sorted(needs.items())), self.pos)
         for key, (p, todo) in plans.items():
             block["ties"][key] = _compare_pairs(
                 p, todo, lambda ns, key=key: self.source.rows([rids[n] for n in ns], self.pos,
@@ -286,6 +304,33 @@ class BlockBuilder:
         return block
 
 
+class ValueTable:
+    """Resampled values of one rank state's systems, as the ranking compares them
+    (:func:`~leaderboard.scoring.resample_ranks.ranking_values`), each read once per refresh
+    into one matrix: an update asks for the same systems' rows with every change (its
+    overlapping ones), and gathering them from a matrix costs a copy, not a lookup and
+    conversion per row."""
+
+    def __init__(self, fetch: Callable[[list[int]], np.ndarray], b: int) -> None:
+        self.fetch = fetch
+        self.index: dict[int, int] = {}
+        self.matrix = np.empty((0, b))
+
+    def __call__(self, ids: list[int]) -> np.ndarray:
+        missing = [r for r in dict.fromkeys(ids) if r not in self.index]
+        if missing:
+            rows = ranking_values(self.fetch(missing))
+            start = len(self.index)
+            if start + len(missing) > self.matrix.shape[0]:
+                grown = np.empty((max(start + len(missing), 2 * self.matrix.shape[0], 64),
+                                  rows.shape[1]))
+                grown[:start] = self.matrix[:start]
+                self.matrix = grown
+            self.matrix[start:start + len(missing)] = rows
+            self.index.update((r, start + n) for n, r in enumerate(missing))
+        return self.matrix[[self.index[r] for r in ids]]
+
+
 def ranked_state(fetch: Callable[[list[int]], np.ndarray], state: RankState | None,
                  points: dict[int, float]) -> RankState:
     """The rank state of the results ``points`` (result id -> point estimate): ``state``
@@ -293,6 +338,7 @@ def ranked_state(fetch: Callable[[list[int]], np.ndarray], state: RankState | No
     change = small_change(state.ids, list(points)) if state is not None else None
     if state is not None and change is not None:
         removed, added = change
+        fetch = ValueTable(fetch, state.b)
         changed = [(*state.remove(rid, fetch([rid])[0], fetch), -1) for rid in removed]
         changed += [(*state.add(rid, fetch([rid])[0], points[rid], fetch), 1) for rid in added]
         state.settle(changed, added, fetch)

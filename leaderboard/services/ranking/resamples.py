@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 import numpy as np
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Result, ResultResamples
-from leaderboard.scoring import TargetStats, resample_counts
+from leaderboard.scoring import TargetStats, gap, generative, jabbari, resample_counts, semeval
 from leaderboard.scoring.bootstrap import pos_stream
-from leaderboard.scoring.stats import metrics_from_sums, resampled_sums
+from leaderboard.scoring.stats import COLUMNS, METRIC_KEYS, metrics_from_sums, resampled_sums
+from leaderboard.scoring.tsar import metrics as tsar
 
 log = logging.getLogger(__name__)
 #: Rows per query: keeps IN lists and the blobs of one round trip small.
@@ -30,11 +32,114 @@ def pos_name(pos: str | None) -> str:
     return pos or "all"
 
 
-def system_values(stats: TargetStats, pos: str | None) -> dict[str, np.ndarray]:
-    """Every metric of one result on each of its split's resamples of ``pos`` (None: all)."""
+def system_values(stats: TargetStats, pos: str | None,
+                  counts: FloatCounts | None = None) -> dict[str, np.ndarray]:
+    """Every metric of one result on each of its split's resamples of ``pos`` (None: all).
+
+    ``counts``: float64 copies of the resample matrices kept by the caller (the same numbers
+    as converting each block of :func:`resample_counts` on every call, which was most of the
+    time of a result's values)."""
     rows = stats.rows if pos is None else stats.rows[stats.pos == pos]
-    counts = resample_counts(rows.shape[0], stats.bootstrap, stats.seed, pos_stream(pos))
-    return metrics_from_sums(resampled_sums(counts, rows))
+    if counts is None:
+        matrix = resample_counts(rows.shape[0], stats.bootstrap, stats.seed, pos_stream(pos))
+    else:
+        matrix = counts.of(rows.shape[0], stats.bootstrap, stats.seed, pos_stream(pos))
+    return metrics_from_sums(resampled_sums(matrix, rows))
+
+
+#: Past this many metrics a result's values are computed whole (a full refresh, or a
+#: result neighbouring changes on most metrics).
+SUBSET_MAX_KEYS = 12
+#: The metric families of ``metrics_from_sums``, each called on the column sums alone.
+_FAMILIES: tuple[Callable[[dict], dict], ...] = (
+    generative.generative_metrics, gap.gap_metrics, semeval.semeval_metrics,
+    jabbari.jabbari_metrics, tsar.tsar_metrics)
+
+
+@lru_cache(maxsize=1)
+def _metric_plan() -> tuple[dict[str, tuple[int, ...]], dict[str, int]] | None:
+    """Per metric: the columns its value is computed from, and its family (index in
+    :data:`_FAMILIES`); found by changing one column sum at a time (random sums, three ways
+    each). None when the families do not give ``metrics_from_sums``'s numbers."""
+    rng = np.random.default_rng(0)
+    uses: dict[str, set[int]] = {k: set() for k in METRIC_KEYS}
+    family: dict[str, int] = {}
+    with np.errstate(all="ignore"):
+        for _ in range(3):
+            base = rng.uniform(1.0, 100.0, size=(2, len(COLUMNS)))
+            before = metrics_from_sums(base)
+            sums = {name: base[:, i] for i, name in enumerate(COLUMNS)}
+            for f, compute in enumerate(_FAMILIES):
+                for key, value in compute(sums).items():
+                    family[key] = f
+                    if key in before and not np.array_equal(np.asarray(value) * 100.0,
+                                                             before[key]):
+                        return None
+            for c in range(len(COLUMNS)):
+                for changed in (0.0, base[0, c] * 1.37 + 1.0, -2.0 * base[0, c]):
+                    other = base.copy()
+                    other[:, c] = changed
+                    after = metrics_from_sums(other)
+                    for key in METRIC_KEYS:
+                        if not np.array_equal(after[key], before[key], equal_nan=True):
+                            uses[key].add(c)
+    if not set(METRIC_KEYS) <= set(family):
+        return None
+    return {k: tuple(sorted(v)) for k, v in uses.items()}, family
+
+
+def by_subset(keys: Iterable[str]) -> bool:
+    """Whether :func:`some_values` computes ``keys`` alone (else: every metric)."""
+    keys = list(keys)
+    plan = _metric_plan()
+    return (plan is not None and 0 < len(keys) <= SUBSET_MAX_KEYS
+            and all(k in plan[0] for k in keys))
+
+
+def some_values(stats: TargetStats, pos: str | None, keys: list[str],
+                counts: FloatCounts | None = None) -> dict[str, np.ndarray]:
+    """The values of ``keys`` only, the same to the last bit as :func:`system_values`'s: the
+    same product of every column, then only the formulas of ``keys``' families, on the sums
+    of the columns they read (the other columns 0). Every metric of every family from
+    (B, 52) sums was most of a result's time (1.7 of 2.7 ms at 762 targets, B = 1000); a
+    refresh after a burst needs a few metrics of most results (the pairs the new ones
+    split)."""
+    if not by_subset(keys):
+        whole = system_values(stats, pos, counts)
+        return {k: whole[k] for k in keys}
+    plan = _metric_plan()
+    assert plan is not None
+    rows = stats.rows if pos is None else stats.rows[stats.pos == pos]
+    if counts is None:
+        matrix = resample_counts(rows.shape[0], stats.bootstrap, stats.seed, pos_stream(pos))
+    else:
+        matrix = counts.of(rows.shape[0], stats.bootstrap, stats.seed, pos_stream(pos))
+    sums = resampled_sums(matrix, rows)
+    zero = np.float64(0.0)
+    named: dict[str, object] = {name: zero for name in COLUMNS}
+    named.update((COLUMNS[c], sums[:, c]) for c in {c for k in keys for c in plan[0][k]})
+    fractions: dict[str, object] = {}
+    with np.errstate(all="ignore"):
+        for f in sorted({plan[1][k] for k in keys}):
+            fractions.update(_FAMILIES[f](named))
+    return {k: np.asarray(fractions[k]) * 100.0 for k in keys}
+
+
+class FloatCounts:
+    """Resample matrices as float64, converted once (``resampled_sums`` converts the uint16
+    ones block by block: 1.5 ms of a result's 2.7 ms at 762 targets, B = 1000). 8 bytes per
+    target and resample (12 MB for a split of 762 targets and its POS, B = 1000): kept for
+    one refresh, not by the process."""
+
+    def __init__(self) -> None:
+        self._matrices: dict[tuple[int, int, int, int], np.ndarray] = {}
+
+    def of(self, n: int, bootstrap: int, seed: int, stream: int) -> np.ndarray:
+        key = (n, bootstrap, seed, stream)
+        if key not in self._matrices:
+            self._matrices[key] = np.asarray(resample_counts(n, bootstrap, seed, stream),
+                                             dtype=np.float64)
+        return self._matrices[key]
 
 
 def store_for_result(session: Session, result_id: int, stats: TargetStats,
@@ -69,6 +174,7 @@ class Resamples:
         self.kept_keys = set(kept_keys) | set(self.cached_keys)
         self._values: dict[tuple[int, str], dict[str, np.ndarray]] = {}
         self._stats: dict[int, TargetStats] = {}
+        self._counts = FloatCounts()
         self.reads = 0
         self.computed = 0
 
@@ -108,16 +214,20 @@ class Resamples:
         self._values.clear()
         self._stats.clear()
 
-    def prefetch(self, rids: list[int], pos: str | None) -> None:
-        """Every kept metric of ``rids`` on ``pos``, computed now in a few queries."""
+    def prefetch(self, needs: dict[int, set[str]], pos: str | None) -> None:
+        """The metrics ``needs`` names per result, on ``pos``, computed now in a few queries:
+        of the metrics not cached, only those (:func:`some_values`) unless they are most of
+        the columns, then every kept metric."""
         with self._lock:
-            self._prefetch(rids, pos)
-
-    def _prefetch(self, rids: list[int], pos: str | None) -> None:
-        name = pos_name(pos)
-        missing = [r for r in rids if not self.kept_keys <= set(self._values.get((r, name), {}))]
-        if missing:
-            self._compute(missing, pos)
+            name = pos_name(pos)
+            wanted = {}
+            for rid, keys in needs.items():
+                have = self._values.get((rid, name), {})
+                missing = {k for k in keys if k not in have}
+                if missing:
+                    wanted[rid] = missing
+            if wanted:
+                self._compute(list(wanted), pos, wanted)
 
     def rows(self, rids: list[int], pos: str | None, key: str) -> np.ndarray:
         """(len(rids), B) values of ``key``, in the order of ``rids``."""
@@ -127,10 +237,11 @@ class Resamples:
     def _rows(self, rids: list[int], pos: str | None, key: str) -> np.ndarray:
         name = pos_name(pos)
         if key in self.cached_keys:
-            self._read_cache([r for r in rids if (r, name) not in self._values], name)
+            self._read_cache([r for r in rids if key not in self._values.get((r, name), {})],
+                             name)
         missing = [r for r in rids if key not in self._values.get((r, name), {})]
         if missing:
-            self._compute(missing, pos)
+            self._compute(missing, pos, {r: {key} for r in missing})
         return np.vstack([self._values[(r, name)][key] for r in rids]) if rids else \
             np.zeros((0, 0))
 
@@ -146,12 +257,16 @@ class Resamples:
                 if not set(self.cached_keys) <= set(keys):
                     continue  # written for other headlines: computed again below
                 block = np.frombuffer(blob, dtype=np.float64).reshape(len(keys), -1)
-                self._values[(rid, name)] = dict(zip(keys, block, strict=True))
+                self._values.setdefault((rid, name), {}).update(zip(keys, block, strict=True))
                 self.reads += 1
 
-    def _compute(self, rids: list[int], pos: str | None) -> None:
-        """From the target statistics; a result without cached values gets them stored."""
+    def _compute(self, rids: list[int], pos: str | None,
+                 wanted: dict[int, set[str]] | None = None) -> None:
+        """From the target statistics; a result without cached values gets them stored.
+        ``wanted``: the metrics needed per result; when none is cached, only those are
+        computed (:func:`some_values`) if they are a few columns, else every kept one."""
         name = pos_name(pos)
+        cached = set(self.cached_keys)
         for start in range(0, len(rids), BATCH):
             chunk = rids[start:start + BATCH]
             unread = [r for r in chunk if r not in self._stats]
@@ -164,9 +279,15 @@ class Resamples:
                                                 ResultResamples.pos == name)).all())
             for rid in chunk:
                 stats = self._stats[rid] if self.keep_stats else self._stats.pop(rid)
-                values = system_values(stats, pos)
-                self._values[(rid, name)] = {k: v for k, v in values.items()
-                                             if k in self.kept_keys}
+                keys = sorted(wanted[rid]) if wanted is not None else None
+                if keys and not cached & set(keys) and by_subset(keys):
+                    self._values.setdefault((rid, name), {}).update(
+                        some_values(stats, pos, keys, self._counts))
+                    self.computed += 1
+                    continue
+                values = system_values(stats, pos, self._counts)
+                self._values.setdefault((rid, name), {}).update(
+                    (k, v) for k, v in values.items() if k in self.kept_keys)
                 self.computed += 1
                 if rid not in have and self.cached_keys:
                     block = np.vstack([values[k] for k in self.cached_keys])

@@ -359,7 +359,8 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
         if pos is None:
             pairwise = pairwise_matrices(
                 systems, points, rows_of, members if resampled else [], shown_keys,
-                old_data.get("pairwise", {}) if old_data else {})
+                old_data.get("pairwise", {}) if old_data else {},
+                lambda needs: source.prefetch({rids[g]: k for g, k in needs.items()}, None))
             neighbours = neighbour_bands(
                 systems, points, rows_of, members if resampled else [], ranked_on,
                 old_data.get("neighbours", {}) if old_data else {})
