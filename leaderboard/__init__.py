@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
-
-from leaderboard.config import (
-    DEFAULTS,
-    PROJECT_ROOT,
-    load_settings,
-    require_shared_settings,
-    resolve_secret_key,
-)
 
 if TYPE_CHECKING:  # Flask is imported when an app is built: `leaderboard score` never needs it
     from flask import Flask
@@ -24,7 +15,18 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     connected on first use. On a shared database it refuses to build without an explicit
     secret key and Redis URL (:func:`leaderboard.config.require_shared_settings`).
     """
+    from datetime import timedelta
+
     from flask import Flask
+
+    # imported here, as Flask is: a one-off `leaderboard score` imports this package only
+    from leaderboard.config import (
+        DEFAULTS,
+        PROJECT_ROOT,
+        load_settings,
+        require_shared_settings,
+        resolve_secret_key,
+    )
 
     settings = load_settings(overrides)
     require_shared_settings(settings)

@@ -3,15 +3,15 @@ its format named, identified by the sha256 of the decompressed bytes."""
 
 from __future__ import annotations
 
-import gzip
-import hashlib
-import json
 import os
 from pathlib import Path
 
 
 def read_source(source: bytes, source_format: str, family: str) -> dict:
     """The JSON document of ``source``; ValueError when it is not ``source_format``."""
+    import gzip  # here and below: the one-off scoring that reads only cache_dir skips them
+    import json
+
     doc = json.loads(gzip.decompress(source).decode("utf-8"))
     if doc.get("format") != source_format:
         raise ValueError(f"not a {family} source (format {doc.get('format')!r})")
@@ -20,6 +20,9 @@ def read_source(source: bytes, source_format: str, family: str) -> dict:
 
 def source_checksum(source: bytes) -> str:
     """sha256 of the decompressed source: the split's identity."""
+    import gzip
+    import hashlib
+
     return hashlib.sha256(gzip.decompress(source)).hexdigest()
 
 

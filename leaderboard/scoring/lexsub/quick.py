@@ -21,10 +21,10 @@ new or edited file, a new scorer or another Python reads the data files again.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from leaderboard.scoring.lexsub.data import LexsubSplit
 
 #: Bump when what an entry holds changes.
-QUICK_FORMAT = "lexsub-quick-2"
+QUICK_FORMAT = "lexsub-quick-4"
 #: The order of the per-POS blocks (:data:`leaderboard.scoring.engine.POS_ORDER`).
 POS_ORDER = ("NOUN", "VERB", "ADJ", "ADV")
 
@@ -60,41 +60,47 @@ class QuickResult:
     intervals: dict[str, list[float]] = field(default_factory=dict)
 
 
-def _key(family: str, split: str, data_dir: Path) -> str:
+def _identity(family: str, split: str, data_dir: Path) -> str:
+    """What an entry is read from and by: the data files (path, size, modification time),
+    the scorer version, this module's format and the Python version (marshal's format)."""
     files = FILES[family][split]
     parts = [QUICK_FORMAT, SCORER_VERSION, sys.version, family, split,
              str(data_dir.absolute())]
     for name in (files.gold, files.inputs, files.candidates):
         st = os.stat(data_dir / name)
         parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
-    digest = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
-    return f"lexsub-quick-{digest[:40]}.marshal"
+    return "\0".join(parts)
 
 
-def _entry(split: QuickSplit, generative: tuple) -> bytes:
+def _file_name(identity: str) -> str:
+    # crc32 and length name the file (hashlib's import costs a one-off run 2 ms); the entry
+    # holds the whole identity, compared on reading, so two identities never share an entry
+    data = identity.encode("utf-8", "surrogateescape")
+    return f"lexsub-quick-{zlib.crc32(data):08x}-{len(data)}.marshal"
+
+
+def _entry(split: QuickSplit, generative: tuple, identity: str) -> bytes:
     return marshal.dumps({
-        "format": QUICK_FORMAT, "checksum": split.checksum, "family": split.family,
+        "identity": identity, "checksum": split.checksum, "family": split.family,
         "split": split.split, "pools": split.pools,
         "targets": [(t.target_id, t.item_id, t.lemma, t.pos, t.line) for t in split.targets],
-        "gap_gold": split.gap_gold, "pool_sets": split.pool_sets,
-        "no_candidates": split.no_candidates,
+        "gap_gold": split.gap_gold, "no_candidates": split.no_candidates,
         # read by the general path only (best/oot and Jabbari's gold): kept as bytes, so
         # that loading an entry for GAP does not build them
         "generative": marshal.dumps(generative)})
 
 
-def _from_entry(data: bytes, name: str, seed: int) -> QuickSplit | None:
+def _from_entry(data: bytes, identity: str, name: str, seed: int) -> QuickSplit | None:
     try:
         doc = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return None
-    if not isinstance(doc, dict) or doc.get("format") != QUICK_FORMAT:
+    if not isinstance(doc, dict) or doc.get("identity") != identity:
         return None
     split = QuickSplit(name, doc["checksum"], [LexsubTarget(*t) for t in doc["targets"]],
                        doc["family"], doc["split"], doc["pools"], 0, seed)
     # the per-split readings, as the cached properties would compute them
-    split.__dict__.update(gap_gold=doc["gap_gold"], pool_sets=doc["pool_sets"],
-                          no_candidates=doc["no_candidates"],
+    split.__dict__.update(gap_gold=doc["gap_gold"], no_candidates=doc["no_candidates"],
                           _generative_entry=doc["generative"])
     return split
 
@@ -140,17 +146,18 @@ def quick_split(family: str, split: str, data_dir: Path, *, name: str, seed: int
                 cache: Path | None = None) -> QuickSplit:
     """``family``'s ``split`` for scoring without resamples; from ``cache`` (a folder) when it
     holds an entry for these data files, else read and written there (None: not kept)."""
-    path = None if cache is None else cache / _key(family, split, data_dir)
+    identity = _identity(family, split, data_dir)
+    path = None if cache is None else cache / _file_name(identity)
     if path is not None and path.is_file():
         try:
-            found = _from_entry(path.read_bytes(), name, seed)
+            found = _from_entry(path.read_bytes(), identity, name, seed)
         except OSError:
             found = None
         if found is not None:
             return found
     prepared, generative = _read(family, split, data_dir, name, seed)
     if path is not None:
-        _write(path, _entry(prepared, generative))
+        _write(path, _entry(prepared, generative, identity))
     return prepared
 
 

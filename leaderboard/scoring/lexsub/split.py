@@ -137,8 +137,12 @@ class LexsubGold:
 
     @cached_property
     def pool_sets(self) -> dict[str, frozenset[str]]:
-        """Instance key -> its pool as a set, built once per split (checked for every file)."""
-        return {t.target_id: frozenset(self.pool(t)) for t in self.targets}
+        """Instance key -> its pool as a set, built once per split (checked for every file);
+        the instances of one lemma.pos share theirs."""
+        by_lemma = {key: frozenset(pool) for key, pool in self.pools.items()}
+        empty: frozenset[str] = frozenset()
+        return {t.target_id: by_lemma.get(t.target_id.rpartition(" ")[0], empty)
+                for t in self.targets}
 
     @cached_property
     def no_candidates(self) -> frozenset[str]:
