@@ -90,7 +90,7 @@ def export_variant(kind: str, core: tuple) -> str:
 
 def system_variant(result_id: int, chart_keys: list[str]) -> str:
     """The stored name of a system page's chart: the result it shows and its metrics."""
-    return prepared_pages.variant_key(prepared_pages.SYSTEM, result_id, list(chart_keys))
+    return prepared_pages.chart_key(result_id, list(chart_keys))
 
 
 def stored(ref: SnapshotRef, kind: str, variant: str,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from importlib.metadata import version
 from pathlib import Path
 
 from sqlmodel import Session, col, delete, select
@@ -45,22 +46,33 @@ _SOURCES = ("templates/public", "leaderboard/blueprints/public/render.py",
             "leaderboard/services/ranking/charts.py", "leaderboard/services/ranking/pairwise.py",
             "leaderboard/services/ranking/exports.py", "leaderboard/services/ranking/systems.py",
             "leaderboard/services/ranking/set_apart.py", "leaderboard/scoring/significance.py")
-_print: list[str] = []
+#: What a system page's chart is made from (and the plotly release, :func:`chart_key`): a
+#: release that changes templates keeps the board's charts.
+_CHART_SOURCES = ("leaderboard/services/ranking/charts.py",
+                  "leaderboard/services/ranking/metric_info.py")
+_prints: dict[tuple[str, ...], str] = {}
 
 
-def code_print() -> str:
+def code_print(sources: tuple[str, ...] = _SOURCES) -> str:
     """A digest of the templates and modules that render prepared bytes (once a process)."""
-    if not _print:
+    if sources not in _prints:
         digest = hashlib.sha1(usedforsecurity=False)
-        for name in _SOURCES:
+        for name in sources:
             path = PROJECT_ROOT / name
             files = sorted(path.rglob("*")) if path.is_dir() else [path]
             for file in files:
                 if file.is_file():
                     digest.update(str(Path(file).relative_to(PROJECT_ROOT)).encode())
                     digest.update(file.read_bytes())
-        _print.append(digest.hexdigest()[:16])
-    return _print[0]
+        _prints[sources] = digest.hexdigest()[:16]
+    return _prints[sources]
+
+
+def chart_key(*parts: object) -> str:
+    """The stored name of a system chart: its parts, the print of the chart code and the
+    plotly release."""
+    return json.dumps([code_print(_CHART_SOURCES), version("plotly"), SYSTEM, *parts],
+                      separators=(",", ":"), default=str)
 
 
 def variant_key(*parts: object) -> str:
