@@ -6,6 +6,7 @@ Figures carry only public aggregates: point estimates, 95% intervals and per-POS
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
 from datetime import date, timedelta
@@ -426,8 +427,7 @@ def heatmap_json(table: dict[str, Any]) -> str:
     n = len(names)
     row = 30 if n <= 10 else 22
     cells = [(i, j) for i in range(n) for j in range(n) if i != j]
-    colours = sample_colorscale("RdBu", [min(1.0, max(0.0, table["p_beats"][i][j]))
-                                         for i, j in cells]) if cells else []
+    colours = [_rdbu(min(1.0, max(0.0, table["p_beats"][i][j]))) for i, j in cells]
     half = 0.5 - HEATMAP_GAP
     # Every number rounded as :func:`round_numbers` rounds it, here once.
     low = [round(k - half, CHART_DECIMALS) for k in range(n)]
@@ -467,6 +467,12 @@ def heatmap_json(table: dict[str, Any]) -> str:
     figure = {"data": data, "layout": layout}
     text = json.dumps(escape_text(figure), separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@functools.lru_cache(maxsize=20_000)
+def _rdbu(value: float) -> str:
+    """The colour of P = ``value`` on plotly's RdBu scale (P has 4 decimals: few values)."""
+    return sample_colorscale("RdBu", [value])[0]
 
 
 _TEMPLATE: list[dict[str, Any]] = []
