@@ -76,6 +76,8 @@ def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
 
         prepared = quick.general_split(quick.quick_split(
             name, split, data_dir, name=spec, seed=seed, cache=cache), bootstrap)
+        # several files: each resample matrix converted to float64 once, not per file
+        prepared.float_resamples = len(paths) > 1
     else:
         prepared = family.prepare_files(split, data_dir, name=spec, bootstrap=bootstrap,
                                         seed=seed)
@@ -91,12 +93,13 @@ def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
             status = EXIT_INVALID
             _invalid(path, report, as_json)
             continue
-        if lexsub:  # family.score, without the per-POS intervals nobody sees here
-            result = lexsub_score(prepared, report, track=file_track, pos_intervals=False)
-        else:
-            result = family.score(prepared, report, track=file_track)
         keys = (family.score_keys(file_track) if hasattr(family, "score_keys")
                 else RANKING_KEYS if file_track == "ranking" else GENERATIVE_KEYS)
+        if lexsub:  # family.score, without the intervals nobody sees here (per POS, others)
+            result = lexsub_score(prepared, report, track=file_track, pos_intervals=False,
+                                  interval_keys=keys)
+        else:
+            result = family.score(prepared, report, track=file_track)
         # what the family's own script prints (TSAR-2022: tsar_eval.py's floors)
         official = (family.official(prepared, report) if hasattr(family, "official")
                     else None)

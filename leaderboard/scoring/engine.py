@@ -87,11 +87,14 @@ def _as_submission(prepared: PreparedSplit, obj: object) -> tuple[Submission, li
     return report.submission, [p.message for p in report.warnings]
 
 
-def _block(stats: TargetStats, counts: np.ndarray, pos: str | None) -> tuple[dict, dict]:
+def _block(stats: TargetStats, counts: np.ndarray, pos: str | None,
+           keys: tuple[str, ...] | None = None) -> tuple[dict, dict]:
     metrics = stats.metrics(pos)
     if counts.shape[0] == 0:
         return metrics, {}
     resampled = stats.resampled(counts, pos)
+    if keys is not None:  # each metric's interval is its own row's percentiles
+        resampled = {k: resampled[k] for k in keys}
     return metrics, percentile_intervals(resampled)
 
 
@@ -122,18 +125,21 @@ def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
 def result_from_rows(prepared: PreparedSplit, rows: np.ndarray, warnings: list[str], *,
                      answered: int, lengths: list[int], bootstrap: int, seed: int,
                      swords_rules: bool = True, given: int | None = None,
-                     pos_intervals: bool = True) -> ScoreResult:
+                     pos_intervals: bool = True,
+                     interval_keys: tuple[str, ...] | None = None) -> ScoreResult:
     """Point estimates, intervals and per-POS blocks from per-target rows (any benchmark);
     ``swords_rules`` adds the warnings of the original SWORDS scorer's own rules. ``given``
     (targets the file has an entry for) splits the unanswered targets into empty lists
     (``targets_empty``) and targets left out (``targets_missing``). ``pos_intervals=False``:
     the per-POS blocks hold their metrics and no interval (``leaderboard score`` on the
-    field's splits prints none of them: it resamples no POS block)."""
+    field's splits prints none of them: it resamples no POS block); ``interval_keys``: the
+    intervals of those metrics only (what it prints)."""
     b, s = bootstrap, seed
     stats = TargetStats(rows, prepared.scored_pos.copy(), prepared.checksum, s, b, SCORER_VERSION)
     if swords_rules:
         warnings = warnings + rule_warnings(stats)
-    metrics, intervals = _block(stats, prepared.resamples(bootstrap=b, seed=s), None)
+    metrics, intervals = _block(stats, prepared.resamples(bootstrap=b, seed=s), None,
+                                interval_keys)
     by_pos = {}
     present = set(stats.pos)
     for pos in [p for p in POS_ORDER if p in present] + sorted(present - set(POS_ORDER)):

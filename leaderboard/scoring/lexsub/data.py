@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from leaderboard.scoring.gold import PreparedSplit
 from leaderboard.scoring.lexsub.split import (
     FILES,
@@ -32,6 +34,9 @@ __all__ = ["FILES", "POS_NAMES", "SOURCE_FORMAT", "LexsubSplit", "LexsubTarget",
            "read_candidates", "read_inputs", "read_text", "source_doc"]
 
 SOURCE_FORMAT = "lexsub-1"
+#: The largest float64 resample matrix :attr:`LexsubSplit.float_resamples` keeps (LS07 all:
+#: 16 MB at B = 1000; CoInCo's 123 MB are converted per product instead).
+FLOAT_RESAMPLES_BYTES = 64 << 20
 
 
 def read_text(path: Path) -> str:
@@ -105,6 +110,23 @@ class LexsubSplit(PreparedSplit, LexsubGold):
     split: str = ""
     pools: dict[str, list[str]] = field(default_factory=dict)
     inputs: list[list] = field(default_factory=list)
+    #: True: :meth:`resamples` gives float64 matrices, converted once and kept (up to
+    #: :data:`FLOAT_RESAMPLES_BYTES` each), so that scoring many files in one process does
+    #: not convert the uint16 counts for every product (the same values: the same sums).
+    float_resamples: bool = field(default=False, repr=False, compare=False)
+
+    def resamples(self, pos: str | None = None, *, bootstrap: int | None = None,
+                  seed: int | None = None) -> np.ndarray:
+        counts = super().resamples(pos, bootstrap=bootstrap, seed=seed)
+        if not self.float_resamples or counts.dtype == np.float64 or (
+                counts.size * 8 > FLOAT_RESAMPLES_BYTES):
+            return counts
+        key = ("float64", pos, bootstrap, seed)
+        found = self._cache.get(key)
+        if found is None or found.shape != counts.shape:
+            found = self._cache[key] = counts.astype(np.float64)
+            found.flags.writeable = False
+        return found
 
     def to_bytes(self) -> bytes:
         doc = {"format": SOURCE_FORMAT, "family": self.family, "split": self.split,

@@ -181,3 +181,28 @@ def test_quick_args_leave_the_rest_to_click(args, tmp_path, monkeypatch) -> None
 def test_numpy_free_copies_agree_with_their_originals() -> None:
     assert split_module.BLANKS == BLANKS
     assert split_module.data_dir() == lexsub_data_dir()
+
+
+def test_a_batch_prints_what_single_runs_print(folder) -> None:
+    """Several files in one process (float64 resamples kept, intervals of the printed metrics
+    only, no POS block resampled) print what one process per file prints, and what the
+    general scoring gives for the metrics and intervals printed."""
+    tmp, files, env = folder
+    pair = tmp / "run.pair"
+    pair.write_bytes(b"bright.a 1 :: smart\nbright.a 2 :: vivid;shining\n"
+                     b"bright.a 1 ::: smart;clever\nbright.a 2 ::: vivid;shining;smart\n")
+    for batch in (files, [str(pair), str(pair)]):
+        args = ["score", "--split", "semeval07:trial", "--bootstrap", "40", "--json"]
+        together = _run([*args, *batch], env).stdout.splitlines()
+        alone = [_run([*args, f], env).stdout.strip() for f in batch]
+        assert together == alone and len(together) == len(batch)
+    split = FAMILIES["semeval07"].prepare_files("trial", tmp, name="x", bootstrap=40)
+    report = FAMILIES["semeval07"].validate(pair.read_bytes(), split, track="generative")
+    full = FAMILIES["semeval07"].score(split, report, track="generative")
+    doc = json.loads(together[0])
+    assert doc["intervals"] == {k: full.intervals[k] for k in doc["intervals"]}
+    assert doc["metrics"] == {k: full.metrics[k] for k in doc["metrics"]}
+    split.float_resamples = True
+    assert split.resamples().dtype.name == "float64" and split.resamples() is split.resamples()
+    assert (split.resamples() == FAMILIES["semeval07"].prepare_files(
+        "trial", tmp, name="x", bootstrap=40).resamples()).all()
