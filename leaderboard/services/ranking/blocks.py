@@ -53,20 +53,9 @@ def pairwise_matrices(systems: list[dict[str, Any]], points: dict[str, np.ndarra
     out: dict[str, Any] = {}
     if not members:
         return out
-    tops: dict[str, list[int]] = {}
-    for key in keys:
-        ranked = sorted(members, key=lambda g: (-points[key][g], systems[g]["date"],
-                                                systems[g]["id"]))
-        tops[key] = [g for g in ranked if np.isfinite(points[key][g])][:PAIRWISE_TOP]
-    todo = {key: top for key, top in tops.items()
-            if (previous.get(key) or {}).get("result_ids")
-            != [systems[g]["result_id"] for g in top]}
+    tops, todo = _pairwise_tops(systems, points, members, keys, previous)
     if prefetch is not None and todo:
-        needs: dict[int, set[str]] = {}
-        for key, top in todo.items():
-            for g in top:
-                needs.setdefault(g, set()).add(key)
-        prefetch(needs)
+        prefetch(pairwise_needs(systems, points, members, keys, previous))
     for key, top in tops.items():
         rids = [systems[g]["result_id"] for g in top]
         if key not in todo:
@@ -77,6 +66,33 @@ def pairwise_matrices(systems: list[dict[str, Any]], points: dict[str, np.ndarra
         out[key] = {"ids": [systems[g]["id"] for g in top], "result_ids": rids,
                     "p_beats": np.round(matrix, 4).tolist()}
     return out
+
+
+def _pairwise_tops(systems: list[dict[str, Any]], points: dict[str, np.ndarray],
+                   members: list[int], keys: tuple[str, ...], previous: dict[str, Any]
+                   ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """The top systems of each metric, and of those the metrics whose matrix changes."""
+    tops: dict[str, list[int]] = {}
+    for key in keys:
+        ranked = sorted(members, key=lambda g: (-points[key][g], systems[g]["date"],
+                                                systems[g]["id"]))
+        tops[key] = [g for g in ranked if np.isfinite(points[key][g])][:PAIRWISE_TOP]
+    todo = {key: top for key, top in tops.items()
+            if (previous.get(key) or {}).get("result_ids")
+            != [systems[g]["result_id"] for g in top]}
+    return tops, todo
+
+
+def pairwise_needs(systems: list[dict[str, Any]], points: dict[str, np.ndarray],
+                   members: list[int], keys: tuple[str, ...], previous: dict[str, Any]
+                   ) -> dict[int, set[str]]:
+    """Global index -> the metrics :func:`pairwise_matrices` will read of it."""
+    needs: dict[int, set[str]] = {}
+    if members:
+        for key, top in _pairwise_tops(systems, points, members, keys, previous)[1].items():
+            for g in top:
+                needs.setdefault(g, set()).add(key)
+    return needs
 
 
 def points_of(systems: list[dict[str, Any]], pos: str | None,
@@ -231,6 +247,22 @@ def small_change(before: list[int], now: list[int]) -> tuple[list[int], list[int
     return removed, added
 
 
+def _needs_of(plans: dict[str, tuple[list[float | None], list[tuple[int, int]]]],
+              rids: list[int]) -> dict[int, set[str]]:
+    """Result id -> metrics, of the pairs still to compare in ``plans``."""
+    needs: dict[int, set[str]] = {}
+    for key, (_, todo) in plans.items():
+        for pair in todo:
+            for n in pair:
+                needs.setdefault(rids[n], set()).add(key)
+    return dict(sorted(needs.items()))
+
+
+def merge_needs(into: dict[int, set[str]], more: dict[int, set[str]]) -> None:
+    for rid, keys in more.items():
+        into.setdefault(rid, set()).update(keys)
+
+
 @dataclass
 class BlockBuilder:
     """What the blocks of one POS share: points and tiebreaks of every system (global
@@ -248,30 +280,45 @@ class BlockBuilder:
     #: metric -> global indices set apart on it (:mod:`.set_apart`): never ranked or tied
     apart: dict[str, set[int]] = field(default_factory=dict)
 
+    def _inside(self, subset: list[int]) -> Callable[[str], list[int]]:
+        """Positions in ``subset`` of the systems with comparable resamples, per metric
+        (without those set apart on it)."""
+        everyone = [n for n, g in enumerate(subset) if g in self.members]
+
+        def inside_on(key: str) -> list[int]:
+            apart = self.apart.get(key)
+            return [n for n in everyone if subset[n] not in apart] if apart else everyone
+        return inside_on
+
+    def _plans(self, subset: list[int], tie_keys: tuple[str, ...],
+               old_pairs: Callable[[str], Pairs]
+               ) -> dict[str, tuple[list[float | None], list[tuple[int, int]]]]:
+        rids = [self.rids[g] for g in subset]
+        tiebreak = self.tiebreak[subset]
+        inside_on = self._inside(subset)
+        return {key: _tie_plan(self.points[key][subset], tiebreak, rids, set(inside_on(key)),
+                               old_pairs(key)) if inside_on(key)
+                else ([None] * len(subset), []) for key in tie_keys}
+
+    def needs(self, subset: list[int], tie_keys: tuple[str, ...],
+              old_pairs: Callable[[str], Pairs]) -> dict[int, set[str]]:
+        """Result id -> the metrics whose values the tie pairs of this block still need
+        (:meth:`block` would compute them; told first, a refresh computes each result once
+        for all its blocks)."""
+        return _needs_of(self._plans(subset, tie_keys, old_pairs),
+                         [self.rids[g] for g in subset])
+
     def block(self, subset: list[int], prefix: str, tie_keys: tuple[str, ...],
               rank_keys: tuple[str, ...],
               old_pairs: Callable[[str], Pairs]) -> dict[str, Any]:
         """Tie p-values (``tie_keys``) and ranks (``rank_keys``) over the systems ``subset``;
         lists are indexed like ``subset``."""
         rids = [self.rids[g] for g in subset]
-        tiebreak = self.tiebreak[subset]
-        everyone = [n for n, g in enumerate(subset) if g in self.members]
-
-        def inside_on(key: str) -> list[int]:
-            apart = self.apart.get(key)
-            return [n for n in everyone if subset[n] not in apart] if apart else everyone
-
+        inside_on = self._inside(subset)
         block: dict[str, Any] = {"ties": {}, "ranks": {}}
-        plans = {key: _tie_plan(self.points[key][subset], tiebreak, rids, set(inside_on(key)),
-                                old_pairs(key)) if inside_on(key)
-                 else ([None] * len(subset), []) for key in tie_keys}
+        plans = self._plans(subset, tie_keys, old_pairs)
         # Every system some pair needs, read or computed at once (the metrics of its pairs).
-        needs: dict[int, set[str]] = {}
-        for key, (_, todo) in plans.items():
-            for pair in todo:
-                for n in pair:
-                    needs.setdefault(rids[n], set()).add(key)
-        self.source.prefetch(dict(sorted(needs.items())), self.pos)
+        self.source.prefetch(_needs_of(plans, rids), self.pos)
         for key, (p, todo) in plans.items():
             block["ties"][key] = _compare_pairs(
                 p, todo, lambda ns, key=key: self.source.rows([rids[n] for n in ns], self.pos,

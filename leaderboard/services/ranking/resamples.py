@@ -215,11 +215,14 @@ class Resamples:
         self._stats.clear()
 
     def prefetch(self, needs: dict[int, set[str]], pos: str | None) -> None:
-        """The metrics ``needs`` names per result, on ``pos``, computed now in a few queries:
-        of the metrics not cached, only those (:func:`some_values`) unless they are most of
-        the columns, then every kept metric."""
+        """The metrics ``needs`` names per result, on ``pos``, read or computed now in a few
+        queries: cached ones read; of the others only those (:func:`some_values`) unless they
+        are many, then every kept metric."""
         with self._lock:
             name = pos_name(pos)
+            cached = set(self.cached_keys)
+            self._read_cache([rid for rid, keys in needs.items() if keys & cached and not
+                              cached <= set(self._values.get((rid, name), {}))], name)
             wanted = {}
             for rid, keys in needs.items():
                 have = self._values.get((rid, name), {})
@@ -280,7 +283,9 @@ class Resamples:
             for rid in chunk:
                 stats = self._stats[rid] if self.keep_stats else self._stats.pop(rid)
                 keys = sorted(wanted[rid]) if wanted is not None else None
-                if keys and not cached & set(keys) and by_subset(keys):
+                # A result without cached values is computed whole: they are stored below.
+                if (keys and not cached & set(keys) and by_subset(keys)
+                        and (rid in have or not cached)):
                     self._values.setdefault((rid, name), {}).update(
                         some_values(stats, pos, keys, self._counts))
                     self.computed += 1

@@ -44,7 +44,9 @@ from leaderboard.services.ranking.blocks import (
     BlockBuilder,
     PreviousPairs,
     best_per_team,
+    merge_needs,
     pairwise_matrices,
+    pairwise_needs,
     points_of,
     small_change,
 )
@@ -346,11 +348,27 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
         where = BlockBuilder(pos, points, tiebreak_rank, rids,
                              member_set if resampled else set(), source, previous, states,
                              apart)
-        per_pos[name] = where.block(list(range(m)), "", shown_keys, ranked_on,
-                                    lambda key, name=name: before.pairs(name, key))
         for headline in ranked_on:
             if headline not in teams_best:
                 teams_best[headline] = best_per_team(systems, overall[headline], tiebreak_rank)
+        if previous is not None:
+            # An update: the values every block (and the pairwise view) still needs, told at
+            # once, so a result split by new neighbours is computed once on this POS.
+            needs = where.needs(list(range(m)), shown_keys,
+                                lambda key, name=name: before.pairs(name, key))
+            for headline in ranked_on:
+                merge_needs(needs, where.needs(
+                    teams_best[headline], _columns_of(headline, views),
+                    lambda key, name=name, headline=headline: before.pairs(name, key,
+                                                                           headline)))
+            if pos is None and resampled:
+                merge_needs(needs, {rids[g]: keys for g, keys in pairwise_needs(
+                    systems, points, members, shown_keys,
+                    old_data.get("pairwise", {}) if old_data else {}).items()})
+            source.prefetch(dict(sorted(needs.items())), pos)
+        per_pos[name] = where.block(list(range(m)), "", shown_keys, ranked_on,
+                                    lambda key, name=name: before.pairs(name, key))
+        for headline in ranked_on:
             subset = teams_best[headline]
             entry = best.setdefault(headline, {"members": subset, "stats": {}})
             entry["stats"][name] = where.block(
