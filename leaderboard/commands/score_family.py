@@ -54,13 +54,27 @@ def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
                        cache: Path | None = None) -> int:
     """Score each file on the split; prints a table or JSON lines; returns the exit status.
     LS07/CoInCo with a ``cache`` folder: the split's gold is read from its entry there
-    (:func:`leaderboard.scoring.lexsub.quick.quick_split`), and no POS block is resampled
-    (none of their intervals is printed)."""
+    (:func:`leaderboard.scoring.lexsub.quick.quick_split`), without importing the other
+    families; no POS block is resampled and only the printed metrics' intervals are
+    computed (none of the others is printed)."""
+    name, _, split = spec.partition(":")
+    lexsub = name in LEXSUB_FILES
+    if lexsub and cache is not None and split in LEXSUB_FILES[name]:
+        from leaderboard.scoring.lexsub import quick, validation
+        from leaderboard.scoring.lexsub import split as lexsub_split
+
+        data_dir = lexsub_split.data_dir()
+        if data_dir.is_dir():
+            prepared = quick.general_split(quick.quick_split(
+                name, split, data_dir, name=spec, seed=seed, cache=cache), bootstrap)
+            # several files: each resample matrix converted to float64 once, not per file
+            prepared.float_resamples = len(paths) > 1
+            return _score_files(spec, paths, prepared, None, track, as_json,
+                                validation.validate)
     import click
 
     from leaderboard.scoring.families import FAMILIES, lexsub_data_dir
 
-    name, _, split = spec.partition(":")
     family = FAMILIES[name]
     if split not in family.splits:
         raise click.BadParameter(f"{family.title} has the splits {', '.join(family.splits)}",
@@ -69,33 +83,34 @@ def score_family_split(spec: str, paths: tuple[Path, ...], *, track: str | None,
     if not data_dir.is_dir():
         raise click.ClickException(f"no {family.title} data at {data_dir} (set "
                                    "LEADERBOARD_LEXSUB_DIR or LEADERBOARD_TSAR_DIR)")
-    tracks = getattr(family, "tracks", ())
-    lexsub = name in LEXSUB_FILES
-    if lexsub and cache is not None:
-        from leaderboard.scoring.lexsub import quick
+    prepared = family.prepare_files(split, data_dir, name=spec, bootstrap=bootstrap,
+                                    seed=seed)
+    return _score_files(spec, paths, prepared, None if lexsub else family, track, as_json,
+                        family.validate)
 
-        prepared = quick.general_split(quick.quick_split(
-            name, split, data_dir, name=spec, seed=seed, cache=cache), bootstrap)
-        # several files: each resample matrix converted to float64 once, not per file
-        prepared.float_resamples = len(paths) > 1
-    else:
-        prepared = family.prepare_files(split, data_dir, name=spec, bootstrap=bootstrap,
-                                        seed=seed)
-    if lexsub:
+
+def _score_files(spec: str, paths: tuple[Path, ...], prepared, family, track: str | None,
+                 as_json: bool, validate) -> int:
+    """Validate, score and print each file; ``family`` None: LS07/CoInCo (their scoring
+    called directly, without the intervals nobody sees here: per POS and of the metrics
+    not printed)."""
+    name, _, split = spec.partition(":")
+    tracks = () if family is None else getattr(family, "tracks", ())
+    if family is None:
         from leaderboard.scoring.lexsub.score import score as lexsub_score
     _collect_less()
     status = 0
     for path in paths:
         raw = path.read_bytes()
         file_track = track or (tracks[0] if len(tracks) == 1 else track_of_file(raw))
-        report = family.validate(raw, prepared, track=file_track)
+        report = validate(raw, prepared, track=file_track)
         if not report.ok:
             status = EXIT_INVALID
             _invalid(path, report, as_json)
             continue
         keys = (family.score_keys(file_track) if hasattr(family, "score_keys")
                 else RANKING_KEYS if file_track == "ranking" else GENERATIVE_KEYS)
-        if lexsub:  # family.score, without the intervals nobody sees here (per POS, others)
+        if family is None:
             result = lexsub_score(prepared, report, track=file_track, pos_intervals=False,
                                   interval_keys=keys)
         else:

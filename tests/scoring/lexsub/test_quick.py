@@ -13,6 +13,7 @@ CoInCo (issue 32 item 10) gives what the general path gives, to the last bit and
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -99,6 +100,10 @@ def folder(tmp_path):
         path = tmp_path / f"run{i}.ranked"
         path.write_bytes(text.encode("latin-1"))
         files.append(str(path))
+    zipped = tmp_path / "run3.ranked.gz"  # gzipped, CRLF line ends
+    zipped.write_bytes(gzip.compress(b"RANKED\tbright.a 1\tsmart 2\tclever 1\r\n"
+                                     b"RANKED\tbright.a 2\tshining 1e-3\tvivid .5\r\n"))
+    files.append(str(zipped))
     (tmp_path / "bad.ranked").write_bytes(b"RANKED\tbright.a 1\tclever 1\nRANKED\n")
     env = {**os.environ, "LEADERBOARD_LEXSUB_DIR": str(tmp_path),
            "LEADERBOARD_CACHE_DIR": str(tmp_path / "cache")}
@@ -119,7 +124,7 @@ def test_command_prints_what_the_general_path_prints(folder, extra) -> None:
     assert list((tmp / "cache").glob("lexsub-quick-*.marshal"))
     if extra == ["--json"]:
         docs = [json.loads(line) for line in fast.stdout.splitlines()]
-        assert [d["signature"]["bootstrap"] for d in docs] == [0, 0, 0]
+        assert [d["signature"]["bootstrap"] for d in docs] == [0, 0, 0, 0]
 
 
 def test_invalid_file_exits_2_as_the_general_path_does(folder) -> None:
