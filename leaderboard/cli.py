@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: app-free commands skip the web stack entirely."""
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["score"]:
-        # RANKED files on LS07/CoInCo without intervals: neither click nor numpy is imported
+        # LS07/CoInCo: click is not imported (nor numpy for RANKED files without intervals)
         from leaderboard.commands.score_family import quick_main
 
         status = quick_main(args)

@@ -221,16 +221,20 @@ def _invalid(path: Path, report, as_json: bool) -> None:
 
 _OPTIONS = ("--split", "--submission", "--bootstrap", "--seed", "--track")
 _INT = re.compile(r"-?[0-9]+")
+_COUNT = re.compile(r"[0-9]+")
+_TRACKS = ("generative", "ranking")
 
 
 def quick_args(args: list[str]) -> dict | None:
     """``score`` arguments as click would read them, where they ask for what
-    :func:`score_family_quick` does (``--bootstrap 0``, no ``--no-cache``, readable files)
-    and nothing else; None for anything else (help, another option, a value click would
-    refuse or read differently, an option given twice), which click then reads."""
+    :func:`quick_main` does (a split, files that exist, ``--bootstrap``, ``--seed``,
+    ``--track``, ``--json``; no ``--no-cache``) and nothing else; None for anything else
+    (help, another option, a value click would refuse or read differently, an option given
+    twice), which click then reads."""
     if not args or args[0] != "score":
         return None
-    found: dict = {"--seed": "0", "--json": False}
+    found: dict = {"--seed": "0", "--bootstrap": "1000", "--json": False}
+    given: set[str] = set()
     paths: list[str] = []
     rest = iter(args[1:])
     for arg in rest:
@@ -239,17 +243,18 @@ def quick_args(args: list[str]) -> dict | None:
             continue
         if arg.startswith("-"):
             name, eq, value = arg.partition("=")
-            if name not in _OPTIONS or name in found and name != "--seed":
+            if name not in _OPTIONS or name in given and name != "--seed":
                 return None
             if not eq:
                 value = next(rest, None)
                 if value is None or value.startswith("-") and name != "--seed":
                     return None
             found[name] = value
+            given.add(name)
             continue
         paths.append(arg)
-    if found.get("--bootstrap") != "0" or "--split" not in found or not _INT.fullmatch(
-            found["--seed"]) or found.get("--track", "ranking") != "ranking":
+    if "--split" not in found or not _INT.fullmatch(found["--seed"]) or not _COUNT.fullmatch(
+            found["--bootstrap"]) or found.get("--track") not in (None, *_TRACKS):
         return None
     if "--submission" in found:
         paths.insert(0, found["--submission"])
@@ -257,16 +262,41 @@ def quick_args(args: list[str]) -> dict | None:
     if not files or not all(f.is_file() and os.access(f, os.R_OK) for f in files):
         return None
     return {"spec": found["--split"], "paths": files, "track": found.get("--track"),
-            "seed": int(found["--seed"]), "as_json": found["--json"]}
+            "bootstrap": int(found["--bootstrap"]), "seed": int(found["--seed"]),
+            "as_json": found["--json"]}
 
 
 def quick_main(args: list[str]) -> int | None:
-    """``leaderboard score ARGS`` without click or numpy when :func:`quick_args` reads them
-    and :func:`score_family_quick` applies: its exit status; None (nothing done) otherwise."""
+    """``leaderboard score ARGS`` on LS07/CoInCo without click (what ``score_command`` does
+    there, where :func:`quick_args` reads the arguments): with ``--bootstrap 0`` and RANKED
+    files without numpy either (:func:`score_family_quick`). Its exit status; None (nothing
+    done) for anything else."""
     found = quick_args(args)
     if found is None:
         return None
+    spec, paths = found["spec"], found["paths"]
+    name, _, split = spec.partition(":")
+    if name not in LEXSUB_FILES or split not in LEXSUB_FILES[name]:
+        return None
+    from leaderboard.scoring.lexsub.split import data_dir
     from leaderboard.scoring.sources import cache_dir
 
-    return score_family_quick(found["spec"], found["paths"], track=found["track"],
-                              seed=found["seed"], as_json=found["as_json"], cache=cache_dir())
+    if not data_dir().is_dir():
+        return None  # click's path says where the data was looked for
+    cache = cache_dir()
+    if found["bootstrap"] == 0:
+        status = score_family_quick(spec, paths, track=found["track"], seed=found["seed"],
+                                    as_json=found["as_json"], cache=cache)
+        if status is not None:
+            return status
+    if "numpy" not in sys.modules:  # as score_command: one thread for one (B, n) product
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from leaderboard.scoring import bootstrap as resampling
+
+    previous, resampling.DISK_CACHE = resampling.DISK_CACHE, cache
+    try:
+        return score_family_split(spec, paths, track=found["track"],
+                                  bootstrap=found["bootstrap"], seed=found["seed"],
+                                  as_json=found["as_json"], cache=cache)
+    finally:
+        resampling.DISK_CACHE = previous

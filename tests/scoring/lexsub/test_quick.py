@@ -110,21 +110,26 @@ def folder(tmp_path):
     return tmp_path, files, env
 
 
-@pytest.mark.parametrize("extra", [[], ["--json"], ["--track", "ranking", "--seed", "3"]])
+@pytest.mark.parametrize("extra", [[], ["--json"], ["--track", "ranking", "--seed", "3"],
+                                   ["--bootstrap", "30", "--json"]])
 def test_command_prints_what_the_general_path_prints(folder, extra) -> None:
+    """Through click (``--no-cache``) and without it: the same bytes; without click, numpy is
+    imported only to draw resamples (and by the first run, which reads the data files)."""
     tmp, files, env = folder
-    args = ["score", "--split", "semeval07:trial", "--bootstrap", "0", *extra, *files]
+    b = extra[1] if extra[:1] == ["--bootstrap"] else "0"
+    args = ["score", "--split", "semeval07:trial", "--bootstrap", b, *extra[2 * (b != "0"):],
+            *files]
     general = _run([*args, "--no-cache"], env)
     for _ in range(2):  # the first run writes the cache entry (reading the data files
         fast = _run(args, env)  # imports numpy), the second reads it
         assert fast.stdout == general.stdout and fast.returncode == general.returncode == 0
         assert _without_modules(fast.stderr) == _without_modules(general.stderr)
         assert "MODULES True True" in general.stderr
-    assert "MODULES False False" in fast.stderr
+    assert f"MODULES {b != '0'} False" in fast.stderr
     assert list((tmp / "cache").glob("lexsub-quick-*.marshal"))
-    if extra == ["--json"]:
+    if "--json" in extra:
         docs = [json.loads(line) for line in fast.stdout.splitlines()]
-        assert [d["signature"]["bootstrap"] for d in docs] == [0, 0, 0, 0]
+        assert [d["signature"]["bootstrap"] for d in docs] == [int(b)] * 4
 
 
 def test_invalid_file_exits_2_as_the_general_path_does(folder) -> None:
@@ -138,14 +143,18 @@ def test_invalid_file_exits_2_as_the_general_path_does(folder) -> None:
 
 
 def test_other_files_and_options_take_the_general_path(folder) -> None:
+    """Intervals, another format, another track: numpy's path (still without click); an
+    option click alone reads (``--no-cache``): click's."""
     tmp, files, env = folder
     best = tmp / "run.best"
     best.write_bytes(b"bright.a 1 :: smart\n")
-    for args in (["--bootstrap", "10", files[0]], [files[0], str(best)],
-                 ["--track", "generative", files[0]]):
+    for args, modules in ((["--bootstrap", "10", files[0]], "True False"),
+                          ([files[0], str(best)], "True False"),
+                          (["--track", "generative", str(best)], "True False"),
+                          (["--no-cache", files[0]], "True True")):
         run = _run(["score", "--split", "semeval07:trial", *args,
                     *([] if "--bootstrap" in args else ["--bootstrap", "0"])], env)
-        assert "MODULES True True" in run.stderr
+        assert f"MODULES {modules}" in run.stderr
 
 
 def test_a_changed_data_file_is_read_again(folder) -> None:
@@ -165,9 +174,10 @@ def test_a_changed_data_file_is_read_again(folder) -> None:
 
 
 @pytest.mark.parametrize("args", [
-    ["score", "--help"], ["score", "--split", "semeval07:all", "f", "--bootstrap", "10"],
+    ["score", "--help"], ["score", "--split", "semeval07:all", "f", "--bootstrap", "-1"],
+    ["score", "--split", "semeval07:all", "f", "--bootstrap", "+5"],
+    ["score", "--split", "semeval07:all", "f", "--track", "other"],
     ["score", "--split", "semeval07:all", "f", "--bootstrap", "0", "--no-cache"],
-    ["score", "--split", "semeval07:all", "f", "--bootstrap", "0", "--track", "generative"],
     ["score", "--split", "semeval07:all", "missing", "--bootstrap", "0"],
     ["score", "--split", "semeval07:all", "f", "--bootstrap", "0", "--seed", "x"],
     ["score", "--split", "a", "--split", "b", "f", "--bootstrap", "0"],
@@ -180,7 +190,8 @@ def test_quick_args_leave_the_rest_to_click(args, tmp_path, monkeypatch) -> None
     ok = ["score", "--split=semeval07:all", "--submission", "f", "f", "--bootstrap", "0",
           "--json", "--seed", "-2"]
     assert quick_args(ok) == {"spec": "semeval07:all", "paths": (Path("f"), Path("f")),
-                              "track": None, "seed": -2, "as_json": True}
+                              "track": None, "bootstrap": 0, "seed": -2, "as_json": True}
+    assert quick_args(["score", "--split", "coinco:test", "f"])["bootstrap"] == 1000
 
 
 def test_numpy_free_copies_agree_with_their_originals() -> None:
