@@ -310,3 +310,18 @@ def test_system_charts_are_kept_for_the_board_and_follow_its_systems(app, sessio
     again = session.exec(select(PreparedPage).where(
         PreparedPage.snapshot_id == prepared_pages.BOARD_LEVEL)).all()
     assert {c.variant: c.id for c in again} == made
+
+
+def test_queries_nobody_prepared_leave_the_page_cache_alone(app, client, session, board):
+    """A lookup that finds nothing is not kept: random ``?metric=`` values (400s) do not push
+    the pages served from memory out of the LRU."""
+    app.config["RATELIMIT_ENABLED"] = False  # a significance query is charged first
+    prepare_board(app, board.id, board.snapshot_id)
+    _forget()
+    for url in ("/", "/matrix", "/significance"):
+        assert client.get(url).status_code == 200
+    kept = set(snapshot_reader._bodies)
+    for n in range(2 * snapshot_reader.BODIES_MAX):
+        assert client.get(f"/matrix?metric=nonsense{n}").status_code == 400
+        assert client.get(f"/significance?metric=nonsense{n}").status_code == 400
+    assert set(snapshot_reader._bodies) == kept

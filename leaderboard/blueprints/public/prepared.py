@@ -102,11 +102,12 @@ def stored(ref: SnapshotRef, kind: str, variant: str,
     if ref.id == 0 or (getattr(ref, "hidden", None) and not filtered):
         return None
 
-    def read() -> tuple[Any]:
+    def read() -> Any:
         body = prepared_pages.load(get_session(), ref.id, kind, variant)
-        return (None if body is None else parse(body),)
+        return None if body is None else parse(body)
 
-    return cached_value(ref, "prepared:" + kind, (variant,), read)[0]
+    # A miss is not kept: the caller keeps what it computes instead.
+    return cached_value(ref, "prepared:" + kind, (variant,), read, keep_none=False)
 
 
 def prepared_page(ref: SnapshotRef, core: tuple, template: str,

@@ -222,14 +222,17 @@ def cached_body(ref: SnapshotRef, kind: str, variant: tuple,
 
 
 def cached_value(ref: SnapshotRef, kind: str, variant: tuple,
-                 build: Callable[[], Any]) -> Any:
+                 build: Callable[[], Any], keep_none: bool = True) -> Any:
     """Anything derived from one snapshot (a chart's JSON, a pairwise table), built once per
-    snapshot and ``variant`` and kept with the response bodies (same LRU, same eviction)."""
+    snapshot and ``variant`` and kept with the response bodies (same LRU, same eviction).
+    ``keep_none=False``: a None built is not kept (a lookup that found nothing: queries
+    nobody prepared must not push the bodies out of the LRU)."""
     key = (ref.key, "value:" + kind, variant)
     entry = _bodies.get(key)
     if entry is None:
         entry = build()
-        _remember(_bodies, key, entry, BODIES_MAX)
+        if entry is not None or keep_none:
+            _remember(_bodies, key, entry, BODIES_MAX)
     return entry
 
 
