@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from leaderboard.blueprints.public import render
 from leaderboard.blueprints.public import systems as public_systems
@@ -325,3 +325,38 @@ def test_queries_nobody_prepared_leave_the_page_cache_alone(app, client, session
         assert client.get(f"/matrix?metric=nonsense{n}").status_code == 400
         assert client.get(f"/significance?metric=nonsense{n}").status_code == 400
     assert set(snapshot_reader._bodies) == kept
+
+
+def test_a_tsar_board_and_a_ranking_track_board_are_prepared_alike(app, client, session,
+                                                                   board, tmp_path):
+    """Boards of other view sets (TSAR-2022: no part of speech; SWORDS ranking track: GAP,
+    GAP ratio, P@1) get their pages prepared too, equal to the computed ones."""
+    from leaderboard.services.catalog.benchmarks import get_split
+    from leaderboard.services.catalog.boards import create_board
+    from leaderboard.services.catalog.tsar import tsar_board
+    from tests.scoring.tsar.files import write_tsar
+
+    app.config["RATELIMIT_ENABLED"] = False
+    tsar = tsar_board(session, "en-test", root=write_tsar(tmp_path))
+    generative = session.get(type(tsar), board.id)
+    ranking_board = create_board(session, get_split(session, generative.benchmark_id),
+                                 track="ranking")
+    session.commit()
+    pages = ["/", "/?entries=all", "/charts", "/history", "/significance", "/compare",
+             "/leaderboard.csv", "/leaderboard.json"]
+    for made in (tsar, ranking_board):
+        with Session(app.extensions["db_engine"]) as own:
+            snapshot = refresh_snapshot(session=own, board_id=made.id)
+            own.commit()
+            snapshot_id = snapshot.id
+        urls = [f"{p}{'&' if '?' in p else '?'}leaderboard={made.slug}" for p in pages]
+        if made is ranking_board:
+            urls.append(f"/matrix?leaderboard={made.slug}")
+        computed = {u: client.get(u) for u in urls}
+        assert all(r.status_code == 200 for r in computed.values()), [
+            (u, r.status_code) for u, r in computed.items()]
+        _forget()
+        assert prepare_board(app, made.id, snapshot_id) > 0
+        _forget()
+        for url in urls:
+            assert client.get(url).data == computed[url].data, url
