@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from leaderboard.scoring.lexsub.lines import match_line
 from leaderboard.scoring.semeval import GOLD_ENTRY, GOLD_FIRST, fix_guess, perl_split
@@ -129,7 +130,7 @@ def score_lines(gold: GoldItems, lines: list[tuple[int, str]], kind: str
         done.add(item)
         score = scores[item] = ItemScore()
         if _NON_BLANK.search(rest):
-            answers = [fix_guess(a) for a in perl_split(rest)]
+            answers = list(map(fix_guess, perl_split(rest)))
             score.attempted = float(bool(answers))
         if kind == "oot":
             answers = answers[:OOT_GUESSES]
@@ -138,7 +139,7 @@ def score_lines(gold: GoldItems, lines: list[tuple[int, str]], kind: str
             score.mode_attempted = 1.0
             hit = mode == answers[0] if kind == "best" else mode in answers
             score.mode_hit = float(hit)
-        credit = sum(norms.get(a, 0.0) for a in answers)
+        credit = sum(map(norms.get, answers, repeat(0.0)))  # in order, as the loop added
         if credit:
             score.credit = credit / len(answers) if kind == "best" else credit
     return scores, unmatched
