@@ -45,11 +45,17 @@ class Answers:
 
     #: entries of the LINES kind, computed once: (numbers of lines when computed, entries)
     _lines_entries: tuple | None = field(default=None, repr=False, compare=False)
+    #: :attr:`line_keys` likewise (:func:`parse_lines` gathers them as it reads the lines)
+    _line_keys: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def line_keys(self) -> set[str]:
         """Instance keys that have a .best or .oot line (blank answers or not)."""
-        return {_key(text, line_match(text)) for _, text in self.best_lines + self.oot_lines}
+        size = (len(self.best_lines), len(self.oot_lines))
+        if self._line_keys is None or self._line_keys[0] != size:
+            self._line_keys = (size, {_key(text, line_match(text))
+                                      for _, text in self.best_lines + self.oot_lines})
+        return set(self._line_keys[1])
 
     @property
     def entries(self) -> dict[str, list[tuple[str, float]]]:
@@ -159,6 +165,7 @@ def parse_lines(lines: Iterable[tuple[int, str, bool]], report: ValidationReport
     notes = Notes()
     seen: dict[tuple[str, str], int] = {}
     firsts: dict[str, dict[str, str]] = {"best": {}, "oot": {}}
+    keys: set[str] = set()
     for number, line, _ in lines:
         found = match_answer_line(line)
         if found is None:
@@ -186,6 +193,7 @@ def parse_lines(lines: Iterable[tuple[int, str, bool]], report: ValidationReport
                       "first one is scored, as score.pl does", key, first=first, kind=kind,
                       item=m.item)
         (answers.oot_lines if kind == "oot" else answers.best_lines).append((number, line))
+        keys.add(key)
         firsts[kind].setdefault(key, m.answers)
     if not answers.best_lines and not answers.oot_lines and "unreadable_line" in notes:
         first_line = notes.first("unreadable_line").position
@@ -194,6 +202,7 @@ def parse_lines(lines: Iterable[tuple[int, str, bool]], report: ValidationReport
                      f"would score nothing (the first line it skips: {first_line:,})",
                      position=first_line)
     notes.flush(report)
+    answers._line_keys = ((len(answers.best_lines), len(answers.oot_lines)), keys)
     answers._set_entries(firsts["best"] | {k: v for k, v in firsts["oot"].items()
                                            if k not in firsts["best"]})
     return answers
