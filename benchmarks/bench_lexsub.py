@@ -12,6 +12,11 @@ Whole processes, each timed 3 times (median) with its peak RSS (the child's ``ru
   against the script run 20 times (a shell loop, one process per file, as a researcher
   scores 20 runs), LS07 all RANKED and LS07 test best + oot.
 
+``leaderboard score`` on LS07/CoInCo runs without click, and with ``--bootstrap 0`` on RANKED
+files without numpy (``leaderboard.scoring.lexsub.quick``); its split is read from the cache
+folder's entry after the first run (median of 3: the cached runs). Text output gives each
+of our rows' CPU as a multiple of the script's on the same case.
+
 The RANKED files are the seeded Random reference's (every candidate, uniform scores).
 lst_gap.py is read from a git mirror of orenmel/lexsub ($LEXSUB_MIRROR, default the fetch
 tool's /work/.mirror/orenmel+lexsub/repo) and run with $PYTHON2 (default: python2.7 or
@@ -248,10 +253,15 @@ def main() -> int:
     if args.json:
         print(json.dumps(rows))
     else:
+        script = {r["case"]: r["cpu_s"] for r in rows
+                  if r["tool"].startswith(("python2", "perl")) and r["cpu_s"]}
         for r in rows:
             cpu = "" if r["cpu_s"] is None else f"{r['cpu_s']:7.2f} s CPU"
+            ratio = (f"{r['cpu_s'] / script[r['case']]:5.2f}x the script"
+                     if r["tool"].startswith("leaderboard") and r["case"] in script else "")
             print(f"{r['case']:<26} {r['tool']:<28} {r['seconds']:7.2f} s {cpu:>14} "
-                  f"{r['peak_rss_mb']:6} MB")
+                  f"{r['peak_rss_mb']:6} MB  {ratio}".rstrip())
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 
