@@ -9,9 +9,11 @@ from leaderboard.scoring.bootstrap import INTERVAL_PERCENTILES
 
 
 def ranking_values(values: np.ndarray) -> np.ndarray:
-    """Resampled values as the ranking compares them: a missing value (NaN) ranks last."""
+    """Resampled values as the ranking compares them: a missing value (NaN) ranks last.
+    Without one, ``values`` itself (every caller only reads it: no copy per comparison)."""
     values = np.asarray(values, dtype=float)
-    return np.where(np.isnan(values), -np.inf, values)
+    missing = np.isnan(values)
+    return np.where(missing, -np.inf, values) if missing.any() else values
 
 
 def residual_bounds(values: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -118,10 +118,19 @@ class PreviousPairs:
         self.tiebreak = rs.tiebreak_ranks([(s["date"], s["id"]) for s in systems])
         self._now = np.array([now.get(s["result_id"], -1) for s in systems], dtype=int)
         self.current: dict[str, dict[str, np.ndarray]] = {}
+        self._pairs: dict[tuple[str, str, str | None], Pairs] = {}
 
     def pairs(self, name: str, key: str, headline: str | None = None) -> Pairs:
         """Neighbour p-values by pair of result ids (:func:`pair_codes`, sorted): of the
-        all-entries block, or of the best-per-team block of ``headline``."""
+        all-entries block, or of the best-per-team block of ``headline`` (once each: an
+        update asks twice, for what it must compute and then for the block)."""
+        if self.data is None or self.current.get(name, {}).get(key) is None:
+            return self._read_pairs(name, key, headline)
+        if (name, key, headline) not in self._pairs:
+            self._pairs[(name, key, headline)] = self._read_pairs(name, key, headline)
+        return self._pairs[(name, key, headline)]
+
+    def _read_pairs(self, name: str, key: str, headline: str | None = None) -> Pairs:
         if self.data is None:
             return NO_PAIRS
         systems = self.data["systems"]
