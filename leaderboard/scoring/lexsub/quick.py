@@ -1,10 +1,11 @@
 """GAP without resamples and without numpy: a one-off ``leaderboard score --bootstrap 0``.
 
 lst_gap.py's whole run costs about 0.09 s of CPU on LS07; numpy's import alone costs half of
-that. With no interval to compute nothing needs it: this module validates a file exactly as
-:func:`.validation.validate` does (it is that function) and computes the same numbers as
-:func:`.score.score` followed by :func:`leaderboard.scoring.engine.result_from_rows`, in plain
-Python, with the same floating-point operations in the same order:
+that. With no interval to compute nothing needs it: a file is validated by the general
+path's own :func:`.validation.validate` (numpy-free), and :func:`score_ranking` computes the
+same numbers as :func:`.score.score` followed by
+:func:`leaderboard.scoring.engine.result_from_rows`, in plain Python, with the same
+floating-point operations in the same order:
 
 * a row per instance, GAP and "counted" (``gap_valid``), 0 for an instance lst_gap.py skips;
 * column sums accumulated row by row, in split order (what numpy's ``rows.sum(axis=0)``
@@ -16,7 +17,9 @@ Python, with the same floating-point operations in the same order:
 quirky files. The split comes from a small ``marshal`` file in the cache folder (its gold,
 pools and per-split readings), named by what it was read from: the data files' paths, sizes
 and modification times, the scorer version, this module's format and the Python version; a
-new or edited file, a new scorer or another Python reads the data files again.
+new or edited file, a new scorer or another Python reads the data files again. The general
+path (intervals, .best/.oot files) reads its split from the same entry
+(:func:`general_split`).
 """
 
 from __future__ import annotations

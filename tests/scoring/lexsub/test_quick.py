@@ -195,7 +195,9 @@ def test_quick_args_leave_the_rest_to_click(args, tmp_path, monkeypatch) -> None
 
 
 def test_numpy_free_copies_agree_with_their_originals() -> None:
-    assert split_module.BLANKS == BLANKS
+    from leaderboard.scoring.engine import POS_ORDER
+
+    assert split_module.BLANKS == BLANKS and quick.POS_ORDER == POS_ORDER
     assert split_module.data_dir() == lexsub_data_dir()
 
 
