@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Flask
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from leaderboard.blueprints.public.analysis import grid_of, window_source
 from leaderboard.blueprints.public.common import BOARD_ARG
@@ -74,7 +74,9 @@ def page_preparer(app: Flask) -> Callable[[Engine, int, int], int]:
 
 def prepare_board(app: Flask, board_id: int, snapshot_id: int) -> int:
     """Render and store the prepared bytes of a committed snapshot; returns how many items.
-    A snapshot already replaced (or of an older format) gets none."""
+    A snapshot already replaced (or of an older format) gets none. Committed in steps, what
+    readers ask most first: the default view's ranking page and API answer, each other
+    view's, then the rest (two thirds of the work)."""
     engine = app.extensions["db_engine"]
     with Session(engine) as session:
         board = session.get(Board, board_id)
@@ -89,29 +91,56 @@ def prepare_board(app: Flask, board_id: int, snapshot_id: int) -> int:
     if int(data.get("format", 0)) < SNAPSHOT_FORMAT:
         return 0
     path = "/" if is_default else f"/?{BOARD_ARG}={slug}"
-    items: dict[tuple[str, str], bytes] = {}
+    first: dict[tuple[str, str], bytes] = {}
+    rest: dict[tuple[str, str], bytes] = {}
     with app.test_request_context(path):
-        for key in views_for(views):
-            items.update(_ranking_items(app, data, snapshot_id, views, key))
-        items.update(_values(data, views))
+        # What readers ask most first, committed at once (the default view's page and API
+        # answer, then the other views'): until it is, every web process that meets the new
+        # snapshot parses it for these.
+        default = default_view(views)
+        for key in (default, *(k for k in views_for(views) if k != default)):
+            most, more = _ranking_items(app, data, snapshot_id, views, key)
+            if not _store(engine, board_id, snapshot_id, most, replace=key == default):
+                return len(first)
+            first.update(most)
+            rest.update(more)
+        rest.update(_values(data, views))
         listed, new_charts = _system_charts(data, views, charts_kept)
+    if not _store(engine, board_id, snapshot_id, rest, charts=(listed, new_charts)):
+        return len(first)
+    return len(first) + len(rest) + len(new_charts)
+
+
+def _store(engine: Engine, board_id: int, snapshot_id: int,
+           items: dict[tuple[str, str], bytes], *, replace: bool = False,
+           charts: tuple[set[str], dict[str, bytes]] | None = None) -> bool:
+    """Write ``items`` for the snapshot (``replace``: instead of what it had) and the board's
+    system ``charts``; False when the snapshot is gone meanwhile."""
     with Session(engine) as session:
-        if session.get(LeaderboardSnapshot, snapshot_id) is None:
-            return 0
-        prepared_pages.store(session, board_id, snapshot_id, items)
-        prepared_pages.store_charts(session, board_id, listed, new_charts)
+        # Its id only: loading the row would parse its 10 MB of JSON again.
+        if session.exec(select(LeaderboardSnapshot.id).where(
+                LeaderboardSnapshot.id == snapshot_id)).first() is None:
+            return False
+        if replace:
+            prepared_pages.store(session, board_id, snapshot_id, items)
+        else:
+            prepared_pages.add(session, board_id, snapshot_id, items)
+        if charts is not None:
+            prepared_pages.store_charts(session, board_id, *charts)
         session.commit()
-    return len(items) + len(new_charts)
+    return True
 
 
 def _json(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
 
 
-def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: str,
-                   key: str) -> dict[tuple[str, str], bytes]:
-    """A view's default query: the ranking page's blocks, the API's first page and the CSV
-    and JSON exports; on the default view, every page of ``?entries=all`` too."""
+def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: str, key: str
+                   ) -> tuple[dict[tuple[str, str], bytes], dict[tuple[str, str], bytes]]:
+    """A view's default query: the ranking page's blocks and the API's first page (the
+    first dict), the CSV and JSON exports and, on the default view, every page of
+    ``?entries=all`` (the second)."""
+    first: dict[tuple[str, str], bytes] = {}
     items: dict[tuple[str, str], bytes] = {}
     view, pos, sort, direction = parse_query(key, None, None, None, views)
     query = parse_q(None)
@@ -121,19 +150,21 @@ def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: st
         core = (view.key, pos, sort, direction, entries, query)
         whole = build_table(data, snapshot_id=snapshot_id, view=key, entries=entries, q=query)
         pages = max(1, -(-len(whole.rows) // HTML_PAGE_SIZE))
-        for number in range(1, pages + 1 if entries == "all" else 2):
+        default = entries == parse_entries(None)
+        for number in range(1, 2 if default else pages + 1):
             _page, blocks = capture_blocks("public/ranking.html", table=page_of(whole, number),
                                            **page_context())
-            items[(prepared_pages.PAGE, page_variant((*core, number)))] = _json(blocks)
-        if entries != parse_entries(None):
+            (first if default else items)[
+                (prepared_pages.PAGE, page_variant((*core, number)))] = _json(blocks)
+        if not default:
             continue
         doc = paged(whole.to_dict(), 1, API_PER_PAGE)
-        items[(prepared_pages.API, api_variant((*core, None), 1, API_PER_PAGE))] = (
+        first[(prepared_pages.API, api_variant((*core, None), 1, API_PER_PAGE))] = (
             app.json.response(doc).get_data())
         for kind, chunks in (("csv", exports.csv_chunks), ("json", exports.json_chunks)):
             items[(prepared_pages.EXPORT, export_variant(kind, core))] = (
                 "".join(chunks(whole)).encode("utf-8"))
-    return items
+    return first, items
 
 
 def _values(data: dict[str, Any], views: str) -> dict[tuple[str, str], bytes]:

@@ -95,6 +95,16 @@ def store(session: Session, board_id: int, snapshot_id: int,
     session.flush()
 
 
+def add(session: Session, board_id: int, snapshot_id: int,
+        items: Mapping[tuple[str, str], bytes]) -> None:
+    """Write ``items`` for the snapshot beside what :func:`store` wrote for it (a second
+    batch). The caller commits."""
+    session.add_all(PreparedPage(board_id=board_id, snapshot_id=snapshot_id, kind=kind,
+                                 variant=variant, body=body)
+                    for (kind, variant), body in items.items())
+    session.flush()
+
+
 def load(session: Session, snapshot_id: int, kind: str, variant: str) -> bytes | None:
     """The stored bytes, or None."""
     return session.exec(select(PreparedPage.body).where(
