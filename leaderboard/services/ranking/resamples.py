@@ -1,7 +1,8 @@
 """Results' metric values on their split's shared bootstrap resamples, for the ranking.
 
 Every value the ranking compares comes from :func:`system_values` (one result at a time, so
-a value does not depend on which other results were computed with it). The board's headline
+a value does not depend on which other results were computed with it), or from
+:func:`some_values`, the same numbers of a few metrics only. The board's headline
 metrics are also kept per result and POS in :class:`~leaderboard.models.ResultResamples`,
 written when the result is scored, so an incremental refresh reads them instead of
 recomputing them from the target statistics.
