@@ -3,7 +3,7 @@ result at a time.
 
 A :class:`RankState` holds, for every system of a board (by result id): its point estimate,
 the bounds of its *residual* resampled values (each resample's value minus a shared shift),
-its Holm family's p-values that can matter, and its 95% rank interval. :func:`build`
+its Holm family's p-values that can matter, and its 95% rank interval. :func:`rank_build.build`
 computes it for a whole board; :meth:`RankState.add` and :meth:`RankState.remove` compare
 one system only with the systems whose residual bounds overlap its own. Both give the same
 numbers (``tests/scoring``). Why the bounds suffice: subtracting the same number from every
@@ -295,43 +295,3 @@ class RankState:
                        zeros=z["zeros"].astype(int), nears=nears,
                        rank_lo=z["rank_lo"].astype(int), rank_hi=z["rank_hi"].astype(int),
                        known=np.zeros(len(z["ids"]), dtype=bool))
-
-
-def build(values: np.ndarray, points: np.ndarray, ids: list[int] | None = None) -> RankState:
-    """The state of a whole board at once: ``values`` (m, B) on the shared resamples."""
-    values = ranking_values(values)
-    m, b = values.shape
-    finite = np.isfinite(values).all(axis=0)
-    shift = np.where(finite, values.mean(axis=0) if m else 0.0, 0.0) if m else np.zeros(b)
-    low, high = residual_bounds(values, shift)
-    zeros = np.zeros(m, dtype=int)
-    nears: list[np.ndarray | None] = [np.zeros(0, dtype=int) for _ in range(m)]
-    for i in range(m):
-        family = np.flatnonzero(points > points[i])
-        if family.size == 0:
-            continue
-        sure = low[family] > high[i]
-        zeros[i] = int(sure.sum())
-        unsure = family[~sure]
-        if unsure.size:
-            q = beat_q(values[unsure], values[i])
-            zeros[i] += int(np.sum(q == 0))
-            nears[i] = kept_nears(q, b)
-        if not tracks_nears(np.array(family.size), np.array(zeros[i]), b):
-            nears[i] = None
-    ranks = resample_ranks(values).astype(rank_dtype(m))
-    rank_lo, rank_hi = rank_bounds(ranks) if m else (np.zeros(0, int),) * 2
-    return RankState(b=b, shift=shift, ids=list(ids if ids is not None else range(m)),
-                     points=np.asarray(points, dtype=float), low=low, high=high, zeros=zeros,
-                     nears=nears, rank_lo=rank_lo, rank_hi=rank_hi, ranks=ranks,
-                     known=np.ones(m, dtype=bool))
-
-
-def conservative_ranks(values: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """1 + the number of systems significantly better than each one, Holm-adjusted.
-
-    ``values`` is (m, B) on the shared resamples, ``points`` the point estimates. For system
-    i the family is every system with a higher point estimate; system j counts when it beats
-    i in more than half of the resamples and survives Holm's procedure over that family.
-    """
-    return build(values, points).conservative()

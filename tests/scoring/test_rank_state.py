@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard.scoring.rank_state import RankState, build, conservative_ranks
+from leaderboard.scoring.rank_build import build, conservative_ranks
+from leaderboard.scoring.rank_state import RankState
 from leaderboard.scoring.significance import beat_q, holm_count
 
 

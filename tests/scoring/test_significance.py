@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leaderboard.scoring.rank_state import conservative_ranks
+from leaderboard.scoring.rank_build import conservative_ranks
 from leaderboard.scoring.significance import (
     compact_letters,
     diff_interval,

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from leaderboard.scoring.rank_state import RankState, build
+from leaderboard.scoring.rank_build import build
+from leaderboard.scoring.rank_state import RankState
 from leaderboard.scoring.resample_ranks import ranking_values
 from leaderboard.scoring.significance import p_beats_rows, p_value
 from leaderboard.services.ranking import ranking_stats as rs
