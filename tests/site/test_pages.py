@@ -7,6 +7,7 @@ from html import unescape
 
 import pytest
 
+from leaderboard.services.intake.submissions import track_metrics
 from tests.factories import login
 
 HEADLINE_VALUES = re.compile(r'data-key="strict_a_f@10"')
@@ -157,6 +158,20 @@ def test_system_page(site):
     headline = compared.split("On the headline")[1].split("</p>")[0]
     assert re.search(r"\), p (&lt;|=) 0\.\d{3}: <strong>", headline), headline
     assert "p = &lt;" not in compared
+
+
+def test_a_swords_system_lists_no_tsar_metric(site):
+    """Every result carries every family's metrics (TSAR-2022's at 0 on SWORDS): the system
+    page's table and the owner's JSON show a board's own only."""
+    client, seeded = site
+    html = client.get(f"/systems/{seeded.public['Contextual ranker']}").get_data(as_text=True)
+    table = html.split('id="metrics"')[1].split("</table>")[0]
+    assert "best1" in table and "F<sup>10</sup>" in table
+    for label in ("ACC@1", "MAP@3", "Potential@10", "ACC@2@Top1"):
+        assert label not in table
+    values = {"strict_a_f@10": 50.0, "best1": 12.5, "acc@1": 0.0, "map@3": 0.0}
+    assert track_metrics("generative", values) == {"strict_a_f@10": 50.0, "best1": 12.5}
+    assert track_metrics("tsar-generative", values) == {"acc@1": 0.0, "map@3": 0.0}
 
 
 def test_system_page_bad_compare(site):

@@ -19,6 +19,7 @@ from leaderboard.services.ranking.metric_info import (
     LABELS,
     POS_VALUES,
     VIEWS,
+    board_metrics,
     default_sort,
     describe,
     displayed,
@@ -63,8 +64,8 @@ def system(submission_id: int):
         cards = keys = list(displayed(views))
     else:
         cards = CARD_KEYS
-        keys = [k for k in VIEWS["all"].columns] + [k for k in detail["metrics"]
-                                                    if k not in VIEWS["all"].columns]
+        keys = [*VIEWS["all"].columns, *board_metrics(views, (
+            k for k in detail["metrics"] if k not in VIEWS["all"].columns))]
     figure = system_figure(detail, chart_keys) if detail["metrics"] else None
     detail["coverage_text"] = coverage_text(detail["coverage"])
     headline = default_sort(views)

@@ -17,11 +17,11 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, Track, utcnow
+from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, utcnow
 from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.ranking import ladder
-from leaderboard.services.ranking.metric_info import default_sort, displayed
+from leaderboard.services.ranking.metric_info import board_metrics, default_sort, displayed
 from leaderboard.textcheck import TextRefused, check_text
 
 _READ_CHUNK = 1 << 16
@@ -272,11 +272,10 @@ def rounded(value: Any, decimals: int = SHOWN_DECIMALS) -> Any:
 
 
 def track_metrics(views: str, values: dict[str, Any]) -> dict[str, Any]:
-    """The metrics a board of view set ``views`` shows (all of them on a SWORDS generative
-    board; a ranking-track file scores every candidate, so its F^10 and SemEval numbers mean
-    nothing there; an LS07/CoInCo board has its own metrics)."""
-    keys = tuple(values) if views == Track.GENERATIVE else displayed(views)
-    return {k: values[k] for k in keys if k in values}
+    """The metrics a board of view set ``views`` shows (all but TSAR-2022's on a SWORDS
+    generative board; a ranking-track file scores every candidate, so its F^10 and SemEval
+    numbers mean nothing there; an LS07/CoInCo board has its own metrics)."""
+    return {k: values[k] for k in board_metrics(views, values)}
 
 
 def _track_result(track: str, result: Result) -> tuple[dict, dict, dict]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from leaderboard.scoring.significance import ALPHA
@@ -193,6 +194,22 @@ def displayed(track: str | None) -> tuple[str, ...]:
 def headlines(track: str | None) -> tuple[str, ...]:
     """The metrics a board of ``track`` ranks on (one best-per-team block each)."""
     return tuple(dict.fromkeys(v.headline for v in views_for(track).values()))
+
+
+#: Metrics only TSAR-2022 boards show. Every result carries every family's metrics (one
+#: statistics matrix for all benchmarks), these at 0 on a benchmark that is not TSAR-2022's.
+TSAR_ONLY: frozenset[str] = frozenset(displayed("tsar-generative")) - frozenset(
+    displayed("generative"))
+
+
+def board_metrics(views: str | None, keys: Iterable[str]) -> list[str]:
+    """Which of ``keys`` a board of view set ``views`` shows: on a SWORDS generative board
+    every metric but TSAR-2022's (in the order of ``keys``), on every other board its view
+    set's own (in display order)."""
+    if (views or DEFAULT_TRACK) == DEFAULT_TRACK:
+        return [k for k in keys if k not in TSAR_ONLY]
+    given = set(keys)
+    return [k for k in displayed(views) if k in given]
 
 
 #: View sets whose benchmark has no part of speech (no POS blocks, controls or matrix).
