@@ -140,7 +140,6 @@ def score_command(split_spec: str, submission_path: Path | None, more_submission
                                     seed=seed, as_json=as_json,
                                     cache=None if no_cache else cache_dir()))
     from leaderboard.scoring import (
-        METRIC_KEYS,
         WordNetMissing,
         score_submission,
         validate_submission,
@@ -152,6 +151,7 @@ def score_command(split_spec: str, submission_path: Path | None, more_submission
         validate_ranking_submission,
     )
     from leaderboard.scoring.split_cache import prepared_split_cached
+    from leaderboard.scoring.stats import SWORDS_METRIC_KEYS
 
     split_path = Path(split_spec)
     if not split_path.is_file():
@@ -162,7 +162,7 @@ def score_command(split_spec: str, submission_path: Path | None, more_submission
                                             use_cache=not no_cache)
     except WordNetMissing as exc:
         raise click.ClickException(str(exc)) from exc
-    keys: tuple[str, ...] = METRIC_KEYS
+    keys: tuple[str, ...] = SWORDS_METRIC_KEYS
     candidates = None
     if track == "ranking":
         keys = SHOWN_METRICS
@@ -183,8 +183,8 @@ def score_command(split_spec: str, submission_path: Path | None, more_submission
                    "intervals": result.intervals, "by_pos": result.by_pos,
                    "warnings": result.warnings, "counts": result.counts,
                    "signature": result.signature}
-            if candidates is not None:
-                doc = {"track": track, **_only(doc, keys)}
+            doc = _only(doc, keys) if candidates is None else {"track": track,
+                                                                **_only(doc, keys)}
             click.echo(json.dumps(doc))
             continue
         if len(paths) > 1:

@@ -35,6 +35,10 @@ METRIC_KEYS: tuple[str, ...] = tuple(
     "best_p", "best_r", "best_mode_p", "best_mode_r",
     "oot_p", "oot_r", "oot_mode_p", "oot_mode_r",
 ) + jabbari.METRIC_KEYS + tsar.METRIC_KEYS
+#: What a SWORDS result shows: every metric but TSAR-2022's, which every result carries (one
+#: statistics matrix for every benchmark) at 0 where the benchmark is not TSAR-2022's.
+SWORDS_METRIC_KEYS: tuple[str, ...] = tuple(k for k in METRIC_KEYS
+                                            if k not in tsar.METRIC_KEYS)
 
 
 def resampled_sums(counts: np.ndarray, rows: np.ndarray) -> np.ndarray:

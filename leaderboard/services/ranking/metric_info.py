@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from leaderboard.scoring.significance import ALPHA
+from leaderboard.scoring.tsar.metrics import METRIC_KEYS as TSAR_METRIC_KEYS
 
 POS_VALUES: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV")
 DEFAULT_SORT = "strict_a_f@10"
@@ -198,8 +199,7 @@ def headlines(track: str | None) -> tuple[str, ...]:
 
 #: Metrics only TSAR-2022 boards show. Every result carries every family's metrics (one
 #: statistics matrix for all benchmarks), these at 0 on a benchmark that is not TSAR-2022's.
-TSAR_ONLY: frozenset[str] = frozenset(displayed("tsar-generative")) - frozenset(
-    displayed("generative"))
+TSAR_ONLY: frozenset[str] = frozenset(TSAR_METRIC_KEYS)
 
 
 def board_metrics(views: str | None, keys: Iterable[str]) -> list[str]:
