@@ -14,12 +14,19 @@ A field whose score is refused is dropped with a warning, as lst_gap.py drops it
 printing "Error appending" (a multiword or hyphenated candidate is dropped before its score is
 read, without a word, as no-mwe does); the rest of the line is scored. A repeated id: the last
 line counts. A non-blank line without a second field is refused (lst_gap.py stops there).
+
+The usual file (:func:`parse_plain`) is read as a whole at C speed: its fields turned into one
+JSON document that ``msgspec`` reads into the same (candidate, score) tuples. JSON's numbers
+(``-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?``) are a subset of what Python 2's ``float`` reads,
+both correctly rounded, so each score is the same double; a file that is not of that shape
+fails to decode (or is set aside before) and is read line by line as above.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from leaderboard.scoring.lexsub.formats import RANKED, Answers, Notes
 from leaderboard.scoring.lexsub.gap import is_mwe
@@ -40,6 +47,67 @@ def py2_float(text: str) -> float | None:
     if _PY2_FLOAT.fullmatch(text) is None:
         return None
     return float(text)
+
+
+#: After every space became ``",`` (JSON's end of a string and a comma), the ones that were
+#: not the space before a score, put back: a space is that one when it is its field's last
+#: and what follows could be a JSON number up to the field's end; one right before a field's
+#: end is not put back (``a 1 \t``: its score is refused; the document is invalid there, so
+#: the file is read line by line). Other spaces (``most talented``, ``past 7 day``) stay in
+#: the candidate. An escaped quote's ``",`` put back leaves ``\ ``, which JSON refuses.
+_INNER_SPACE = re.compile('",(?![-0-9][^\t\n"]*(?:[\t\n]|\\Z)|[\t\n\r]|\\Z)')
+# "-0" (not "-0.", "-0e"): float reads -0.0, msgspec 0.0 (the sign is lost on an integer).
+_NEGATIVE_ZERO = re.compile("[ ]-0(?![.eE])")
+
+
+@lru_cache(maxsize=1)
+def _plain_decoder():
+    import msgspec  # only here: a one-off process on other files does not import it
+
+    return msgspec.json.Decoder(list[list[tuple[str, float]]]), msgspec.DecodeError
+
+
+def parse_plain(text: str, max_entries: int, max_lines: int,
+                max_chars: int) -> Answers | None:
+    """What :func:`parse_ranked` reads from ``text`` (the whole file) when every line is
+    ``anything<TAB>key<TAB>cand score<TAB>...`` (or has no field), with distinct keys, a JSON
+    number after each field's last space and nothing after it but a carriage return, no
+    control character in a candidate, within the limits; None for any other file (nothing
+    is reported: the caller reads it line by line)."""
+    if " -0" in text and _NEGATIVE_ZERO.search(text):
+        return None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if len(lines) > max_lines or max(map(len, lines), default=0) > max_chars:
+        return None
+    keys, rests, has = [], [], []
+    for line in lines:
+        parts = line.split("\t", 2)
+        if len(parts) < 2:
+            return None
+        keys.append(parts[1].strip(PY2_BLANKS))
+        if len(parts) == 3:
+            rests.append(parts[2])
+        has.append(len(parts) == 3)
+    if not all(keys) or len(set(keys)) != len(keys):
+        return None
+    decoder, failure = _plain_decoder()
+    try:
+        # a candidate's quotes and backslashes escaped, as JSON reads them back
+        rest = "\n".join(rests).replace("\\", "\\\\").replace('"', '\\"')
+        parsed = decoder.decode('[[["' + _INNER_SPACE.sub(" ", rest.replace(" ", '",'))
+                                .replace("\t", '],["').replace("\n", ']],[["') + ']]]'
+                                if rests else "[]")
+    except failure:
+        return None
+    if max(map(len, parsed), default=0) > max_entries:
+        return None
+    answers = Answers(RANKED)
+    found = iter(parsed)
+    answers.ranked = {key: next(found) if given else []
+                      for key, given in zip(keys, has, strict=True)}
+    return answers
 
 
 def parse_ranked(lines: Iterable[tuple[int, str, bool]], report: ValidationReport,

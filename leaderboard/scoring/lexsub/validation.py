@@ -8,7 +8,7 @@ from __future__ import annotations
 from operator import itemgetter
 
 from leaderboard.scoring.lexsub import formats, reader
-from leaderboard.scoring.lexsub.ranked import parse_ranked
+from leaderboard.scoring.lexsub.ranked import parse_plain, parse_ranked
 from leaderboard.scoring.lexsub.repeats import oot_repeats, ranked_repeats, scorepl_gold
 from leaderboard.scoring.lexsub.split import LexsubGold
 from leaderboard.scoring.validate import (
@@ -160,6 +160,15 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
                                "lst_gap.py"))
 
 
+def _plain(upload: reader.Upload, max_substitutes: int) -> formats.Answers | None:
+    """A RANKED file of the usual shape read as a whole (:func:`.ranked.parse_plain`)."""
+    try:
+        text = str(upload.read_all(), "latin-1")
+    except reader.Refused:
+        return None
+    return parse_plain(text, max_substitutes, reader.MAX_LINES, reader.MAX_LINE_CHARS)
+
+
 def validate(raw: bytes, split: LexsubGold, *, track: str, max_bytes: int = 50_000_000,
              max_substitutes: int = 5000, **limits) -> ValidationReport:
     """Check an answer file in any accepted format; ``report.submission`` is its parse."""
@@ -171,9 +180,14 @@ def validate(raw: bytes, split: LexsubGold, *, track: str, max_bytes: int = 50_0
             limits = {k: v for k, v in limits.items() if k != "min_answered_fraction"}
             answers = _from_json(upload.read_all(), split, report, {
                 "max_bytes": max_bytes, "max_substitutes": max_substitutes, **limits})
+        elif kind == formats.RANKED:
+            answers = _plain(upload, max_substitutes)
+            if answers is None:  # not the usual shape: line by line, with the warnings
+                # (and a limit refused where the line reader stops, as before)
+                answers = parse_ranked(reader.Upload(raw, max_bytes).lines(), report,
+                                       max_substitutes)
         else:
-            parse = parse_ranked if kind == formats.RANKED else formats.parse_lines
-            answers = parse(upload.lines(), report, max_substitutes)
+            answers = formats.parse_lines(upload.lines(), report, max_substitutes)
     except reader.Refused as refused:
         report.error(refused.code, refused.message, position=refused.position)
         return report
