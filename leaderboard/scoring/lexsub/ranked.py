@@ -50,14 +50,33 @@ def py2_float(text: str) -> float | None:
 
 
 #: After every space became ``",`` (JSON's end of a string and a comma), the ones that were
-#: not the space before a score, put back: a space is that one when it is its field's last
-#: and what follows could be a JSON number up to the field's end; one right before a field's
-#: end is not put back (``a 1 \t``: its score is refused; the document is invalid there, so
-#: the file is read line by line). Other spaces (``most talented``, ``past 7 day``) stay in
-#: the candidate. An escaped quote's ``",`` put back leaves ``\ ``, which JSON refuses.
-_INNER_SPACE = re.compile('",(?![-0-9][^\t\n"]*(?:[\t\n]|\\Z)|[\t\n\r]|\\Z)')
+#: not the space before a score are put back as ``\u0020`` (a space in a JSON string, and
+#: invalid outside one, so a space after a score cannot pass as JSON's blank). The usual
+#: case first: a space followed by what cannot start a number (``most talented``); then,
+#: where that document does not decode, the exact rule: a space is the one before a score
+#: when it is its field's last and what follows could be a JSON number up to the field's
+#: end (``past 7 day 0.5``). A space right before a field's end is never put back (``a 1
+#: \t``: its score is refused; the document is invalid there, so the file is read line by
+#: line).
+_INNER_SPACES = (re.compile('",(?=[^-0-9\t\n\r])'),
+                 re.compile('",(?![-0-9][^\t\n"]*(?:[\t\n]|\\Z)|[\t\n\r]|\\Z)'))
 # "-0" (not "-0.", "-0e"): float reads -0.0, msgspec 0.0 (the sign is lost on an integer).
 _NEGATIVE_ZERO = re.compile("[ ]-0(?![.eE])")
+
+
+def _decode(text: str, fields: list[int]) -> list | None:
+    """``text`` (a file's fields, each space as ``",``) read as JSON, a list of (candidate,
+    score) per line, each line with its number of ``fields``; None where it does not read so."""
+    decoder, failure = _plain_decoder()
+    for inner in _INNER_SPACES:
+        try:
+            parsed = decoder.decode('[[["' + inner.sub("\\\\u0020", text)
+                                    .replace("\t", '],["').replace("\n", ']],[["') + ']]]')
+        except failure:
+            continue
+        # each line its own fields (belt and braces: a bracket after a score fails above)
+        return parsed if list(map(len, parsed)) == fields else None
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -92,17 +111,14 @@ def parse_plain(text: str, max_entries: int, max_lines: int,
         has.append(len(parts) == 3)
     if not all(keys) or len(set(keys)) != len(keys):
         return None
-    decoder, failure = _plain_decoder()
-    try:
-        # a candidate's quotes and backslashes escaped, as JSON reads them back
-        rest = "\n".join(rests).replace("\\", "\\\\").replace('"', '\\"')
-        parsed = decoder.decode('[[["' + _INNER_SPACE.sub(" ", rest.replace(" ", '",'))
-                                .replace("\t", '],["').replace("\n", ']],[["') + ']]]'
-                                if rests else "[]")
-    except failure:
-        return None
-    if max(map(len, parsed), default=0) > max_entries:
-        return None
+    if not rests:
+        parsed: list = []
+    else:
+        # a candidate's backslashes and quotes escaped, so that every '"' is the document's
+        text = "\n".join(rests).replace("\\", "\\\\").replace('"', "\\u0022").replace(" ", '",')
+        parsed = _decode(text, [r.count("\t") + 1 for r in rests])
+        if parsed is None or max(map(len, parsed)) > max_entries:
+            return None
     answers = Answers(RANKED)
     found = iter(parsed)
     answers.ranked = {key: next(found) if given else []

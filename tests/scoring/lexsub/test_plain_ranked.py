@@ -91,6 +91,13 @@ ODD_LINES = [
     "RANKED\tdark.a 2\r", "RANKED\tdark.a 2\t", "RANKED\t \t dim 1", "RANKED", "",
     " \t", "RANKED\tbright.a 1\tdim 1", "RANKED\tdark.a 2\tdim 1\x0b",
     "RANKED\tdark.a 2\tdim 1e5\tdark 2E-3\tdull -4.5e+2",
+    # JSON's own characters after a score, or in a candidate next to a space
+    "RANKED\tdark.a 2\tdim 1 ]", "RANKED\tdark.a 2\tdim 1]", "RANKED\tdark.a 2\tdim 1],[",
+    "RANKED\tdark.a 2\tdim 1 ,2", "RANKED\tdark.a 2\tdim 1,2", "RANKED\tdark.a 2\tdim 1 \"",
+    "RANKED\tdark.a 2\tdim 1]]],[[[\tdull 2", "RANKED\tdark.a 2\tdim 1],[\tdull 2",
+    "RANKED\tdark.a 2\td\",x 1\tdull 2", "RANKED\tdark.a 2\td\\\",\\ 1\tdull 2",
+    "RANKED\tdark.a 2\td\\ 1", "RANKED\tdark.a 2\tpast 7 day 0.5\tdim 1",
+    "RANKED\tdark.a 2\tpast 7 day 0.5 x", "RANKED\tdark.a 2\t\" 1\t\\ 2\t, 3\t] 4",
 ]
 
 
