@@ -42,6 +42,8 @@ class Answers:
     best_lines: list[tuple[int, str]] = field(default_factory=list)
     oot_lines: list[tuple[int, str]] = field(default_factory=list)
     substitutes_lemmatized: bool | None = None
+    #: instances whose ranking gives no candidate twice, as the coverage check finds them
+    distinct: set[str] = field(default_factory=set, repr=False, compare=False)
 
     #: entries of the LINES kind, computed once: (numbers of lines when computed, entries)
     _lines_entries: tuple | None = field(default=None, repr=False, compare=False)

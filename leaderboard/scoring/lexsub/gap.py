@@ -19,7 +19,10 @@ Definition (Kishida 2005, as that script implements it):
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import repeat
 from operator import itemgetter
+
+_first = itemgetter(0)
 
 
 def split_last_space(entry: str) -> tuple[str, str]:
@@ -54,11 +57,14 @@ def ranked_order(ranking: Iterable[tuple[str, float]]) -> list[tuple[str, float]
 def gap_numerator(gold_map: dict[str, int], ranking: Iterable[tuple[str, float]]) -> float:
     """The ranking's sum (``gold_map``: candidate -> its last gold count)."""
     numerator, accumulated = 0.0, 0.0
-    for i, (candidate, _score) in enumerate(ranked_order(ranking), start=1):
-        value = gold_map.get(candidate, 0)
-        accumulated += value
-        if value > 0:
-            numerator += accumulated / i
+    # the counts looked up at C speed; a count of 0 (a candidate not in the gold) would add
+    # 0 to the running sum, which leaves it as it is, and nothing to the numerator
+    counts = map(gold_map.get, map(_first, ranked_order(ranking)), repeat(0))
+    for i, value in enumerate(counts, start=1):
+        if value:
+            accumulated += value
+            if value > 0:
+                numerator += accumulated / i
     return numerator
 
 

@@ -201,8 +201,8 @@ def score_ranking(split: QuickSplit, report: ValidationReport) -> QuickResult:
             gaps.append(0.0)
             valid.append(0.0)
             continue
-        ranking = [(c, s) for c, s in ranked.get(target.target_id, ())
-                   if " " not in c and "-" not in c]
+        ranking = [e for e in ranked.get(target.target_id, ())
+                   if " " not in e[0] and "-" not in e[0]]
         gaps.append(gap_numerator(gold_map, ranking) / denominator)
         valid.append(1.0)
     total = counted = 0.0

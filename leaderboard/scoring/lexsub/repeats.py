@@ -52,13 +52,14 @@ def oot_repeats(gold: GoldItems, lines: list[tuple[int, str]]) -> list[tuple[int
     return found
 
 
-def ranked_repeats(split: LexsubGold, ranked: dict[str, list[tuple[str, float]]]
-                   ) -> list[str]:
+def ranked_repeats(split: LexsubGold, ranked: dict[str, list[tuple[str, float]]],
+                   distinct: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Instances GAP scores (a positive gold weight left) whose ranking, as lst_gap.py's
-    no-mwe reading keeps it, gives one candidate more than once."""
+    no-mwe reading keeps it, gives one candidate more than once; ``distinct``: instances
+    already known to rank no candidate twice (the coverage check counts them)."""
     found = []
     for target, (_, denominator) in zip(split.targets, split.gap_gold, strict=True):
-        if denominator <= 0:
+        if denominator <= 0 or target.target_id in distinct:
             continue
         entries = ranked.get(target.target_id, ())
         if len(set(map(_first, entries))) == len(entries):

@@ -42,8 +42,8 @@ def _ranking_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray
             continue
         # a multiword or hyphenated candidate is not in the no-mwe gold map: it earns 0
         # and takes a position, so it is dropped from the ranking first, as lst_gap.py does
-        ranking = [(c, s) for c, s in answers.ranked.get(target.target_id, ())
-                   if " " not in c and "-" not in c]
+        ranking = [e for e in answers.ranked.get(target.target_id, ())
+                   if " " not in e[0] and "-" not in e[0]]
         rows[i, gap] = gap_numerator(gold_map, ranking) / denominator
         rows[i, valid] = 1.0
 

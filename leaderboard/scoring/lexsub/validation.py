@@ -62,7 +62,7 @@ def _repeat_warning(answers: formats.Answers, split: LexsubGold, track: str,
     """Count the items with duplicates (:mod:`.repeats`) into ``items_with_duplicates`` and
     warn (``duplicate_answers``) when there are any."""
     if track == RANKING:
-        keys = ranked_repeats(split, answers.ranked)
+        keys = ranked_repeats(split, answers.ranked, answers.distinct)
         report.counts["items_with_duplicates"] = len(keys)
         if keys:
             report.warnings.append(Problem(
@@ -132,12 +132,15 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
         return
     outside, outside_gold, left_out = 0, 0, 0
     pool_sets = split.pool_sets
+    distinct = answers.distinct
     for target, (gold_map, _) in zip(split.targets, split.gap_gold, strict=True):
         entries = given.get(target.target_id)
         if not entries:
             continue
         pool = pool_sets[target.target_id]
         ranked = set(map(_first, entries))
+        if len(ranked) == len(entries):
+            distinct.add(target.target_id)
         if ranked == pool:  # the usual file: every candidate, nothing else
             continue
         strangers = ranked - pool
