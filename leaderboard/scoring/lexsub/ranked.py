@@ -64,9 +64,9 @@ _INNER_SPACES = (re.compile('",(?=[^-0-9\t\n\r])'),
 _NEGATIVE_ZERO = re.compile("[ ]-0(?![.eE])")
 
 
-def _decode(text: str, fields: list[int]) -> list | None:
-    """``text`` (a file's fields, each space as ``",``) read as JSON, a list of (candidate,
-    score) per line, each line with its number of ``fields``; None where it does not read so."""
+def _decode(text: str, lines: int, fields: int) -> list | None:
+    """``text`` (a file's fields, each space as ``",``) read as JSON: ``lines`` lists of
+    (candidate, score), ``fields`` in all; None where it does not read so."""
     decoder, failure = _plain_decoder()
     for inner in _INNER_SPACES:
         try:
@@ -74,8 +74,8 @@ def _decode(text: str, fields: list[int]) -> list | None:
                                     .replace("\t", '],["').replace("\n", ']],[["') + ']]]')
         except failure:
             continue
-        # each line its own fields (belt and braces: a bracket after a score fails above)
-        return parsed if list(map(len, parsed)) == fields else None
+        # as many lines and fields (belt and braces: a bracket after a score fails above)
+        return parsed if len(parsed) == lines and sum(map(len, parsed)) == fields else None
     return None
 
 
@@ -116,7 +116,7 @@ def parse_plain(text: str, max_entries: int, max_lines: int,
     else:
         # a candidate's backslashes and quotes escaped, so that every '"' is the document's
         text = "\n".join(rests).replace("\\", "\\\\").replace('"', "\\u0022").replace(" ", '",')
-        parsed = _decode(text, [r.count("\t") + 1 for r in rests])
+        parsed = _decode(text, len(rests), text.count("\t") + len(rests))
         if parsed is None or max(map(len, parsed)) > max_entries:
             return None
     answers = Answers(RANKED)
