@@ -112,13 +112,17 @@ def public_urls(url: str, instance: str) -> list[str]:
         sub = session.exec(select(Submission).limit(1)).first()
     app.extensions["db_engine"].dispose()
     views = [f"/?view={v}" for v in views_for("generative") if v != default_view("generative")]
-    # The last three are queries a ranker does not prepare (a system's significance
-    # window, another sort, a metric no view ranks on): the first of them after a new
-    # snapshot parses it.
+    # The rest are queries a ranker does not prepare whole (a system's significance
+    # window; other sorts, POS, filters, API pages; a metric no view ranks on): made from
+    # the snapshot's prepared parts (the table's columns and ranks), never the snapshot.
     return ["/", *views, "/?entries=all", "/?entries=all&page=2", "/api/v1/leaderboard",
             f"/systems/{sub.id}", f"/teams/{sub.team_id}", "/significance", "/matrix",
             "/charts", "/history", "/compare", "/about", "/leaderboard.csv",
-            f"/significance?around={sub.id}", "/?sort=date", "/matrix?metric=gap"]
+            f"/significance?around={sub.id}", "/?sort=date", "/?pos=NOUN&sort=gap",
+            "/?entries=all&sort=team&page=4", "/?view=all&pos=VERB&entries=all&page=7",
+            "/?entries=all&q=Team%2007", "/api/v1/leaderboard?sort=date&per_page=1000",
+            "/api/v1/leaderboard?entries=all&pos=ADJ&page=3", "/matrix?metric=gap",
+            "/leaderboard.csv?entries=all&sort=date"]
 
 
 def cpu_of(url: str) -> float:
@@ -242,7 +246,7 @@ def main() -> None:
         try:
             print(f"\nCPU ms per request, one web process, one client "
                   f"(median and max of {args.cpu_requests} after the first)")
-            print(f"{'page':<34} {'first':>8} {'median':>7} {'max':>7} {'new snap':>9}")
+            print(f"{'page':<44} {'first':>8} {'median':>7} {'max':>7} {'new snap':>9}")
             rows = {}
             for path in urls:
                 base = f"http://127.0.0.1:{port}{path}"
@@ -253,7 +257,7 @@ def main() -> None:
             for path in urls:
                 after = cpu_of(f"http://127.0.0.1:{port}{path}")
                 first, median, high = rows[path]
-                print(f"{path:<34} {first:8.1f} {median:7.1f} {high:7.1f} {after:9.1f}")
+                print(f"{path:<44} {first:8.1f} {median:7.1f} {high:7.1f} {after:9.1f}")
         finally:
             stop(proc)
         proc = start_gunicorn(env, port)

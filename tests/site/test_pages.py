@@ -319,7 +319,6 @@ def test_charts_and_exports_carry_two_decimals(site):
 
 def test_date_sort_uses_the_time_not_only_the_day():
     """Two submissions of one day: 'date' sorts them by their time (issue 19 item 22)."""
-    from leaderboard.services.ranking.metric_info import VIEWS
     from leaderboard.services.ranking.ranking_table import _sort_rows
 
     # the better score came first in the day: a sort by day alone keeps it first
@@ -329,9 +328,9 @@ def test_date_sort_uses_the_time_not_only_the_day():
              "headline": 50.0, "system": "evening", "team": "T", "cells": []},
             {"id": 3, "date": "2026-11-23", "submitted_at": "2026-11-23T23:59:00",
              "headline": 70.0, "system": "yesterday", "team": "T", "cells": []}]
-    _sort_rows(rows, VIEWS["strict-a"], "date", "desc")
+    _sort_rows(rows, "date", "desc")
     assert [r["system"] for r in rows] == ["evening", "morning", "yesterday"]
-    _sort_rows(rows, VIEWS["strict-a"], "date", "asc")
+    _sort_rows(rows, "date", "asc")
     assert [r["system"] for r in rows] == ["yesterday", "morning", "evening"]
 
 

@@ -8,8 +8,7 @@ from leaderboard.services.ranking.ranking_table import _cell, shown_decimals
 
 def _printed(value: float, name: str) -> str:
     data = {"benchmark": {"name": name}}
-    cell = _cell("gap", {"gap": value}, {"gap": [value - 1.05, value + 1.0]},
-                 decimals=shown_decimals(data))
+    cell = _cell("gap", value, [value - 1.05, value + 1.0], decimals=shown_decimals(data))
     return str(cell_html(cell))
 
 
@@ -23,4 +22,4 @@ def test_swords_prints_one_decimal_rounded_from_the_full_value():
 def test_ls07_and_coinco_print_two_decimals_as_papers_cite_them():
     assert ">135.75</span>" in _printed(135.7479, "semeval07")
     assert ">64.97</span>" in _printed(64.97, "coinco")
-    assert _cell("gap", {"gap": 50.2527}, {})["value"] == 50.25  # API and exports: 2
+    assert _cell("gap", 50.2527, None)["value"] == 50.25  # API and exports: 2

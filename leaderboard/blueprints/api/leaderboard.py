@@ -66,8 +66,8 @@ def _ranking(board: Board):
         return ranking_response(
             board.id, "api.json",  # type: ignore[arg-type]
             lambda table: current_app.json.response(
-                paged(table.to_dict(), page, per_page)).get_data(),
-            "application/json", extra=(page, per_page),
+                paged(table.to_dict(), page, per_page, table.matching)).get_data(),
+            "application/json", extra=(page, per_page), api_page=(page, per_page),
             prepared=lambda ref, query: stored(ref, "api", api_variant(query, page, per_page)))
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))

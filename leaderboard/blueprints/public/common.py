@@ -13,7 +13,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
-from leaderboard.blueprints.public.prepared import SnapshotParts, prepared_value
+from leaderboard.blueprints.public.prepared import SnapshotParts, prepared_value, snapshot_top
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board, LeaderboardSnapshot
 from leaderboard.services.catalog.benchmarks import get_split
@@ -27,13 +27,15 @@ from leaderboard.services.catalog.boards import (
 )
 from leaderboard.services.ranking.metric_info import pos_values_for
 from leaderboard.services.ranking.ranking_table import (
-    BadQuery,
     RankingTable,
     page_of,
+    page_window,
     parse_entries,
     parse_html_page,
     parse_q,
     parse_query,
+    table_of,
+    window_page,
 )
 from leaderboard.services.ranking.snapshot_reader import (
     SnapshotRef,
@@ -43,8 +45,10 @@ from leaderboard.services.ranking.snapshot_reader import (
     latest_snapshot,
     load_data,
     ranking_rows,
+    table_source,
 )
 from leaderboard.services.ranking.snapshots import public_counts
+from leaderboard.services.ranking.table_source import MissingPart
 
 #: Query parameter naming the leaderboard a page shows (absent: the default one).
 BOARD_ARG = "leaderboard"
@@ -152,21 +156,6 @@ def shown_benchmark() -> Benchmark | None:
     return get_split(get_session(), board.benchmark_id) if board is not None else None
 
 
-def table_from_query() -> RankingTable | None:
-    """The ranking for the request's view/pos/sort/dir; 400 on unknown values."""
-    board = current_board()
-    if board is None:
-        return None
-    args = request.args
-    try:
-        return ranking_rows(session=get_session(), board_id=board.id, view=args.get("view"),
-                            pos=args.get("pos"), sort=args.get("sort"),
-                            direction=args.get("dir"), entries=args.get("entries"),
-                            q=args.get("q"))
-    except BadQuery as exc:
-        abort(400, description=str(exc))
-
-
 def snapshot_or_empty() -> SnapshotParts:
     """The shown board's current snapshot data (empty before any benchmark), read in parts:
     its small keys from what the ranker prepared, the whole only when a page reads its
@@ -185,10 +174,13 @@ def personal_page() -> bool:
     return bool(current_user.is_authenticated or session.get("_flashes"))
 
 
-def _ranking_query(board_id: int, paged: bool, extra: tuple
+def _ranking_query(board_id: int, paged: bool, extra: tuple,
+                   api_page: tuple[int, int] | None = None
                    ) -> tuple[SnapshotRef, tuple, Callable[[], RankingTable]]:
     """The board's latest snapshot, the cache key of the request's query and a function
-    that builds its table (one page of it with ``paged``). Raises :class:`BadQuery`."""
+    that builds its table: one page of it with ``paged`` (``?page=``), the rows of the API's
+    ``api_page`` (page, per page; ``matching`` counts them all), else all of it. Raises
+    :class:`BadQuery`."""
     args = request.args
     view, pos, sort = args.get("view"), args.get("pos"), args.get("sort")
     direction, entries, q = args.get("dir"), args.get("entries"), args.get("q")
@@ -197,8 +189,27 @@ def _ranking_query(board_id: int, paged: bool, extra: tuple
     entries_value, query = parse_entries(entries), parse_q(q)
     page = parse_html_page(args.get("page")) if paged else None
     ref = latest_snapshot(get_session(), board_id)
+    window = page_window(page) if page is not None else (
+        page_window(*api_page) if api_page is not None else None)
+
+    def from_parts() -> RankingTable | None:
+        """From the snapshot's prepared parts (only the rows shown are made), else None."""
+        source = table_source(get_session(), ref, snapshot_top(ref))
+        if source is None:
+            return None
+        try:
+            made = table_of(source, snapshot_id=ref.id, view=view, pos=pos, sort=sort,
+                            direction=direction, entries=entries_value, q=query,
+                            hidden=ref.hidden, window=window)
+        except MissingPart:
+            return None
+        made.withdrawn = tuple(sorted(ref.hidden))
+        return window_page(made, page) if page is not None else made
 
     def table() -> RankingTable:
+        made = from_parts()
+        if made is not None:
+            return made
         whole = ranking_rows(session=get_session(), board_id=board_id, view=view, pos=pos,
                              sort=sort, direction=direction, ref=ref, entries=entries_value,
                              q=query)
@@ -223,7 +234,7 @@ def _validated(response: Response, ref: SnapshotRef, etag: str) -> Response:
 def ranking_response(board_id: int, kind: str,
                      render: Callable[[RankingTable], bytes | str], mimetype: str,
                      *, shared: bool = True, extra: tuple = (),
-                     paged: bool = False,
+                     paged: bool = False, api_page: tuple[int, int] | None = None,
                      prepared: Callable[[SnapshotRef, tuple], bytes | str | None] | None = None
                      ) -> Response:
     """The ranking in some form (page, API JSON) for the request's query, rendered once
@@ -232,11 +243,12 @@ def ranking_response(board_id: int, kind: str,
 
     ``shared=False`` (a personal page) renders without the body cache and without validators.
     ``extra`` is more of the cache key: what else the body shows (the board bar's boards).
-    ``paged``: one page of :data:`HTML_PAGE_SIZE` rows (``?page=``), the HTML page's way.
+    ``paged``: one page of :data:`HTML_PAGE_SIZE` rows (``?page=``), the HTML page's way;
+    ``api_page``: (page, per page) of the API (the table may hold that page's rows only).
     ``prepared(ref, query)``: the body from what the ranker prepared with the snapshot for
     the parsed query (view, pos, sort, dir, entries, q, page), or None to compute it.
     """
-    ref, variant, table = _ranking_query(board_id, paged, extra)
+    ref, variant, table = _ranking_query(board_id, paged, extra, api_page)
 
     def body() -> bytes | str:
         made = prepared(ref, variant[:7]) if prepared is not None else None

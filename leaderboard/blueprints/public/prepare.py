@@ -55,6 +55,7 @@ from leaderboard.services.ranking.ranking_table import (
 )
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT
 from leaderboard.services.ranking.systems import system_detail
+from leaderboard.services.ranking.table_source import table_parts
 
 log = logging.getLogger(__name__)
 
@@ -171,8 +172,9 @@ def _values(data: dict[str, Any], views: str) -> dict[tuple[str, str], bytes]:
     """What the other pages of the board derive from the snapshot, as their default queries
     compute it: the snapshot's small keys, each view's charts and history, for each
     headline metric the significance grid (top 30) and the matrix (every page of the
-    board's headline, the first of the others), and for each ranked metric what its
-    windows around a system read (:func:`window_source`)."""
+    board's headline, the first of the others), for each ranked metric what its
+    windows around a system read (:func:`window_source`), and the parts any query of the
+    ranking, the API, the exports and the matrix reads (:func:`table_parts`)."""
     values: dict[tuple[str, tuple], Any] = {("meta", ()): snapshot_meta(data)}
     for key, view in views_for(views).items():
         if key == "all":
@@ -188,6 +190,7 @@ def _values(data: dict[str, Any], views: str) -> dict[tuple[str, str], bytes]:
         pages = -(-len(grid["rows"]) // HTML_PAGE_SIZE) if metric == headline else 1
         for number in range(1, max(1, pages) + 1):
             values[("matrix-page", (metric, number))] = matrix_page(grid, number)
+    values.update(table_parts(data))
     return {(prepared_pages.VALUE, value_variant(kind, variant)): _json(value)
             for (kind, variant), value in values.items()}
 

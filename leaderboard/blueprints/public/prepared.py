@@ -21,7 +21,8 @@ from jinja2.runtime import Context
 
 from leaderboard.db import get_session
 from leaderboard.services.ranking import prepared_pages
-from leaderboard.services.ranking.snapshot_reader import SnapshotRef, cached_value
+from leaderboard.services.ranking.snapshot_reader import SnapshotRef, cached_value, table_source
+from leaderboard.services.ranking.table_source import TableSource, WholeSource
 
 
 def _context(name: str, context: dict[str, Any]) -> tuple[Template, Context]:
@@ -144,6 +145,15 @@ def snapshot_meta(data: dict[str, Any]) -> dict[str, Any]:
                         for s in data.get("systems", [])]}
 
 
+def snapshot_top(ref: SnapshotRef) -> dict[str, Any] | None:
+    """The snapshot's small keys as the ranker prepared them (its ``meta`` value), or None.
+    Served whatever was withdrawn since: they list no system."""
+    meta = None if ref.id == 0 else stored(ref, prepared_pages.VALUE,
+                                           value_variant("meta", ()), json.loads,
+                                           filtered=True)
+    return None if meta is None else meta["top"]
+
+
 class SnapshotParts(Mapping):
     """The shown board's snapshot as a page reads it: its small keys (benchmark, board,
     references…) from the prepared ``meta`` value, the whole snapshot (parsed, read filter
@@ -176,6 +186,16 @@ class SnapshotParts(Mapping):
 
     def __len__(self) -> int:
         return len(self.whole())
+
+    def table_source(self) -> tuple[TableSource, frozenset[int]]:
+        """What a ranking table or matrix reads of the snapshot, and the systems it must
+        leave out: the parts the ranker prepared (the read filter is the reader's to apply),
+        else the whole snapshot (filtered already)."""
+        source = (None if self.meta is None or self._whole is not None else
+                  table_source(get_session(), self.ref, self.meta["top"]))
+        if source is None:
+            return WholeSource(self.whole()), frozenset()
+        return source, self.ref.hidden
 
     def prepared(self, kind: str, variant: tuple) -> Any:
         """A value the ranker prepared with the snapshot (:func:`prepared_value`), read once

@@ -18,7 +18,12 @@ from leaderboard.blueprints.public.common import (
     ranking_stream,
     snapshot_or_empty,
 )
-from leaderboard.blueprints.public.prepared import export_variant, prepared_page, stored
+from leaderboard.blueprints.public.prepared import (
+    SnapshotParts,
+    export_variant,
+    prepared_page,
+    stored,
+)
 from leaderboard.services.ranking import charts, exports, prepared_pages
 from leaderboard.services.ranking.metric_info import (
     LABELS,
@@ -33,10 +38,10 @@ from leaderboard.services.ranking.metric_info import (
 )
 from leaderboard.services.ranking.ranking_table import (
     BadQuery,
-    build_matrix,
-    matrix_page,
+    matrix_of,
     parse_html_page,
 )
+from leaderboard.services.ranking.table_source import MissingPart, WholeSource
 
 
 def _track() -> str | None:
@@ -81,9 +86,7 @@ def matrix():
     try:
         page = parse_html_page(request.args.get("page"))
         # One page as the ranker prepared it, else the page of the whole grid built here.
-        grid = (data.prepared("matrix-page", (metric, page))
-                or matrix_page(per_snapshot("matrix", (metric,),
-                                            lambda: build_matrix(data, metric)), page))
+        grid = per_snapshot("matrix-page", (metric, page), lambda: _grid(data, metric, page))
     except BadQuery as exc:
         abort(400, description=str(exc))
     metrics = list(displayed(current_views()))
@@ -92,6 +95,16 @@ def matrix():
     return render_template("public/matrix.html", grid=grid, metrics=metrics,
                            benchmark=data.get("benchmark"), lenient_view=lenient_view,
                            **page_context())
+
+
+def _grid(data: SnapshotParts, metric: str, page: int) -> dict[str, Any]:
+    """A page of the systems × POS grid of ``metric``, from the snapshot's parts if
+    prepared."""
+    source, hidden = data.table_source()
+    try:
+        return matrix_of(source, metric, hidden, page)
+    except MissingPart:
+        return matrix_of(WholeSource(data.whole()), metric, page=page)
 
 
 @bp.get("/charts")

@@ -45,7 +45,8 @@ _SOURCES = ("templates/public", "leaderboard/blueprints/public/render.py",
             "leaderboard/services/ranking/metric_info.py",
             "leaderboard/services/ranking/charts.py", "leaderboard/services/ranking/pairwise.py",
             "leaderboard/services/ranking/exports.py", "leaderboard/services/ranking/systems.py",
-            "leaderboard/services/ranking/set_apart.py", "leaderboard/scoring/significance.py")
+            "leaderboard/services/ranking/set_apart.py", "leaderboard/scoring/significance.py",
+            "leaderboard/services/ranking/table_source.py")
 #: What a system page's chart is made from (and the plotly release, :func:`chart_key`): a
 #: release that changes templates keeps the board's charts.
 _CHART_SOURCES = ("leaderboard/services/ranking/charts.py",
@@ -110,6 +111,17 @@ def load(session: Session, snapshot_id: int, kind: str, variant: str) -> bytes |
     return session.exec(select(PreparedPage.body).where(
         PreparedPage.snapshot_id == snapshot_id, PreparedPage.kind == kind,
         PreparedPage.variant == variant)).first()
+
+
+def load_many(session: Session, snapshot_id: int, kind: str,
+              variants: Iterable[str]) -> dict[str, bytes]:
+    """The stored bytes of each of ``variants`` there are (one query)."""
+    wanted = sorted(set(variants))
+    if not wanted:
+        return {}
+    return dict(session.exec(select(PreparedPage.variant, PreparedPage.body).where(
+        PreparedPage.snapshot_id == snapshot_id, PreparedPage.kind == kind,
+        col(PreparedPage.variant).in_(wanted))).all())
 
 
 def stored_variants(session: Session, snapshot_id: int) -> Iterable[tuple[str, str]]:

@@ -20,6 +20,7 @@ from leaderboard.services.ranking.metric_info import (
     views_for,
 )
 from leaderboard.services.ranking.set_apart import why
+from leaderboard.services.ranking.table_source import TableSource, WholeSource, block_of
 
 ENTRIES = ("best", "all")
 DEFAULT_ENTRIES = "best"
@@ -157,13 +158,23 @@ def parse_page(page: str | None, per_page: str | None) -> tuple[int, int]:
     return number, size
 
 
-def paged(doc: dict[str, Any], page: int, per_page: int) -> dict[str, Any]:
+def paged(doc: dict[str, Any], page: int, per_page: int,
+          total: int | None = None) -> dict[str, Any]:
     """``doc`` (:meth:`RankingTable.to_dict`) with one page of its rows and the counts a
-    client pages with: ``total_rows``, ``page``, ``per_page``, ``pages``."""
-    total = len(doc["rows"])
-    start = (page - 1) * per_page
-    return {**doc, "rows": doc["rows"][start:start + per_page], "total_rows": total,
-            "page": page, "per_page": per_page, "pages": max(1, -(-total // per_page))}
+    client pages with: ``total_rows``, ``page``, ``per_page``, ``pages``. With ``total``,
+    ``doc`` holds that page's rows only (a table made with :func:`page_window`)."""
+    if total is None:
+        total = len(doc["rows"])
+        start = (page - 1) * per_page
+        doc = {**doc, "rows": doc["rows"][start:start + per_page]}
+    return {**doc, "total_rows": total, "page": page, "per_page": per_page,
+            "pages": max(1, -(-total // per_page))}
+
+
+def page_window(page: int, size: int = HTML_PAGE_SIZE) -> tuple[int, int]:
+    """The rows (start, stop) of page ``page`` of ``size`` rows."""
+    start = (page - 1) * size
+    return start, start + size
 
 
 def parse_html_page(page: str | None) -> int:
@@ -178,20 +189,29 @@ def parse_html_page(page: str | None) -> int:
 def page_of(table: RankingTable, page: int) -> RankingTable:
     """The rows of one page of ``table``; BadQuery past the last page. Reported rows placed
     among this page's rows keep their place; the others join the folded group."""
-    size = HTML_PAGE_SIZE
-    pages = max(1, -(-len(table.rows) // size))
+    start, end = page_window(page)
+    return _on_page(table, table.rows[start:end], len(table.rows), page)
+
+
+def window_page(table: RankingTable, page: int) -> RankingTable:
+    """:func:`page_of` of a table made with only the rows of ``page`` (``window``)."""
+    return _on_page(table, table.rows, table.total_rows, page)
+
+
+def _on_page(table: RankingTable, rows: list[dict[str, Any]], total: int,
+             page: int) -> RankingTable:
+    pages = max(1, -(-total // HTML_PAGE_SIZE))
     if page > pages:
         raise BadQuery(f"page {page} is past the last page ({pages})")
-    start = (page - 1) * size
-    end = start + size
+    start, end = page_window(page)
     reported = []
     for row in table.reported:
         place = row.get("place")
-        inside = place is not None and start <= place <= min(end, len(table.rows)) and (
+        inside = place is not None and start <= place <= min(end, total) and (
             place < end or page == pages)
         reported.append({**row, "place": place - start if inside else None})
-    return replace(table, rows=table.rows[start:end], reported=reported, page=page,
-                   pages=pages, matching=len(table.rows))
+    return replace(table, rows=rows, reported=reported, page=page, pages=pages,
+                   matching=total)
 
 
 def matrix_page(grid: dict[str, Any], page: int) -> dict[str, Any]:
@@ -257,44 +277,47 @@ def parse_query(view: str | None, pos: str | None, sort: str | None,
     return view_obj, pos_value, sort_key, dir_value
 
 
-def _block(entry: dict[str, Any], pos: str | None) -> tuple[dict, dict]:
-    if pos is None:
-        return entry.get("metrics", {}), entry.get("intervals", {})
-    block = entry.get("by_pos", {}).get(pos, {})
-    return block.get("metrics", {}), block.get("intervals", {})
-
-
-def shown_decimals(data: dict[str, Any]) -> int:
+def shown_decimals(data: Any) -> int:
     """Decimals a page prints: two on LS07/CoInCo (papers cite GAP 64.97), one on SWORDS."""
     name = (data.get("benchmark") or {}).get("name", "")
     return 1 if family_for(name) is SWORDS else 2
 
 
-def _cell(key: str, metrics: dict, intervals: dict, p: float | None = None,
+#: How a value prints with 1 or 2 decimals.
+_FORMATS = {d: f"%.{d}f" for d in (1, 2)}
+
+
+def _cell(key: str, value: Any, interval: Any, p: float | None = None,
           decimals: int = 1) -> dict[str, Any]:
     """A value (2 decimals: API and exports) and its printed text, rounded once from the
     snapshot's full value (rounding 50.2527 to 50.25 and then to 50.2 disagreed with the
     system page's 50.3)."""
-    value = metrics.get(key)
-    interval = intervals.get(key)
-    return {"key": key, "value": None if value is None else round(float(value), 2),
-            "interval": None if not interval else [round(float(x), 2) for x in interval],
-            "shown": None if value is None else f"{float(value):.{decimals}f}",
-            "shown_interval": None if not interval else [f"{float(x):.{decimals}f}"
-                                                         for x in interval],
-            "p": p, "tied": p is not None and not significant(p)}
+    form = _FORMATS.get(decimals) or f"%.{decimals}f"
+    if value is None:
+        rounded = shown = None
+    else:
+        value = float(value)
+        rounded, shown = round(value, 2), form % value
+    if interval:
+        low, high = float(interval[0]), float(interval[1])
+        bounds, shown_bounds = [round(low, 2), round(high, 2)], [form % low, form % high]
+    else:
+        bounds = shown_bounds = None
+    return {"key": key, "value": rounded, "interval": bounds, "shown": shown,
+            "shown_interval": shown_bounds, "p": p,
+            "tied": p is not None and not significant(p)}
 
 
-def _shown_stats(data: dict[str, Any], view: View, entries: str,
-                 pos: str | None) -> tuple[list[int], dict[str, Any]]:
-    """Global indices of the systems shown and their stats block (lists indexed alike)."""
-    name = pos or "all"
-    if entries == "best":
-        best = data.get("best", {}).get(view.headline)
-        if best is not None:
-            return best["members"], best["stats"].get(name, {})
-        # A snapshot from before one-row-per-team: show every entry rather than nothing.
-    return list(range(len(data.get("systems", [])))), data.get("stats", {}).get(name, {})
+def _cells(keys: tuple[str, ...], entry: dict[str, Any], pos: str | None,
+           decimals: int) -> list[dict[str, Any]]:
+    """A reference's (or a matrix row's) cells: its metrics on ``pos``, no tie marks."""
+    metrics, intervals = block_of(entry, pos)
+    return [_cell(k, metrics.get(k), intervals.get(k), decimals=decimals) for k in keys]
+
+
+def _at(source: dict, name: str, i: int) -> Any:
+    values = source.get(name) or []
+    return values[i] if i < len(values) else None
 
 
 def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | None = None,
@@ -304,74 +327,110 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
     """The ranking for one view/POS/sort/entries/filter from snapshot data; raises
     :class:`BadQuery`. Ranks, intervals and ties are those of the entries shown (all, or each
     team's best on the headline); the ``q`` filter only hides rows."""
-    track = track_of(data)
+    return table_of(WholeSource(data), snapshot_id=snapshot_id, pos=pos, sort=sort,
+                    direction=direction, view=view, entries=entries, q=q)
+
+
+def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = None,
+             sort: str | None = None, direction: str | None = None, view: str | None = None,
+             entries: str | None = None, q: str | None = None,
+             hidden: frozenset[int] = frozenset(),
+             window: tuple[int, int] | None = None) -> RankingTable:
+    """:func:`build_table` from a :class:`TableSource`, leaving out the systems ``hidden``
+    (the read filter, as :func:`~leaderboard.services.ranking.read_filter.filtered` does).
+    With ``window`` (start, stop), only those rows of the sorted table are made (``matching``
+    says how many there are in all): sorting and filtering read a few values of each system,
+    a row is made for the rows shown."""
+    top = source.top
+    track = track_of(top)
     view_obj, pos, sort, direction = parse_query(view, pos, sort, direction, track)
     entries_value, query = parse_entries(entries), parse_q(q)
-    indices, stats = _shown_stats(data, view_obj, entries_value, pos)
+    headline = view_obj.headline
+    source.want((pos,), view_obj.columns, ((headline, entries_value),))
+    indices, stats = source.shown(headline, entries_value, pos)
     ties = stats.get("ties", {})
-    ranks = stats.get("ranks", {}).get(view_obj.headline, {})
-    references = data.get("references", [])
-    humans = next((r for r in references if r.get("kind") == "human"), None)
-    human_value = _block(humans, pos)[0].get(view_obj.headline) if humans else None
-    all_systems = data.get("systems", [])
-    decimals = shown_decimals(data)
-
-    def at(source: dict, name: str, i: int) -> Any:
-        values = source.get(name) or []
-        return values[i] if i < len(values) else None
-
-    rows = []
+    ranks = stats.get("ranks", {}).get(headline, {})
+    all_systems = source.systems()
+    heads = source.column(pos, headline)[0]
+    sorted_by = (source.column(pos, sort)[0] if sort in view_obj.columns and sort != headline
+                 else heads)
+    light = []
     for i, g in enumerate(indices):
         system = all_systems[g]
-        metrics, intervals = _block(system, pos)
-        cells = [_cell(k, metrics, intervals, at(ties, k, i), decimals)
-                 for k in view_obj.columns]
-        headline = metrics.get(view_obj.headline)
+        if hidden and system["id"] in hidden:
+            continue
+        value, key = heads[g], sorted_by[g]
+        light.append({"i": i, "g": g, "id": system["id"], "system": system["system"],
+                      "team": system["team"], "submitted_at": system["date"],
+                      "headline": None if value is None else round(float(value), 2),
+                      "sort_value": None if key is None else round(float(key), 2),
+                      "rank": _at(ranks, "rank", i), "set_apart": why(system, headline)})
+    total = len(light)
+    if query:
+        light = [r for r in light if matches(r, query)]
+    _sort_rows(light, sort, direction)
+    # set apart: their own group below the ranked rows, whatever the sort
+    light = [r for r in light if not r["set_apart"]] + [r for r in light if r["set_apart"]]
+    reported = reported_rows(top, view_obj, pos)
+    place_reported(reported, [r for r in light if not r["set_apart"]], view_obj, sort,
+                   direction)
+    shown = light if window is None else light[window[0]:window[1]]
+    references = top.get("references", [])
+    humans = next((r for r in references if r.get("kind") == "human"), None)
+    human_value = block_of(humans, pos)[0].get(headline) if humans else None
+    rows = _full_rows(source, shown, view_obj, pos, (ties, ranks), human_value)
+    decimals = shown_decimals(top)
+    refs = [{"name": ref["name"], "kind": ref["kind"], "note": ref.get("note", ""),
+             "subset": ref.get("subset", False), "split": ref.get("split"),
+             "n_targets": ref.get("n_targets"), "scorer_version": ref.get("scorer_version"),
+             "signature": ref.get("signature"),
+             "cells": _cells(view_obj.columns, ref, pos, decimals)} for ref in references]
+    n_systems = len(all_systems) - (sum(1 for s in all_systems if s["id"] in hidden)
+                                    if hidden else 0)
+    return RankingTable(view_obj, pos, sort, direction, rows, refs, top.get("benchmark", {}),
+                        top.get("generated_at"), snapshot_id, humans, entries_value, query,
+                        total, track, reported, list(top.get("references_elsewhere", [])),
+                        dict(top.get("signature") or {}), n_systems,
+                        bool(top.get("updating")),
+                        matching=None if window is None else len(light))
+
+
+def _full_rows(source: TableSource, light: list[dict[str, Any]], view: View, pos: str | None,
+               stats: tuple[dict[str, Any], dict[str, Any]],
+               human_value: float | None) -> list[dict[str, Any]]:
+    """The table rows of ``light`` (sorted, filtered): every cell, rank and mark; ``stats``:
+    the shown entries' ties and headline ranks."""
+    ties, ranks = stats
+    columns = {k: source.column(pos, k) for k in view.columns}
+    decimals = shown_decimals(source.top)
+    all_systems = source.systems()
+    rows = []
+    for r in light:
+        i, g = r["i"], r["g"]
+        system = all_systems[g]
+        cells = [_cell(k, values[g], intervals[g], _at(ties, k, i), decimals)
+                 for k, (values, intervals) in columns.items()]
+        headline = columns[view.headline][0][g]
         pct = (round(100.0 * headline / human_value, 1)
                if headline is not None and human_value else None)
-        head_p = at(ties, view_obj.headline, i)
+        head_p = _at(ties, view.headline, i)
         rows.append({
             "id": system["id"], "system": system["system"], "team": system["team"],
             "team_id": system["team_id"], "date": system["date"][:10],
             "submitted_at": system["date"],   # the full time: the date sort is not by day
             "paper_url": system.get("paper_url"), "code_url": system.get("code_url"),
-            "rank": at(ranks, "rank", i), "rank_lo": at(ranks, "lo", i),
-            "rank_hi": at(ranks, "hi", i),
-            "conservative_rank": at(ranks, "conservative", i),
+            "rank": _at(ranks, "rank", i), "rank_lo": _at(ranks, "lo", i),
+            "rank_hi": _at(ranks, "hi", i),
+            "conservative_rank": _at(ranks, "conservative", i),
             "tied_with_next_better": head_p is not None and not significant(head_p),
-            "rank_p": head_p,
-            "headline": None if headline is None else round(float(headline), 2),
-            "pct_humans": pct, "coverage": system.get("coverage"),
+            "rank_p": head_p, "headline": r["headline"], "pct_humans": pct,
+            "coverage": system.get("coverage"),
             "signature": system.get("signature"), "cells": cells,
             "flags": list(system.get("flags") or []),
             "items_with_duplicates": system.get("items_with_duplicates"),
-            "set_apart": why(system, view_obj.headline),
+            "set_apart": r["set_apart"],
         })
-    total = len(rows)
-    if query:
-        rows = [r for r in rows if matches(r, query)]
-    _sort_rows(rows, view_obj, sort, direction)
-    # set apart: their own group below the ranked rows, whatever the sort
-    rows = [r for r in rows if not r["set_apart"]] + [r for r in rows if r["set_apart"]]
-    reported = reported_rows(data, view_obj, pos)
-    place_reported(reported, [r for r in rows if not r["set_apart"]], view_obj, sort,
-                   direction)
-    refs = []
-    for ref in references:
-        metrics, intervals = _block(ref, pos)
-        refs.append({"name": ref["name"], "kind": ref["kind"], "note": ref.get("note", ""),
-                     "subset": ref.get("subset", False), "split": ref.get("split"),
-                     "n_targets": ref.get("n_targets"),
-                     "scorer_version": ref.get("scorer_version"),
-                     "signature": ref.get("signature"),
-                     "cells": [_cell(k, metrics, intervals, decimals=decimals)
-                               for k in view_obj.columns]})
-    return RankingTable(view_obj, pos, sort, direction, rows, refs, data.get("benchmark", {}),
-                        data.get("generated_at"), snapshot_id, humans, entries_value, query,
-                        total, track, reported,
-                        list(data.get("references_elsewhere", [])),
-                        dict(data.get("signature") or {}), len(all_systems),
-                        bool(data.get("updating")))
+    return rows
 
 
 def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dict[str, Any]]:
@@ -390,7 +449,7 @@ def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dic
                     "computed_on": f"{bench.get('name', '')} v{bench.get('version', '')} "
                                    f"{bench.get('split', '')}",
                     "status": "reported, not re-scored",
-                    "cells": [_cell(k, metrics, {}, decimals=decimals)
+                    "cells": [_cell(k, metrics.get(k), None, decimals=decimals)
                               for k in view.columns]})
     return out
 
@@ -415,10 +474,11 @@ def place_reported(reported: list[dict[str, Any]], rows: list[dict[str, Any]], v
             row["place"] = beaten[0] if best_first else beaten[-1] + 1
 
 
-def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str) -> None:
+def _sort_rows(rows: list[dict[str, Any]], sort: str, direction: str) -> None:
+    """Sort :func:`table_of`'s light rows (``sort_value``: the sort column's value)."""
     # Stable base order: headline descending, then date and id, so equal keys stay ranked.
     rows.sort(key=lambda r: r["id"])
-    rows.sort(key=lambda r: r.get("submitted_at", r["date"]))
+    rows.sort(key=lambda r: r["submitted_at"])
     rows.sort(key=lambda r: -(r["headline"] if r["headline"] is not None else float("-inf")))
     reverse = direction == "desc"
     if sort == "rank":
@@ -429,30 +489,50 @@ def _sort_rows(rows: list[dict[str, Any]], view: View, sort: str, direction: str
         rows.sort(key=lambda r: r[sort].casefold(), reverse=reverse)
         return
     if sort == "date":
-        rows.sort(key=lambda r: r.get("submitted_at", r["date"]), reverse=reverse)
+        rows.sort(key=lambda r: r["submitted_at"], reverse=reverse)
         return
-    index = view.columns.index(sort)
     missing = float("-inf") if reverse else float("inf")
-    rows.sort(key=lambda r: r["cells"][index]["value"] if r["cells"][index]["value"] is not None
-              else missing, reverse=reverse)
+    rows.sort(key=lambda r: r["sort_value"] if r["sort_value"] is not None else missing,
+              reverse=reverse)
 
 
-def build_matrix(data: dict[str, Any], metric: str) -> dict[str, Any]:
+def build_matrix(data: Any, metric: str) -> dict[str, Any]:
     """Systems × POS for one metric of the board's track (value and interval per cell),
-    best overall first."""
-    if metric not in displayed(track_of(data)):
-        raise BadQuery(f"unknown metric {metric!r} on a {track_of(data)}-track leaderboard")
-    columns = (None, *POS_VALUES)
-    decimals = shown_decimals(data)
+    best overall first, from snapshot data."""
+    return matrix_of(WholeSource(data), metric)
 
-    def cells(entry: dict[str, Any]) -> list[dict[str, Any]]:
-        return [_cell(metric, *_block(entry, p), decimals=decimals) for p in columns]
 
-    systems = [{"id": s["id"], "system": s["system"], "team": s["team"], "cells": cells(s),
-                "set_apart": why(s, metric)} for s in data.get("systems", [])]
-    systems.sort(key=lambda r: (bool(r["set_apart"]), -(
-        r["cells"][0]["value"] if r["cells"][0]["value"] is not None else float("-inf"))))
+def matrix_of(source: TableSource, metric: str, hidden: frozenset[int] = frozenset(),
+              page: int | None = None) -> dict[str, Any]:
+    """:func:`build_matrix` from a :class:`TableSource`, without the systems ``hidden``;
+    with ``page``, what :func:`matrix_page` makes of it, making that page's cells only."""
+    top = source.top
+    if metric not in displayed(track_of(top)):
+        raise BadQuery(f"unknown metric {metric!r} on a {track_of(top)}-track leaderboard")
+    source.want((None, *POS_VALUES), (metric,))
+    pos_columns = [source.column(p, metric) for p in (None, *POS_VALUES)]
+    overall = pos_columns[0][0]
+    decimals = shown_decimals(top)
+    order = [(why(s, metric), g, s) for g, s in enumerate(source.systems())
+             if s["id"] not in hidden]
+    order.sort(key=lambda r: (bool(r[0]), -(
+        round(float(overall[r[1]]), 2) if overall[r[1]] is not None else float("-inf"))))
+    total, start = len(order), 0
+    if page is not None:
+        pages = max(1, -(-total // HTML_PAGE_SIZE))
+        if page > pages:
+            raise BadQuery(f"page {page} is past the last page ({pages})")
+        start = (page - 1) * HTML_PAGE_SIZE
+        order = order[start:start + HTML_PAGE_SIZE]
+    systems = [{"id": s["id"], "system": s["system"], "team": s["team"],
+                "cells": [_cell(metric, values[g], intervals[g], decimals=decimals)
+                          for values, intervals in pos_columns],
+                "set_apart": apart} for apart, g, s in order]
     refs = [{"name": r["name"], "kind": r["kind"], "subset": r.get("subset", False),
-             "cells": cells(r)} for r in data.get("references", [])]
-    return {"metric": metric, "columns": ["ALL", *POS_VALUES], "rows": systems,
+             "cells": [_cells((metric,), r, p, decimals)[0] for p in (None, *POS_VALUES)]}
+            for r in top.get("references", [])]
+    grid = {"metric": metric, "columns": ["ALL", *POS_VALUES], "rows": systems,
             "references": refs}
+    if page is None:
+        return grid
+    return {**grid, "page": page, "pages": pages, "first_row": start + 1, "total_rows": total}

@@ -1,0 +1,187 @@
+"""Where a ranking table reads a snapshot: the whole parsed snapshot, or the parts of it a
+ranker prepared, so that a web process answers any query (another sort, a POS, a filter,
+every entry) from the few parts it reads, never parsing the whole snapshot (15 MB at 1,000
+systems, half a second).
+
+The parts, each a JSON value stored with the snapshot (:func:`table_parts`):
+
+- ``table-systems``: each system's identity (name, team, date, links, flags…) in the
+  snapshot's order, and which headlines have one-row-per-team blocks;
+- ``table-column`` (POS, metric): every system's value and interval of one metric;
+- ``table-shown`` (POS, headline or ""): the entries shown (each team's best on a headline,
+  or every system) and their ties and ranks.
+
+A query reads the systems, its view's columns and one shown block. No database access here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from leaderboard.services.ranking.metric_info import POS_VALUES, displayed, track_of
+
+SYSTEMS = "table-systems"
+COLUMN = "table-column"
+SHOWN = "table-shown"
+#: A system's keys a table row reads (its metrics come from the columns).
+SYSTEM_KEYS = ("id", "system", "team", "team_id", "date", "paper_url", "code_url", "coverage",
+               "signature", "flags", "items_with_duplicates")
+#: The part names of the snapshot-wide values: "all" stands for no POS.
+ALL = "all"
+
+
+class MissingPart(LookupError):
+    """A part the query needs was not prepared (an older snapshot, a prepare not done yet):
+    the caller reads the whole snapshot instead."""
+
+
+class TableSource(Protocol):
+    """What a ranking table reads of a snapshot."""
+
+    #: The snapshot's small keys (benchmark, board, references, reported, signature…).
+    top: Any
+
+    def systems(self) -> Sequence[dict[str, Any]]:
+        """Every system of the snapshot (at least :data:`SYSTEM_KEYS`), in its order."""
+
+    def column(self, pos: str | None, metric: str) -> tuple[Sequence[Any], Sequence[Any]]:
+        """Each system's value and interval of ``metric`` on ``pos`` (None: all)."""
+
+    def shown(self, headline: str, entries: str,
+              pos: str | None) -> tuple[list[int], dict[str, Any]]:
+        """Indices of the systems shown (``entries`` ``best``: each team's best on
+        ``headline``) and their stats block (ties and ranks, lists indexed alike)."""
+
+    def want(self, pos_values: Sequence[str | None], metrics: Sequence[str],
+             shown: Sequence[tuple[str, str]] = ()) -> None:
+        """Say which columns (each of ``metrics`` on each of ``pos_values``) and shown
+        blocks ((headline, entries) on each POS) are about to be read: read at once."""
+
+
+def block_of(entry: dict[str, Any], pos: str | None) -> tuple[dict, dict]:
+    """A snapshot entry's metrics and intervals on ``pos`` (None: all)."""
+    if pos is None:
+        return entry.get("metrics", {}), entry.get("intervals", {})
+    block = entry.get("by_pos", {}).get(pos, {})
+    return block.get("metrics", {}), block.get("intervals", {})
+
+
+class _Lazy(Sequence):
+    """One metric's values (or intervals) of every system, read from its entry on access."""
+
+    def __init__(self, systems: Sequence[dict[str, Any]], pos: str | None, metric: str,
+                 part: int) -> None:
+        self._systems, self._pos, self._metric, self._part = systems, pos, metric, part
+
+    def __getitem__(self, g):  # type: ignore[override]
+        return block_of(self._systems[g], self._pos)[self._part].get(self._metric)
+
+    def __len__(self) -> int:
+        return len(self._systems)
+
+
+class WholeSource:
+    """A parsed snapshot (its read filter already applied, if any)."""
+
+    def __init__(self, data: Any) -> None:
+        self.top = data
+        self._systems = data.get("systems", [])
+
+    def systems(self) -> Sequence[dict[str, Any]]:
+        return self._systems
+
+    def column(self, pos: str | None, metric: str) -> tuple[Sequence[Any], Sequence[Any]]:
+        return _Lazy(self._systems, pos, metric, 0), _Lazy(self._systems, pos, metric, 1)
+
+    def shown(self, headline: str, entries: str,
+              pos: str | None) -> tuple[list[int], dict[str, Any]]:
+        name = pos or ALL
+        if entries == "best":
+            best = self.top.get("best", {}).get(headline)
+            if best is not None:
+                return best["members"], best["stats"].get(name, {})
+            # A snapshot from before one-row-per-team: show every entry rather than nothing.
+        return list(range(len(self._systems))), self.top.get("stats", {}).get(name, {})
+
+    def want(self, pos_values: Sequence[str | None], metrics: Sequence[str],
+             shown: Sequence[tuple[str, str]] = ()) -> None:
+        """Nothing to read: the snapshot is parsed."""
+
+
+class PartsSource:
+    """A snapshot read in the parts a ranker prepared: ``parts`` holds those read so far
+    ((kind, variant) -> value), ``read(wanted)`` adds those of ``wanted`` that exist; ``top``
+    is the snapshot's small keys. Raises :class:`MissingPart`."""
+
+    def __init__(self, top: Any, parts: dict[tuple[str, tuple], Any],
+                 read: Callable[[list[tuple[str, tuple]]], None]) -> None:
+        self.top = top
+        self._parts, self._read = parts, read
+        self._index = self._part(SYSTEMS, ())
+
+    def _part(self, kind: str, variant: tuple) -> Any:
+        key = (kind, variant)
+        if key not in self._parts:
+            self._read([key])
+            if key not in self._parts:
+                raise MissingPart(f"{kind} {variant}")
+        return self._parts[key]
+
+    def want(self, pos_values: Sequence[str | None], metrics: Sequence[str],
+             shown: Sequence[tuple[str, str]] = ()) -> None:
+        wanted = [(COLUMN, (pos or ALL, m)) for pos in pos_values for m in metrics
+                  if m in self._index["columns"]]
+        wanted += [(SHOWN, (pos or ALL, self._shown_key(headline, entries)))
+                   for pos in pos_values for headline, entries in shown]
+        missing = [key for key in wanted if key not in self._parts]
+        if missing:
+            self._read(missing)
+
+    def systems(self) -> Sequence[dict[str, Any]]:
+        return self._index["systems"]
+
+    def column(self, pos: str | None, metric: str) -> tuple[Sequence[Any], Sequence[Any]]:
+        if metric not in self._index["columns"]:
+            # No system has it: the whole snapshot reads None for each.
+            nothing = [None] * len(self.systems())
+            return nothing, nothing
+        values, intervals = self._part(COLUMN, (pos or ALL, metric))
+        return values, intervals
+
+    def _shown_key(self, headline: str, entries: str) -> str:
+        return headline if entries == "best" and headline in self._index["best"] else ""
+
+    def shown(self, headline: str, entries: str,
+              pos: str | None) -> tuple[list[int], dict[str, Any]]:
+        block = self._part(SHOWN, (pos or ALL, self._shown_key(headline, entries)))
+        members = block["members"]
+        return (list(range(len(self.systems()))) if members is None else members,
+                block["stats"])
+
+
+def table_parts(data: dict[str, Any]) -> dict[tuple[str, tuple], Any]:
+    """The parts of a snapshot a :class:`PartsSource` reads ((kind, variant) -> JSON value):
+    a column for each metric the board displays and some system has, on each POS (every
+    POS a query may name, on every board: a POS a board has not reads as nothing)."""
+    systems = data.get("systems", [])
+    whole = WholeSource(data)
+    given = {k for s in systems for k in s.get("metrics", {})} | {
+        k for s in systems for block in s.get("by_pos", {}).values()
+        for k in block.get("metrics", {})}
+    metrics = [k for k in displayed(track_of(data)) if k in given]
+    best = list(data.get("best", {}))
+    parts: dict[tuple[str, tuple], Any] = {(SYSTEMS, ()): {
+        "systems": [{k: s.get(k) for k in SYSTEM_KEYS} for s in systems],
+        "best": best, "columns": metrics}}
+    for pos in (None, *POS_VALUES):
+        for metric in metrics:
+            values, intervals = whole.column(pos, metric)
+            parts[(COLUMN, (pos or ALL, metric))] = [list(values), list(intervals)]
+        stats = data.get("stats", {}).get(pos or ALL, {})
+        parts[(SHOWN, (pos or ALL, ""))] = {"members": None, "stats": stats}
+        for headline in best:
+            entry = data["best"][headline]
+            parts[(SHOWN, (pos or ALL, headline))] = {
+                "members": entry["members"], "stats": entry["stats"].get(pos or ALL, {})}
+    return parts

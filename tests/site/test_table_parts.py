@@ -1,0 +1,163 @@
+"""Any ranking query answered from the snapshot's prepared table parts equals the table built
+from the whole snapshot (issue 31 item 3): every view, POS, sort, direction, entries choice,
+filter and page, with systems withdrawn since the snapshot (the read filter), set-apart
+systems, a Humans reference and a publication's row; the API's pages and the matrix too."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import random
+
+import msgspec
+import numpy as np
+import pytest
+
+from leaderboard.blueprints.public.prepared import snapshot_meta
+from leaderboard.demo.synthetic import add_systems, synthetic_board
+from leaderboard.models import LeaderboardSnapshot
+from leaderboard.services.ranking.metric_info import views_for
+from leaderboard.services.ranking.ranking_table import (
+    BadQuery,
+    build_matrix,
+    build_table,
+    matrix_of,
+    matrix_page,
+    page_of,
+    page_window,
+    paged,
+    table_of,
+    window_page,
+)
+from leaderboard.services.ranking.read_filter import filtered
+from leaderboard.services.ranking.snapshots import refresh_snapshot
+from leaderboard.services.ranking.table_source import MissingPart, PartsSource, table_parts
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory):
+    """A 230-system snapshot (23 teams, so ``?entries=all`` has 3 pages) with 4 systems set
+    apart on GAP and oot, a Humans reference and a reported row."""
+    from sqlmodel import Session, SQLModel, create_engine
+
+    engine = create_engine(f"sqlite:///{tmp_path_factory.mktemp('parts')}/db.sqlite")
+    SQLModel.metadata.create_all(engine)
+    with Session(engine) as session:
+        board = synthetic_board(session, n_targets=40)
+        add_systems(session, board, n_systems=230, n_teams=23, rng=np.random.default_rng(3),
+                    n_targets=40, bootstrap=50)
+        snapshot_id = refresh_snapshot(session=session, board_id=board.id).id
+        session.commit()
+        data = copy.deepcopy(session.get(LeaderboardSnapshot, snapshot_id).data)
+    engine.dispose()
+    for g in (0, 7, 100, 229):
+        data["systems"][g]["flags"] = ["duplicate_answers"]
+        data["systems"][g]["items_with_duplicates"] = 12 + g
+    first = data["systems"][5]
+    data["references"] = [{"name": "Humans", "kind": "human", "note": "", "subset": False,
+                           "metrics": first["metrics"], "intervals": first["intervals"],
+                           "by_pos": first["by_pos"]}]
+    data["reported"] = [{"name": "A paper", "citation": "X et al.", "url": "", "source": "",
+                         "note": "", "benchmark": data["benchmark"],
+                         "metrics": {"strict_a_f@10": 99.0, "gap": 99.0}}]
+    return data
+
+
+def _source(data):
+    """The parts as a web process reads them: JSON written by the ranker, decoded."""
+    parts = {key: msgspec.json.decode(json.dumps(value).encode())
+             for key, value in table_parts(data).items()}
+    top = json.loads(json.dumps(snapshot_meta(data)))["top"]
+    read: dict = {}
+
+    def reader(wanted):
+        read.update((key, parts[key]) for key in wanted if key in parts)
+
+    return PartsSource(top, read, reader)
+
+
+def _queries(data):
+    views = views_for("generative")
+    ids = [s["id"] for s in data["systems"]]
+    best = data["best"]["strict_a_f@10"]["members"]
+    hidden_sets = [frozenset(), frozenset({ids[best[0]], ids[3], ids[7]})]
+    for key, view in views.items():
+        sorts = ["rank", "date", "team", "system", *view.columns[:3], view.columns[-1]]
+        for pos, sort, direction, entries, q, hidden in itertools.product(
+                (None, "NOUN", "ADV"), sorts, ("asc", "desc"), ("best", "all"),
+                ("", "team 1"), hidden_sets):
+            yield key, pos, sort, direction, entries, q, hidden
+
+
+def test_every_query_from_the_parts_equals_the_whole_table(snapshot):
+    source = _source(snapshot)
+    queries = list(_queries(snapshot))
+    checked = 0
+    for key, pos, sort, direction, entries, q, hidden in random.Random(31).sample(queries, 160):
+        data = filtered(snapshot, hidden) if hidden else snapshot
+        whole = build_table(data, snapshot_id=9, view=key, pos=pos, sort=sort,
+                            direction=direction, entries=entries, q=q)
+        query = dict(snapshot_id=9, view=key, pos=pos, sort=sort, direction=direction,
+                     entries=entries, q=q, hidden=hidden)
+        assert table_of(source, **query) == whole, query
+        for page in range(1, 5):
+            try:
+                expected = page_of(whole, page)
+            except BadQuery:
+                with pytest.raises(BadQuery):
+                    window_page(table_of(source, **query, window=page_window(page)), page)
+                break
+            got = window_page(table_of(source, **query, window=page_window(page)), page)
+            assert got == expected, (query, page)
+            checked += 1
+        per_page, page = 17, 2
+        api = table_of(source, **query, window=page_window(page, per_page))
+        assert paged(api.to_dict(), page, per_page, api.matching) == paged(
+            whole.to_dict(), page, per_page), query
+    assert checked > 160   # pages 2 and 3 of ?entries=all among them
+
+
+def test_set_apart_reported_and_humans_rows_are_read_from_the_parts(snapshot):
+    data = copy.deepcopy(snapshot)
+    data["board"] = {**(data.get("board") or {}), "views": "ranking"}   # GAP the headline
+    source = _source(data)
+    ids = [s["id"] for s in data["systems"]]
+    for sort, entries, hidden in itertools.product(("rank", "gap", "date"), ("best", "all"),
+                                                   (frozenset(), frozenset({ids[7]}))):
+        query = dict(snapshot_id=9, sort=sort, entries=entries, hidden=hidden)
+        whole = build_table(filtered(data, hidden) if hidden else data, snapshot_id=9,
+                            sort=sort, entries=entries)
+        assert table_of(source, **query) == whole, query
+        got = window_page(table_of(source, **query, window=page_window(3)), 3) if (
+            entries == "all") else None
+        assert got is None or got == page_of(whole, 3)
+    table = table_of(source, snapshot_id=9, entries="all")
+    apart = [r["items_with_duplicates"] for r in table.rows if r["set_apart"]]
+    assert sorted(apart) == [12, 19, 112, 241]
+    assert all(r["set_apart"] for r in table.rows[-4:])   # below the ranked rows
+    assert all(r["pct_humans"] is not None for r in table.rows)
+    assert table.n_systems == 230
+    # The publication's 99.0 beats every system: shown first, above rank 1.
+    first = window_page(table_of(_source(snapshot), snapshot_id=9, entries="all",
+                                 window=page_window(1)), 1)
+    assert first.reported[0]["above_rank"] == 1 and first.reported[0]["place"] == 0
+
+
+def test_the_matrix_from_the_parts_equals_the_whole_one(snapshot):
+    source = _source(snapshot)
+    ids = [s["id"] for s in snapshot["systems"]]
+    for metric, hidden in (("gap", frozenset()), ("best_p", frozenset(ids[:5])),
+                           ("strict_a_f@10", frozenset({ids[100]}))):
+        data = filtered(snapshot, hidden) if hidden else snapshot
+        whole = build_matrix(data, metric)
+        assert matrix_of(source, metric, hidden) == whole, metric
+        for page in (1, 3):   # only the page's cells made
+            assert matrix_of(source, metric, hidden, page) == matrix_page(whole, page)
+        with pytest.raises(BadQuery):
+            matrix_of(source, metric, hidden, 4)
+
+
+def test_a_missing_part_says_so():
+    with pytest.raises(MissingPart):
+        PartsSource({}, {}, lambda wanted: None)
