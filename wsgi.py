@@ -1,3 +1,9 @@
-from leaderboard import create_app
+import gc
+
+from leaderboard import compile_templates, create_app
 
 app = create_app()
+compile_templates(app)  # before the first request: no reader pays for compiling a page
+# What start-up made (modules, templates) lives as long as the process: out of the
+# collector's sight, a full collection during a request walks only what requests made.
+gc.freeze()
