@@ -64,6 +64,22 @@ _INNER_SPACES = (re.compile('",(?=[^-0-9\t\n\r])'),
 _NEGATIVE_ZERO = re.compile("[ ]-0(?![.eE])")
 
 
+#: The fields of about this many characters are turned into one JSON document at a time.
+_BLOCK_CHARS = 1 << 21
+
+
+def _decode_block(rests: list[str], parsed: list, max_entries: int) -> bool:
+    """The fields of some lines (``rests``) decoded onto ``parsed``; False where they are not
+    of the usual shape or a line has over ``max_entries`` candidates."""
+    # a candidate's backslashes and quotes escaped, so that every '"' is the document's
+    text = "\n".join(rests).replace("\\", "\\\\").replace('"', "\\u0022").replace(" ", '",')
+    block = _decode(text, len(rests), text.count("\t") + len(rests))
+    if block is None or max(map(len, block)) > max_entries:
+        return False
+    parsed += block
+    return True
+
+
 def _decode(text: str, lines: int, fields: int) -> list | None:
     """``text`` (a file's fields, each space as ``",``) read as JSON: ``lines`` lists of
     (candidate, score), ``fields`` in all; None where it does not read so."""
@@ -96,29 +112,29 @@ def parse_plain(text: str, max_entries: int, max_lines: int,
     if " -0" in text and _NEGATIVE_ZERO.search(text):
         return None
     lines = text.split("\n")
+    del text  # (the caller keeps no reference: a copy of the file fewer from here)
     if lines[-1] == "":
         lines.pop()
     if len(lines) > max_lines or max(map(len, lines), default=0) > max_chars:
         return None
-    keys, rests, has = [], [], []
+    keys, has, parsed, rests, size = [], [], [], [], 0
     for line in lines:
         parts = line.split("\t", 2)
         if len(parts) < 2:
             return None
         keys.append(parts[1].strip(PY2_BLANKS))
+        has.append(len(parts) == 3)
         if len(parts) == 3:
             rests.append(parts[2])
-        has.append(len(parts) == 3)
+            size += len(parts[2])
+            if size > _BLOCK_CHARS:  # decoded a block at a time: its copies stay small
+                if not _decode_block(rests, parsed, max_entries):
+                    return None
+                rests, size = [], 0
+    if rests and not _decode_block(rests, parsed, max_entries):
+        return None
     if not all(keys) or len(set(keys)) != len(keys):
         return None
-    if not rests:
-        parsed: list = []
-    else:
-        # a candidate's backslashes and quotes escaped, so that every '"' is the document's
-        text = "\n".join(rests).replace("\\", "\\\\").replace('"', "\\u0022").replace(" ", '",')
-        parsed = _decode(text, len(rests), text.count("\t") + len(rests))
-        if parsed is None or max(map(len, parsed)) > max_entries:
-            return None
     answers = Answers(RANKED)
     found = iter(parsed)
     answers.ranked = {key: next(found) if given else []

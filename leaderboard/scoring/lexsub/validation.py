@@ -166,10 +166,12 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
 def _plain(upload: reader.Upload, max_substitutes: int) -> formats.Answers | None:
     """A RANKED file of the usual shape read as a whole (:func:`.ranked.parse_plain`)."""
     try:
-        text = str(upload.read_all(), "latin-1")
+        data = upload.read_all()
     except reader.Refused:
         return None
-    return parse_plain(text, max_substitutes, reader.MAX_LINES, reader.MAX_LINE_CHARS)
+    # the text not kept here: parse_plain lets it go once it is split into lines
+    return parse_plain(str(data, "latin-1"), max_substitutes, reader.MAX_LINES,
+                       reader.MAX_LINE_CHARS)
 
 
 def validate(raw: bytes, split: LexsubGold, *, track: str, max_bytes: int = 50_000_000,

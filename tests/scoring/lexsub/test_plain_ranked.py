@@ -73,6 +73,24 @@ def test_parity_files_read_alike(case) -> None:
         _same(got.submission, lines)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("block", [1, 700, 50_000])
+def test_blocks_read_alike(block, monkeypatch) -> None:
+    """A large file is decoded a block of lines at a time (its copies stay small): any block
+    size reads what the line reader reads, the lines without fields (LS07's 9) included."""
+    from leaderboard.scoring.lexsub import ranked
+
+    monkeypatch.setattr(ranked, "_BLOCK_CHARS", block)
+    split = FAMILIES["semeval07"].prepare_files("all", lexsub_dir(), name="x", bootstrap=0)
+    for scheme, seed in (("random", 0), ("gold_aware", 3)):
+        plain, lines, report = _both(ranked_bytes(split, scheme, seed))
+        assert plain is not None and report.ok
+        _same(plain, lines)
+    # a bad line in a later block still sends the whole file to the line reader
+    raw = ranked_bytes(split, "random", 1) + b"RANKED\tzzz.n 1\tdim .5\n"
+    assert _both(raw)[0] is None
+
+
 ODD_LINES = [
     "RANKED\tdark.a 2\tdim 1_0", "RANKED\tdark.a 2\tdim inf", "RANKED\tdark.a 2\tdim -inf",
     "RANKED\tdark.a 2\tdim nan", "RANKED\tdark.a 2\tdim +1", "RANKED\tdark.a 2\tdim .5",
