@@ -7,7 +7,8 @@ The parts, each a JSON value stored with the snapshot (:func:`table_parts`):
 
 - ``table-systems``: each system's identity (name, team, date, links, flags…) in the
   snapshot's order, and which headlines have one-row-per-team blocks;
-- ``table-column`` (POS, metric): every system's value and interval of one metric;
+- ``table-column`` (POS, metric): every system's value and interval of one metric (flat
+  lists: values, lower and upper bounds);
 - ``table-shown`` (POS, headline or ""): the entries shown (each team's best on a headline,
   or every system) and their ties and ranks.
 
@@ -81,6 +82,20 @@ class _Lazy(Sequence):
         return len(self._systems)
 
 
+class _Pairs(Sequence):
+    """Intervals kept as two flat lists (lower, upper bounds): a pair, or None, per system."""
+
+    def __init__(self, lows: list[Any], highs: list[Any]) -> None:
+        self._lows, self._highs = lows, highs
+
+    def __getitem__(self, g):  # type: ignore[override]
+        low = self._lows[g]
+        return None if low is None else (low, self._highs[g])
+
+    def __len__(self) -> int:
+        return len(self._lows)
+
+
 class WholeSource:
     """A parsed snapshot (its read filter already applied, if any)."""
 
@@ -146,8 +161,8 @@ class PartsSource:
             # No system has it: the whole snapshot reads None for each.
             nothing = [None] * len(self.systems())
             return nothing, nothing
-        values, intervals = self._part(COLUMN, (pos or ALL, metric))
-        return values, intervals
+        values, lows, highs = self._part(COLUMN, (pos or ALL, metric))
+        return values, _Pairs(lows, highs)
 
     def _shown_key(self, headline: str, entries: str) -> str:
         return headline if entries == "best" and headline in self._index["best"] else ""
@@ -177,7 +192,11 @@ def table_parts(data: dict[str, Any]) -> dict[tuple[str, tuple], Any]:
     for pos in (None, *POS_VALUES):
         for metric in metrics:
             values, intervals = whole.column(pos, metric)
-            parts[(COLUMN, (pos or ALL, metric))] = [list(values), list(intervals)]
+            # Flat lists of numbers, not a pair per system: a reader's garbage collector
+            # walks two lists, not a thousand.
+            bounds = [interval if interval else (None, None) for interval in intervals]
+            parts[(COLUMN, (pos or ALL, metric))] = [
+                list(values), [b[0] for b in bounds], [b[1] for b in bounds]]
         stats = data.get("stats", {}).get(pos or ALL, {})
         parts[(SHOWN, (pos or ALL, ""))] = {"members": None, "stats": stats}
         for headline in best:
