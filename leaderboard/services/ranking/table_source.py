@@ -180,7 +180,6 @@ def table_parts(data: dict[str, Any]) -> dict[tuple[str, tuple], Any]:
     a column for each metric the board displays and some system has, on each POS (every
     POS a query may name, on every board: a POS a board has not reads as nothing)."""
     systems = data.get("systems", [])
-    whole = WholeSource(data)
     given = {k for s in systems for k in s.get("metrics", {})} | {
         k for s in systems for block in s.get("by_pos", {}).values()
         for k in block.get("metrics", {})}
@@ -190,13 +189,14 @@ def table_parts(data: dict[str, Any]) -> dict[tuple[str, tuple], Any]:
         "systems": [{k: s.get(k) for k in SYSTEM_KEYS} for s in systems],
         "best": best, "columns": metrics}}
     for pos in (None, *POS_VALUES):
+        blocks = [block_of(s, pos) for s in systems]
         for metric in metrics:
-            values, intervals = whole.column(pos, metric)
+            intervals = [b[1].get(metric) or (None, None) for b in blocks]
             # Flat lists of numbers, not a pair per system: a reader's garbage collector
-            # walks two lists, not a thousand.
-            bounds = [interval if interval else (None, None) for interval in intervals]
+            # walks three lists, not a thousand.
             parts[(COLUMN, (pos or ALL, metric))] = [
-                list(values), [b[0] for b in bounds], [b[1] for b in bounds]]
+                [b[0].get(metric) for b in blocks], [i[0] for i in intervals],
+                [i[1] for i in intervals]]
         stats = data.get("stats", {}).get(pos or ALL, {})
         parts[(SHOWN, (pos or ALL, ""))] = {"members": None, "stats": stats}
         for headline in best:
