@@ -85,7 +85,7 @@ def matrix():
     metric = request.args.get("metric", default_sort(current_views()))
     try:
         page = parse_html_page(request.args.get("page"))
-        # One page as the ranker prepared it, else the page of the whole grid built here.
+        # One page as the ranker prepared it, else that page made here from the table parts.
         grid = per_snapshot("matrix-page", (metric, page), lambda: _grid(data, metric, page))
     except BadQuery as exc:
         abort(400, description=str(exc))
