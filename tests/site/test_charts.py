@@ -256,3 +256,44 @@ def test_history_names_only_reported_rows_far_apart_and_hovers_them_all():
     hover = next(t for t in fig["data"] if t.get("name", "").startswith("Reported"))
     assert hover["y"] == values and len(hover["hovertext"]) == 13
     assert hover["hovertext"][0] == "Row 0: reported, not re-scored"
+
+
+def test_system_chart_json_is_the_plotly_figures_text():
+    """pos_bars_json (what a ranker writes for every system page) writes exactly the text of
+    to_json(pos_bars(...)): every POS with intervals, a POS without a block or without
+    metrics, a metric without an interval, a value outside its interval, whole numbers,
+    nothing at all, and the keys of a ranking board."""
+    keys = ["lenient_a_f10", "lenient_c_f10", "strict_a_f10", "gap", "p_at_1"]
+    full = {"metrics": {"lenient_a_f10": 33.91234, "lenient_c_f10": 63.5712, "gap": 50.2527,
+                        "strict_a_f10": 0, "p_at_1": 100.0},
+            "intervals": {"lenient_a_f10": [31.0, 36.456], "lenient_c_f10": [64.0, 70.0],
+                          "gap": [49.99999, 50.5]},
+            "by_pos": {"NOUN": {"metrics": {"gap": 12.3456, "p_at_1": 7},
+                                "intervals": {"gap": [10.0, 14.0]}},
+                       "VERB": {}, "ADJ": {"metrics": {}, "intervals": {}},
+                       "ADV": {"metrics": {"lenient_a_f10": 1 / 3}}}}
+    empty = {"metrics": {}, "intervals": {}, "by_pos": {}}
+    for detail, shown in ((full, keys), (full, ["gap"]), (full, []), (empty, keys)):
+        text = charts.pos_bars_json(detail, shown)
+        assert text == charts.to_json(charts.pos_bars(detail, shown))
+    figure = json.loads(charts.pos_bars_json(full, keys))
+    assert [t["name"] for t in figure["data"]] == ["ALL", "NOUN", "ADJ", "ADV"]
+    assert figure["data"][0]["y"] == [33.91, 63.57, 0, 50.25, 100.0]
+    assert figure["data"][0]["error_y"]["array"] == [2.54, 6.43, 0.0, 0.25, 0.0]
+    assert figure["data"][0]["error_y"]["arrayminus"] == [2.91, 0.0, 0.0, 0.25, 0.0]
+
+
+def test_system_charts_of_a_real_board_are_the_plotly_figures_text(session, seeded):
+    """The same on every system of the seeded board, as the ranker makes them."""
+    from leaderboard.services.ranking.systems import system_detail
+
+    ids = session.exec(select(Submission.id)).all()
+    assert len(ids) >= 3
+    keys = ["lenient_a_f10", "lenient_c_f10", "strict_a_f10", "strict_c_f10", "gap",
+            "p_at_1"]
+    for sid in ids:
+        detail = system_detail(session=session, submission_id=sid, viewer=None)
+        if detail is None or not detail["metrics"]:
+            continue
+        assert charts.pos_bars_json(detail, keys) == charts.to_json(charts.pos_bars(detail,
+                                                                                    keys))

@@ -210,5 +210,5 @@ def _system_charts(data: dict[str, Any], views: str,
         detail = system_detail(session=get_session(), submission_id=system["id"], viewer=None)
         if detail is None or not detail["metrics"] or detail["result_id"] != system["result_id"]:
             continue
-        new[variant] = charts.to_json(charts.pos_bars(detail, keys)).encode()
+        new[variant] = charts.pos_bars_json(detail, keys).encode()
     return listed, new

@@ -106,7 +106,7 @@ def system_figure(detail: dict, chart_keys: list[str]) -> str:
         body = prepared_pages.load(get_session(), prepared_pages.BOARD_LEVEL,
                                    prepared_pages.SYSTEM, variant)
         figure = (body.decode() if body is not None
-                  else charts.to_json(charts.pos_bars(detail, chart_keys)))
+                  else charts.pos_bars_json(detail, chart_keys))
         with _figures_lock:
             _FIGURES[variant] = figure
             while len(_FIGURES) > _FIGURES_MAX:
