@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from leaderboard.scoring.generative import safe_div
-
 PENALTY = 1.0
 #: What is trimmed from both ends of an answer, gold or system's: perl's and Python 2's blanks.
 BLANKS = " \t\n\r\x0b\x0c"
@@ -75,6 +73,9 @@ def jabbari_row(counts: Mapping[str, float], answers: Sequence[str]) -> tuple[fl
 
 def jabbari_metrics(s: dict) -> dict[str, object]:
     """Means (fractions) from summed columns; arrays broadcast (for resamples)."""
+    # imported here: the per-item rows above serve numpy-free scoring (lexsub.quick)
+    from leaderboard.scoring.generative import safe_div
+
     items = s["jb_item"]
     out = {"best1": safe_div(s["jb_best1"], items), "coverage_p": safe_div(s["jb_cov_p"], items),
            "coverage_r": safe_div(s["jb_cov_r"], items),

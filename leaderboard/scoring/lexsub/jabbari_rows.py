@@ -16,15 +16,15 @@
 from __future__ import annotations
 
 from itertools import repeat
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from leaderboard.scoring.jabbari import BLANKS, jabbari_row
-from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.lexsub import formats
-from leaderboard.scoring.lexsub.data import LexsubSplit
 from leaderboard.scoring.lexsub.lines import match_line
-from leaderboard.scoring.stats import COLUMN_INDEX
+from leaderboard.scoring.lexsub.split import LexsubGold
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def answer_list(answers: str) -> list[str]:
@@ -42,13 +42,24 @@ def first_lines(lines: list[tuple[int, str]], kind: str) -> dict[str, list[str]]
     return first
 
 
-def jabbari_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
+def jabbari_rows(split: LexsubGold, answers: formats.Answers, rows: np.ndarray) -> None:
     """Fill the Jabbari columns of ``rows`` (one per instance of ``split``, in its order)."""
+    from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
+    from leaderboard.scoring.stats import COLUMN_INDEX
+
+    found = jabbari_values(split, answers)
+    start, width = COLUMN_INDEX["jb_item"], len(JABBARI_COLUMNS)
+    if found:  # one write of every row (one per instance cost 2 ms a file)
+        rows[:, start:start + width] = found
+
+
+def jabbari_values(split: LexsubGold, answers: formats.Answers) -> list[tuple[float, ...]]:
+    """The Jabbari columns' values (:data:`leaderboard.scoring.jabbari.COLUMNS`), a tuple per
+    instance of ``split`` in its order (numpy-free: :mod:`.quick` sums them itself)."""
     oot = first_lines(answers.oot_lines, "oot") if answers.oot_lines else None
     best = first_lines(answers.best_lines, "best") if answers.best_lines else None
     coverage = (oot if oot is not None else best) or {}
     first = (best if best is not None else oot) or {}
-    start, width = COLUMN_INDEX["jb_item"], len(JABBARI_COLUMNS)
     found = []
     for target, counts in zip(split.targets, split.jabbari_counts, strict=True):
         row = jabbari_row(counts, coverage.get(target.item_id, ()))
@@ -56,5 +67,4 @@ def jabbari_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray)
         if row[0] and top and first is not coverage:  # best1 of the .best line's first answer
             row = (row[0], max(counts.get(top[0], 0), 0) / max(counts.values()), *row[2:])
         found.append(row)
-    if found:  # one write of every row (one per instance cost 2 ms a file)
-        rows[:, start:start + width] = found
+    return found

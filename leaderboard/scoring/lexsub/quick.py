@@ -1,4 +1,6 @@
-"""GAP without resamples and without numpy: a one-off ``leaderboard score --bootstrap 0``.
+"""Scores without resamples and without numpy: a one-off ``leaderboard score --bootstrap 0``
+(GAP of RANKED files; score.pl's and Jabbari et al.'s metrics of .best/.oot lines and JSON,
+:func:`score_generative`, from the per-instance values the general path writes into its rows).
 
 lst_gap.py's whole run costs about 0.09 s of CPU on LS07; numpy's import alone costs half of
 that. With no interval to compute nothing needs it: a file is validated by the general
@@ -13,12 +15,13 @@ floating-point operations in the same order:
 * the mean: ``sum / counted`` (0 where nothing counts), floored at 0, times 100; per part of
   speech over that POS's rows.
 
-``tests/scoring/lexsub/test_quick.py`` holds both paths equal to the last bit on real and
+``tests/scoring/lexsub/test_quick.py`` (GAP) and ``test_quick_generative.py`` hold both paths
+equal to the last bit on real and
 quirky files. The split comes from a small ``marshal`` file in the cache folder (its gold,
 pools and per-split readings), named by what it was read from: the data files' paths, sizes
 and modification times, the scorer version, this module's format and the Python version; a
 new or edited file, a new scorer or another Python reads the data files again. The general
-path (intervals, .best/.oot files) reads its split from the same entry
+path (intervals) reads its split from the same entry
 (:func:`general_split`).
 """
 
@@ -29,9 +32,14 @@ import os
 import sys
 import zlib
 from dataclasses import dataclass, field
+from functools import reduce
+from itertools import compress
+from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
+from leaderboard.scoring.jabbari import METRIC_KEYS as JABBARI_KEYS
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.gap import gap_numerator
 from leaderboard.scoring.lexsub.repeats import scorepl_gold
@@ -127,6 +135,16 @@ def _generative(split: QuickSplit) -> tuple:
     return (split.jabbari_counts, gold.counts, gold.modes, gold.items, gold.mode_items)
 
 
+def load_generative(split: QuickSplit) -> None:
+    """Jabbari et al.'s gold counts and score.pl's reading of the gold, from the split's cache
+    entry where it has one (else computed from the gold lines when first read)."""
+    blob = split.__dict__.pop("_generative_entry", None)
+    if blob is not None:
+        jabbari, counts, modes, items, mode_items = marshal.loads(blob)
+        split.__dict__["jabbari_counts"] = jabbari
+        split.__dict__["_scorepl_gold"] = GoldItems(counts, modes, items, mode_items)
+
+
 def general_split(split: QuickSplit, bootstrap: int) -> LexsubSplit:
     """The :class:`.data.LexsubSplit` (with resamples: numpy) of a split read by
     :func:`quick_split`, its per-split readings taken from the cache entry rather than
@@ -216,28 +234,99 @@ def score_ranking(split: QuickSplit, report: ValidationReport) -> QuickResult:
         else:
             sums[0] += g
             sums[1] += v
-    present = set(by_pos_sums)
-    order = [p for p in POS_ORDER if p in present] + sorted(present - set(POS_ORDER))
     by_pos = {pos: {"metrics": {"gap": _mean(*by_pos_sums[pos])}, "intervals": {}}
-              for pos in order}
+              for pos in _pos_order(by_pos_sums)}
+    return QuickResult({"gap": _mean(total, counted)}, by_pos,
+                       [p.message for p in report.warnings],
+                       _counts(split, report, counted), _signature(split))
+
+
+def _pos_order(present) -> list[str]:
+    """The per-POS blocks' order (:func:`leaderboard.scoring.engine.result_from_rows`)."""
+    present = set(present)
+    return [p for p in POS_ORDER if p in present] + sorted(present - set(POS_ORDER))
+
+
+def _counts(split: QuickSplit, report: ValidationReport, scored: float) -> dict[str, float]:
+    """:func:`.score.score`'s counts (the answers as scoring left them: JSON read as lines
+    on the generative track)."""
+    answers = report.submission
     given = answers.entries
     if answers.kind == formats.LINES:
         given = split.by_instance(given)
     lengths = [len(v) for k, v in given.items() if v and k in split.target_index]
     counts: dict[str, float] = {
         "targets_in_split": len(split.targets),
-        "targets_scored": int(counted),
+        "targets_scored": int(scored),
         "targets_answered": len(lengths),
+        # numpy's mean of the lengths: a sum of integers, exact in any order
         "mean_list_length": sum(lengths) / len(lengths) if lengths else 0.0,
     }
     for key in ("targets_no_candidates", "items_with_duplicates"):
         if key in report.counts:
             counts[key] = int(report.counts[key])
-    signature = {"scorer_version": SCORER_VERSION, "split_checksum": split.checksum,
-                 "seed": split.seed, "bootstrap": 0}
-    return QuickResult({"gap": _mean(total, counted)}, by_pos,
-                       [p.message for p in report.warnings], counts, signature)
+    return counts
+
+
+def _signature(split: QuickSplit) -> dict[str, object]:
+    return {"scorer_version": SCORER_VERSION, "split_checksum": split.checksum,
+            "seed": split.seed, "bootstrap": 0}
+
+
+#: score.pl's metrics: (key, summed numerator column, summed denominator column)
+_SEMEVAL = (("best_p", "best_credit", "se_attempted"), ("best_r", "best_credit", "se_item"),
+            ("best_mode_p", "best_mode_hit", "se_mode_attempted"),
+            ("best_mode_r", "best_mode_hit", "se_mode"),
+            ("oot_p", "oot_credit", "oot_attempted"), ("oot_r", "oot_credit", "se_item"),
+            ("oot_mode_p", "oot_mode_hit", "oot_mode_attempted"),
+            ("oot_mode_r", "oot_mode_hit", "se_mode"))
+
+
+def _percent(num: float, den: float) -> float:
+    """``safe_div`` times 100, as :func:`leaderboard.scoring.stats.metrics_from_sums`."""
+    return (num / den if den != 0 else 0.0) * 100.0
+
+
+def _generative_metrics(sums: dict[str, float], jabbari: list[float]) -> dict[str, float]:
+    metrics = {key: _percent(sums[num], sums[den]) for key, num, den in _SEMEVAL}
+    # Jabbari et al.'s means: each column (after jb_item) over jb_item
+    metrics.update((key, _percent(value, jabbari[0]))
+                   for key, value in zip(JABBARI_KEYS, jabbari[1:], strict=True))
+    return metrics
+
+
+def _sum(values) -> float:
+    """Values added one at a time in order (numpy's sum down a column of C-ordered rows)."""
+    return reduce(add, values, 0.0)
+
+
+def score_generative(split: QuickSplit, report: ValidationReport) -> QuickResult:
+    """score.pl's best/oot and Jabbari et al.'s metrics of a valid report on the generative
+    track, as :func:`.score.score` computes them with ``bootstrap=0``: the same per-instance
+    values (:func:`.columns.generative_columns`), each column summed in split order, overall
+    and per part of speech."""
+    from leaderboard.scoring.lexsub.columns import generative_columns
+
+    load_generative(split)
+    if not report.ok or report.submission is None:
+        raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
+    cols, jabbari = generative_columns(split, report.submission)
+    jabbari_cols = list(zip(*jabbari, strict=True)) if jabbari else [()] * len(JABBARI_COLUMNS)
+    sums = {name: _sum(values) for name, values in cols.items()}
+    metrics = _generative_metrics(sums, [_sum(c) for c in jabbari_cols])
+    masks = split.__dict__.get("_pos_masks")
+    if masks is None:  # POS -> which instances have it, once per split
+        poses = [t.pos for t in split.targets]
+        masks = split.__dict__["_pos_masks"] = {
+            pos: [p == pos for p in poses] for pos in _pos_order(poses)}
+    by_pos = {}
+    for pos, mask in masks.items():
+        pos_sums = {name: _sum(compress(values, mask)) for name, values in cols.items()}
+        by_pos[pos] = {"metrics": _generative_metrics(
+            pos_sums, [_sum(compress(c, mask)) for c in jabbari_cols]), "intervals": {}}
+    return QuickResult(metrics, by_pos, [p.message for p in report.warnings],
+                       _counts(split, report, sums["se_item"]), _signature(split))
 
 
 __all__ = ["QUICK_FORMAT", "RANKING", "QuickResult", "general_split", "quick_split",
-           "score_ranking"]
+           "score_generative", "score_ranking"]

@@ -12,26 +12,14 @@ import numpy as np
 
 from leaderboard.scoring.engine import ScoreResult, result_from_rows
 from leaderboard.scoring.lexsub import formats
+from leaderboard.scoring.lexsub.columns import generative_columns
 from leaderboard.scoring.lexsub.data import LexsubSplit
 from leaderboard.scoring.lexsub.gap import gap_numerator
-from leaderboard.scoring.lexsub.jabbari_rows import jabbari_rows
-from leaderboard.scoring.lexsub.repeats import scorepl_gold
-from leaderboard.scoring.lexsub.scorepl import score_lines
-from leaderboard.scoring.lexsub.validation import (
-    GENERATIVE,
-    RANKING,
-    _json_lines,
-    validate,
-)
+from leaderboard.scoring.lexsub.validation import GENERATIVE, RANKING, validate
 from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
 from leaderboard.scoring.validate import ValidationReport
 
 __all__ = ["GENERATIVE", "RANKING", "score", "validate"]
-
-
-def _as_lines(answers: formats.Answers, split: LexsubSplit) -> None:
-    answers.best_lines, answers.oot_lines = _json_lines(answers)
-    answers.kind = formats.LINES
 
 
 def _ranking_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
@@ -49,35 +37,13 @@ def _ranking_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray
 
 
 def _generative_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
-    if answers.kind != formats.LINES:
-        _as_lines(answers, split)
-    gold = scorepl_gold(split)
-    row_of = {t.item_id: i for i, t in reversed(list(enumerate(split.targets)))}
-    # each column summed in a list, then written at once (the same additions, in the same
-    # order, as one numpy element at a time: 14,000 element writes cost 5 ms a file)
-    n = len(split.targets)
-    cols = {name: [0.0] * n for name in ("se_item", "se_mode")}
-    for item, count in gold.items.items():
-        cols["se_item"][row_of[item]] += count
-    for item, count in gold.mode_items.items():
-        cols["se_mode"][row_of[item]] += count
-    for kind, lines, names in (
-            ("best", answers.best_lines, ("se_attempted", "best_credit", "se_mode_attempted",
-                                          "best_mode_hit")),
-            ("oot", answers.oot_lines, ("oot_attempted", "oot_credit", "oot_mode_attempted",
-                                        "oot_mode_hit"))):
-        scores, _ = score_lines(gold, lines, kind)
-        attempted, credit, mode_attempted, mode_hit = (
-            cols.setdefault(name, [0.0] * n) for name in names)
-        for item, s in scores.items():
-            i = row_of[item]
-            attempted[i] += s.attempted
-            credit[i] += s.credit
-            mode_attempted[i] += s.mode_attempted
-            mode_hit[i] += s.mode_hit
+    cols, jabbari = generative_columns(split, answers)
+    # each column written at once (14,000 element writes cost 5 ms a file)
     for name, values in cols.items():
         rows[:, COLUMN_INDEX[name]] += values
-    jabbari_rows(split, answers, rows)
+    if jabbari:  # one write of every row (one per instance cost 2 ms a file)
+        start = COLUMN_INDEX["jb_item"]
+        rows[:, start:start + len(jabbari[0])] = jabbari
 
 
 def score(split: LexsubSplit, report: ValidationReport, *, track: str,

@@ -132,6 +132,33 @@ def test_command_prints_what_the_general_path_prints(folder, extra) -> None:
         assert [d["signature"]["bootstrap"] for d in docs] == [int(b)] * 4
 
 
+@pytest.mark.parametrize("extra", [[], ["--json"], ["--track", "generative", "--seed", "3"]])
+def test_generative_command_prints_what_the_general_path_prints(folder, extra) -> None:
+    """.best/.oot lines (a pair, blank, repeated and unreadable lines, CRLF, gzipped), JSON
+    and a RANKED file among them: the same bytes as the general path, without numpy."""
+    tmp, files, env = folder
+    texts = [b"bright.a 1 :: smart\nbright.a 2 ::: vivid;shining;vivid\nbright.a 1 ::: clever;x\n",
+             b"bright.a 2 :: \r\nbright.a 1 :: well lit;non-smart\nnonsense\n"
+             b"bright.a 1 :: clever\nbar.n 48 ::: prevent\n",
+             b'{"substitutes": {"bright.a 1": [["clever", 2], ["smart", 1]], "x.n 3": []}}']
+    paths = []
+    for i, text in enumerate(texts):
+        path = tmp / f"gen{i}.txt"
+        path.write_bytes(text)
+        paths.append(str(path))
+    zipped = tmp / "gen.best.gz"
+    zipped.write_bytes(gzip.compress(b"bright.a 1 :: smart;clever\r\n"))
+    paths += [str(zipped), files[0]]
+    args = ["score", "--split", "semeval07:trial", "--bootstrap", "0", *extra, *paths]
+    general = _run([*args, "--no-cache"], env)
+    for _ in range(2):
+        fast = _run(args, env)
+        assert fast.stdout == general.stdout and fast.returncode == general.returncode
+        assert _without_modules(fast.stderr) == _without_modules(general.stderr)
+    assert "MODULES False False" in fast.stderr
+    assert fast.stdout.count("generative") >= 4 or "--json" in extra
+
+
 def test_invalid_file_exits_2_as_the_general_path_does(folder) -> None:
     tmp, files, env = folder
     args = ["score", "--split", "semeval07:trial", "--bootstrap", "0", files[0],
@@ -143,14 +170,14 @@ def test_invalid_file_exits_2_as_the_general_path_does(folder) -> None:
 
 
 def test_other_files_and_options_take_the_general_path(folder) -> None:
-    """Intervals, another format, another track: numpy's path (still without click); an
-    option click alone reads (``--no-cache``): click's."""
+    """Intervals: numpy's path (still without click); an option click alone reads
+    (``--no-cache``): click's. .best/.oot lines and JSON without intervals: neither."""
     tmp, files, env = folder
     best = tmp / "run.best"
     best.write_bytes(b"bright.a 1 :: smart\n")
     for args, modules in ((["--bootstrap", "10", files[0]], "True False"),
-                          ([files[0], str(best)], "True False"),
-                          (["--track", "generative", str(best)], "True False"),
+                          ([files[0], str(best)], "False False"),
+                          (["--track", "generative", str(best)], "False False"),
                           (["--no-cache", files[0]], "True True")):
         run = _run(["score", "--split", "semeval07:trial", *args,
                     *([] if "--bootstrap" in args else ["--bootstrap", "0"])], env)

@@ -1,0 +1,63 @@
+"""The generative track's per-instance values, without numpy: score.pl's best/oot columns
+and Jabbari et al.'s, one value per instance of the split (in its order).
+
+:func:`.score.score` writes them into its numpy rows; :func:`.quick.score_generative` sums
+them itself (a one-off ``leaderboard score --bootstrap 0``, which never imports numpy). Both
+read the same lists, so the two cannot differ.
+"""
+
+from __future__ import annotations
+
+from leaderboard.scoring.lexsub import formats
+from leaderboard.scoring.lexsub.jabbari_rows import jabbari_values
+from leaderboard.scoring.lexsub.repeats import scorepl_gold
+from leaderboard.scoring.lexsub.scorepl import score_lines
+from leaderboard.scoring.lexsub.split import LexsubGold
+from leaderboard.scoring.lexsub.validation import _json_lines
+
+_NAMES = {"best": ("se_attempted", "best_credit", "se_mode_attempted", "best_mode_hit"),
+          "oot": ("oot_attempted", "oot_credit", "oot_mode_attempted", "oot_mode_hit")}
+
+
+def as_lines(answers: formats.Answers) -> None:
+    """Scored rankings (JSON) as score.pl's lines, in place (:func:`.validation._json_lines`)."""
+    answers.best_lines, answers.oot_lines = _json_lines(answers)
+    answers.kind = formats.LINES
+
+
+def semeval_columns(split: LexsubGold, answers: formats.Answers) -> dict[str, list[float]]:
+    """Column name -> a value per instance: score.pl's tallies (``se_item``, ``se_mode``, best
+    and oot); an item's credit goes to the first instance of its id (score.pl keys items by
+    the id). Each value is the sum, in order, of what the item adds (what numpy's element
+    additions gave, one at a time)."""
+    if answers.kind != formats.LINES:
+        as_lines(answers)
+    gold = scorepl_gold(split)
+    row_of = split.__dict__.get("_row_of")
+    if row_of is None:  # score.pl's item id -> its first instance's row, once per split
+        row_of = {t.item_id: i for i, t in reversed(list(enumerate(split.targets)))}
+        split.__dict__["_row_of"] = row_of
+    n = len(split.targets)
+    cols = {name: [0.0] * n for name in ("se_item", "se_mode")}
+    for item, count in gold.items.items():
+        cols["se_item"][row_of[item]] += count
+    for item, count in gold.mode_items.items():
+        cols["se_mode"][row_of[item]] += count
+    for kind, lines in (("best", answers.best_lines), ("oot", answers.oot_lines)):
+        scores, _ = score_lines(gold, lines, kind)
+        attempted, credit, mode_attempted, mode_hit = (
+            cols.setdefault(name, [0.0] * n) for name in _NAMES[kind])
+        for item, s in scores.items():
+            i = row_of[item]
+            attempted[i] += s.attempted
+            credit[i] += s.credit
+            mode_attempted[i] += s.mode_attempted
+            mode_hit[i] += s.mode_hit
+    return cols
+
+
+def generative_columns(split: LexsubGold, answers: formats.Answers
+                       ) -> tuple[dict[str, list[float]], list[tuple[float, ...]]]:
+    """:func:`semeval_columns` and the Jabbari values (a tuple per instance)."""
+    cols = semeval_columns(split, answers)
+    return cols, jabbari_values(split, answers)
