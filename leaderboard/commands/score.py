@@ -71,10 +71,10 @@ def _report_invalid(path: Path, report, as_json: bool) -> None:
               "$LEADERBOARD_LEXSUB_DIR, else ../shared/data/lexsub), "
               "tsar2022:en-test|es-test|pt-test|en-trial|es-trial|pt-trial (read from "
               "$LEADERBOARD_TSAR_DIR, else ../shared/data/tsar2022).")
-@click.option("--submission", "submission_path", default=None,
+@click.option("--submission", "submission_paths", multiple=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Submission file (plain or .gz); more files may follow it, or be given "
-              "without the option.")
+              help="Submission file (plain or .gz); the option may be repeated, and more "
+              "files may follow it or be given without the option (every one is scored).")
 @click.argument("more_submissions", nargs=-1,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
@@ -92,7 +92,8 @@ def _report_invalid(path: Path, report, as_json: bool) -> None:
               "generative: the system ranks its own substitutes (every metric). "
               "ranking: it scores every candidate of each target it answers, nothing else "
               "(checked); prints GAP, GAP ratio and P@1.")
-def score_command(split_spec: str, submission_path: Path | None, more_submissions: tuple[Path, ...],
+def score_command(split_spec: str, submission_paths: tuple[Path, ...],
+                  more_submissions: tuple[Path, ...],
                   bootstrap: int, seed: int, as_json: bool, no_cache: bool,
                   track: str | None) -> None:
     """Score submissions against SPLIT: every metric with its interval, then per POS.
@@ -102,7 +103,8 @@ def score_command(split_spec: str, submission_path: Path | None, more_submission
     ``leaderboard benchmark export-inputs``) and nothing else; only the ranking metrics are
     printed: GAP (the headline), GAP ratio and P@1.
 
-    Several files score in one process: ``--submission a.json b.json c.json``. The prepared
+    Several files score in one process: ``--submission a.json b.json c.json`` (or
+    ``--submission a.json --submission b.json``). The prepared
     split is cached on disk by the split file's checksum and the scorer version
     ($LEADERBOARD_CACHE_DIR, else $XDG_CACHE_HOME/swords-leaderboard or
     ~/.cache/swords-leaderboard), so the gold is lemmatized once. Exit status 2 when any
@@ -119,7 +121,8 @@ def score_command(split_spec: str, submission_path: Path | None, more_submission
     )
     from leaderboard.scoring.sources import cache_dir
 
-    paths = tuple(p for p in (submission_path, *more_submissions) if p is not None)
+    # every --submission in order, then the files given without it (quick_args' order)
+    paths = (*submission_paths, *more_submissions)
     if not paths:
         raise click.UsageError("Missing option '--submission' (or a file after the options).")
     family_split = is_family_split(split_spec)

@@ -232,12 +232,14 @@ def quick_args(args: list[str]) -> dict | None:
     """``score`` arguments as click would read them, where they ask for what
     :func:`quick_main` does (a split, files that exist, ``--bootstrap``, ``--seed``,
     ``--track``, ``--json``; no ``--no-cache``) and nothing else; None for anything else
-    (help, another option, a value click would refuse or read differently, an option given
-    twice), which click then reads."""
+    (help, another option, a value click would refuse or read differently, an option other
+    than ``--submission`` or ``--seed`` given twice), which click then reads. Files: every
+    ``--submission`` in order, then those given without it, as ``score_command`` takes them."""
     if not args or args[0] != "score":
         return None
     found: dict = {"--seed": "0", "--bootstrap": "1000", "--json": False}
     given: set[str] = set()
+    submissions: list[str] = []
     paths: list[str] = []
     rest = iter(args[1:])
     for arg in rest:
@@ -246,12 +248,15 @@ def quick_args(args: list[str]) -> dict | None:
             continue
         if arg.startswith("-"):
             name, eq, value = arg.partition("=")
-            if name not in _OPTIONS or name in given and name != "--seed":
+            if name not in _OPTIONS or name in given and name not in ("--seed",
+                                                                      "--submission"):
                 return None
             if not eq:
                 value = next(rest, None)
                 if value is None or value.startswith("-") and name != "--seed":
                     return None
+            if name == "--submission":
+                submissions.append(value)
             found[name] = value
             given.add(name)
             continue
@@ -259,9 +264,7 @@ def quick_args(args: list[str]) -> dict | None:
     if "--split" not in found or not _INT.fullmatch(found["--seed"]) or not _COUNT.fullmatch(
             found["--bootstrap"]) or found.get("--track") not in (None, *_TRACKS):
         return None
-    if "--submission" in found:
-        paths.insert(0, found["--submission"])
-    files = tuple(Path(p) for p in paths)
+    files = tuple(Path(p) for p in (*submissions, *paths))
     if not files or not all(f.is_file() and os.access(f, os.R_OK) for f in files):
         return None
     return {"spec": found["--split"], "paths": files, "track": found.get("--track"),

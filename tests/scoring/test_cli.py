@@ -131,6 +131,18 @@ def test_several_submissions_in_one_process(wordnet):
     assert f"== {files[0]} ==" in res.stdout and f"== {files[1]} ==" in res.stdout
 
 
+def test_repeated_submission_option_scores_every_file(wordnet):
+    """``--submission a --submission b c``: a, b and c, in that order (only the last
+    ``--submission`` was scored before)."""
+    files = [DEMO / "submissions" / f"demo_{n}.json" for n in ("weak", "strong", "baseline")]
+    res = _run("--split", str(DEMO / "demo_split.json"), "--submission", str(files[0]),
+               "--bootstrap", "0", "--submission", str(files[1]), str(files[2]), "--json")
+    assert res.exit_code == 0, res.output
+    docs = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [d["submission"] for d in docs] == [str(f) for f in files]
+    assert len({json.dumps(d["metrics"]) for d in docs}) == 3
+
+
 def test_one_invalid_file_among_several_exits_2_after_scoring_the_rest(wordnet, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("hello")

@@ -219,6 +219,22 @@ def test_quick_args_leave_the_rest_to_click(args, tmp_path, monkeypatch) -> None
     assert quick_args(ok) == {"spec": "semeval07:all", "paths": (Path("f"), Path("f")),
                               "track": None, "bootstrap": 0, "seed": -2, "as_json": True}
     assert quick_args(["score", "--split", "coinco:test", "f"])["bootstrap"] == 1000
+    (tmp_path / "g").write_text("RANKED\tx 1\ty 1\n")
+    assert quick_args(["score", "--split", "coinco:test", "g", "--submission", "f",
+                       "--submission=g", "f"])["paths"] == tuple(map(Path, "fggf"))
+
+
+def test_repeated_submission_scores_every_file(folder) -> None:
+    """``--submission a --submission b``: both, in both paths (click's took the last one)."""
+    tmp, files, env = folder
+    for b in ("0", "20"):
+        args = ["score", "--split", "semeval07:trial", "--bootstrap", b, "--json",
+                "--submission", files[0], "--submission", files[2], files[1]]
+        fast, general = _run(args, env), _run([*args, "--no-cache"], env)
+        assert fast.returncode == general.returncode == 0, general.stderr
+        assert fast.stdout == general.stdout
+        docs = [json.loads(line) for line in fast.stdout.splitlines()]
+        assert [d["submission"] for d in docs] == [files[0], files[2], files[1]]
 
 
 def test_numpy_free_copies_agree_with_their_originals() -> None:
