@@ -17,6 +17,7 @@ answer scores 0 on all of them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 
 PENALTY = 1.0
 #: What is trimmed from both ends of an answer, gold or system's: perl's and Python 2's blanks.
@@ -32,10 +33,7 @@ _EMPTY = (0.0,) * (len(COLUMNS) - 1)
 
 def distinct_answers(answers: Sequence[str]) -> list[str]:
     """Trimmed answers (:data:`BLANKS`), first occurrence of each, in order."""
-    seen: dict[str, None] = {}
-    for answer in answers:
-        seen.setdefault(answer.strip(BLANKS), None)
-    return list(seen)
+    return list(dict.fromkeys(map(str.strip, answers, repeat(BLANKS))))
 
 
 def _f(found: float, wrong: float, total: float) -> tuple[float, float, float]:
@@ -46,27 +44,39 @@ def _f(found: float, wrong: float, total: float) -> tuple[float, float, float]:
     return precision, recall, f
 
 
-def jabbari_row(counts: Mapping[str, float], answers: Sequence[str]) -> tuple[float, ...]:
-    """Per-item values of :data:`COLUMNS`; ``counts`` maps trimmed gold answers to h."""
-    total = sum(v for v in counts.values() if v > 0)
+def gold_total(counts: Mapping[str, float]) -> float:
+    """The sum of h over the gold answers (the positive counts): coverage R's denominator."""
+    return sum(v for v in counts.values() if v > 0)
+
+
+def jabbari_row(counts: Mapping[str, float], answers: Sequence[str],
+                total: float | None = None) -> tuple[float, ...]:
+    """Per-item values of :data:`COLUMNS`; ``counts`` maps trimmed gold answers to h;
+    ``total``: :func:`gold_total` of ``counts`` where the caller keeps it."""
+    if total is None:
+        total = gold_total(counts)
     if total <= 0:
         return (0.0,) + _EMPTY
     distinct = distinct_answers(answers)
     if not distinct:
         return (1.0,) + _EMPTY
-    best1 = max(counts.get(distinct[0], 0.0), 0.0) / max(counts.values())
+    get = counts.get
+    best1 = max(get(distinct[0], 0.0), 0.0) / max(counts.values())
     # one pass: the first k answers' coverage F for k = 1..10, then all of them
     found, wrong, cut_f = 0.0, 0.0, []
-    for k, answer in enumerate(distinct, start=1):
-        h = counts.get(answer, 0.0)
+    for answer in distinct[:CUTS[-1]]:
+        h = get(answer, 0.0)
         found += h
         wrong += h <= 0
-        if k <= CUTS[-1]:
-            if found > 0:  # _f's F, inline (the same expressions): one call per answer
-                p, r = found / (found + PENALTY * wrong), found / total
-                cut_f.append(2 * p * r / (p + r))
-            else:
-                cut_f.append(0.0 if found == 0 else _f(found, wrong, total)[2])
+        if found > 0:  # _f's F, inline (the same expressions): one call per answer
+            p, r = found / (found + PENALTY * wrong), found / total
+            cut_f.append(2 * p * r / (p + r))
+        else:
+            cut_f.append(0.0 if found == 0 else _f(found, wrong, total)[2])
+    for answer in distinct[CUTS[-1]:]:
+        h = get(answer, 0.0)
+        found += h
+        wrong += h <= 0
     cut_f += cut_f[-1:] * (len(CUTS) - len(cut_f))
     return (1.0, best1, *_f(found, wrong, total), *cut_f)
 

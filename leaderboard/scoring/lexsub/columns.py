@@ -11,7 +11,7 @@ from __future__ import annotations
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.jabbari_rows import jabbari_values
 from leaderboard.scoring.lexsub.repeats import scorepl_gold
-from leaderboard.scoring.lexsub.scorepl import score_lines
+from leaderboard.scoring.lexsub.scorepl import score_columns
 from leaderboard.scoring.lexsub.split import LexsubGold
 from leaderboard.scoring.lexsub.validation import _json_lines
 
@@ -44,15 +44,8 @@ def semeval_columns(split: LexsubGold, answers: formats.Answers) -> dict[str, li
     for item, count in gold.mode_items.items():
         cols["se_mode"][row_of[item]] += count
     for kind, lines in (("best", answers.best_lines), ("oot", answers.oot_lines)):
-        scores, _ = score_lines(gold, lines, kind)
-        attempted, credit, mode_attempted, mode_hit = (
-            cols.setdefault(name, [0.0] * n) for name in _NAMES[kind])
-        for item, s in scores.items():
-            i = row_of[item]
-            attempted[i] += s.attempted
-            credit[i] += s.credit
-            mode_attempted[i] += s.mode_attempted
-            mode_hit[i] += s.mode_hit
+        score_columns(gold, lines, kind, row_of,
+                      tuple(cols.setdefault(name, [0.0] * n) for name in _NAMES[kind]))
     return cols
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from itertools import repeat
 from typing import TYPE_CHECKING
 
-from leaderboard.scoring.jabbari import BLANKS, jabbari_row
+from leaderboard.scoring.jabbari import BLANKS, gold_total, jabbari_row
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.lines import match_line
 from leaderboard.scoring.lexsub.split import LexsubGold
@@ -60,9 +60,12 @@ def jabbari_values(split: LexsubGold, answers: formats.Answers) -> list[tuple[fl
     best = first_lines(answers.best_lines, "best") if answers.best_lines else None
     coverage = (oot if oot is not None else best) or {}
     first = (best if best is not None else oot) or {}
+    totals = split.__dict__.get("_jabbari_totals")
+    if totals is None:  # each instance's sum of h, once per split
+        totals = split.__dict__["_jabbari_totals"] = list(map(gold_total, split.jabbari_counts))
     found = []
-    for target, counts in zip(split.targets, split.jabbari_counts, strict=True):
-        row = jabbari_row(counts, coverage.get(target.item_id, ()))
+    for target, counts, total in zip(split.targets, split.jabbari_counts, totals, strict=True):
+        row = jabbari_row(counts, coverage.get(target.item_id, ()), total)
         top = first.get(target.item_id)
         if row[0] and top and first is not coverage:  # best1 of the .best line's first answer
             row = (row[0], max(counts.get(top[0], 0), 0) / max(counts.values()), *row[2:])

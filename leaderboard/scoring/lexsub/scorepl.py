@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import repeat
+from operator import add
 
 from leaderboard.scoring.lexsub.lines import match_line
 from leaderboard.scoring.semeval import GOLD_ENTRY, GOLD_FIRST, fix_guess, perl_split
@@ -99,50 +101,45 @@ def read_gold(lines: list[str]) -> GoldItems:
     return gold
 
 
-@dataclass
-class ItemScore:
-    """What one answer line adds to its item (score.pl's running totals)."""
-
-    attempted: float = 0.0
-    credit: float = 0.0
-    mode_attempted: float = 0.0
-    mode_hit: float = 0.0
-
-
-def score_lines(gold: GoldItems, lines: list[tuple[int, str]], kind: str
-                ) -> tuple[dict[str, ItemScore], list[int]]:
-    """Per-item credit of ``(line number, text)`` answer lines; also the unmatched lines."""
-    scores: dict[str, ItemScore] = {}
-    unmatched: list[int] = []
+def score_columns(gold: GoldItems, lines: list[tuple[int, str]], kind: str,
+                  row_of: dict[str, int], columns: tuple[list[float], ...]) -> None:
+    """Add what each counted ``(line number, text)`` answer line of ``kind`` gives its item to
+    the item's row (``row_of``) of ``columns``: attempted, credit, mode attempted, mode hit
+    (score.pl's running totals; a line it skips adds nothing)."""
+    attempted, credits, mode_attempted, mode_hit = columns
+    norms_of, modes = gold.norms, gold.modes
+    best = kind == "best"
     done: set[str] = set()
     answers: list[str] = []
-    for number, text in lines:
-        text = text.split("\n", 1)[0]
-        m = match_line(text, kind)
-        if not m:
-            if _NON_BLANK.search(text):
-                unmatched.append(number)
+    for _, text in lines:
+        m = match_line(text, kind)  # the line up to its first newline, as perl reads it
+        if m is None:
             continue
-        item, rest = m.item, m.answers
-        norms = gold.norms(item)
-        if not norms or item in done:
+        item = m.item
+        if item in done:
+            continue
+        norms = norms_of(item)
+        if not norms:
             continue
         done.add(item)
-        score = scores[item] = ItemScore()
-        if _NON_BLANK.search(rest):
+        i = row_of[item]
+        rest = m.answers
+        if _NON_BLANK.search(rest):  # else the previous counted line's answers stay
             answers = list(map(fix_guess, perl_split(rest)))
-            score.attempted = float(bool(answers))
-        if kind == "oot":
+            if answers:
+                attempted[i] += 1.0
+        if not best:
             answers = answers[:OOT_GUESSES]
-        mode = gold.modes.get(item)
-        if mode and answers:
-            score.mode_attempted = 1.0
-            hit = mode == answers[0] if kind == "best" else mode in answers
-            score.mode_hit = float(hit)
-        credit = sum(map(norms.get, answers, repeat(0.0)))  # in order, as the loop added
-        if credit:
-            score.credit = credit / len(answers) if kind == "best" else credit
-    return scores, unmatched
+        if answers:
+            mode = modes.get(item)
+            if mode:
+                mode_attempted[i] += 1.0
+                if mode == answers[0] if best else mode in answers:
+                    mode_hit[i] += 1.0
+            # added one at a time, in order, as score.pl's loop adds
+            credit = reduce(add, map(norms.get, answers, repeat(0.0)), 0)
+            if credit:
+                credits[i] += credit / len(answers) if best else credit
 
 
 def perl_round(fraction: float) -> float:
