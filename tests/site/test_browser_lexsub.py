@@ -73,6 +73,7 @@ def _pages(extra: dict) -> dict[str, str]:
                         for k in ("ranking", "generative", "coinco"))
     ids = extra["ids"]
     return {"ls07-gap": f"/?{gap}", "ls07-gap-charts": f"/charts?{gap}",
+            "ls07-gap-matrix": f"/matrix?{gap}", "ls07-best-matrix": f"/matrix?{gen}",
             "ls07-best": f"/?{gen}", "ls07-oot": f"/?{gen}&view=oot",
             "ls07-jabbari": f"/?{gen}&view=jabbari", "ls07-all": f"/?{gen}&view=all",
             "ls07-best-charts": f"/charts?{gen}", "ls07-significance": f"/significance?{gen}",
@@ -113,4 +114,21 @@ def test_ls07_boards_rank_on_their_protocols(site):
     text = row.inner_text()
     # Two decimals on LS07/CoInCo boards, as papers cite them (issue 32 item 5).
     assert "43.75" in text and "40.00" in text and "75.00" in text
+    context.close()
+
+
+def test_a_long_reference_name_keeps_its_badge_off_the_team_cell_at_390(site):
+    """At 390 px the matrix's "Gold upper bound ORACLE" ran over its Team cell: its badge now
+    goes under the name, inside its own cell, as on the ranking."""
+    context = site.browser.new_context(viewport={"width": 390, "height": 900})
+    page = context.new_page()
+    for path in (f"/matrix?leaderboard={site.extra['slugs']['generative']}",
+                 f"/?leaderboard={site.extra['slugs']['generative']}"):
+        page.goto(f"{site.url}{path}")
+        row = page.locator("tr.ref", has_text="upper bound").first
+        name, badge = row.locator("th.col-system"), row.locator(".badge-oracle")
+        after = row.locator("th.col-system + td")
+        name_box, badge_box, next_box = (x.bounding_box() for x in (name, badge, after))
+        assert badge_box["x"] + badge_box["width"] <= name_box["x"] + name_box["width"] + 0.5
+        assert badge_box["x"] + badge_box["width"] <= next_box["x"] + 0.5, path
     context.close()

@@ -145,12 +145,18 @@ def snapshot_meta(data: dict[str, Any]) -> dict[str, Any]:
                         for s in data.get("systems", [])]}
 
 
-def snapshot_top(ref: SnapshotRef) -> dict[str, Any] | None:
-    """The snapshot's small keys as the ranker prepared them (its ``meta`` value), or None.
-    Served whatever was withdrawn since: they list no system."""
-    meta = None if ref.id == 0 else stored(ref, prepared_pages.VALUE,
+def stored_meta(ref: SnapshotRef) -> dict[str, Any] | None:
+    """The snapshot's ``meta`` value as the ranker prepared it (:func:`snapshot_meta`), or
+    None. It holds nothing the read filter removes but the withdrawn systems' ids in
+    ``choices`` (their readers drop them), so it is served whatever was withdrawn since."""
+    return None if ref.id == 0 else stored(ref, prepared_pages.VALUE,
                                            value_variant("meta", ()), json.loads,
                                            filtered=True)
+
+
+def snapshot_top(ref: SnapshotRef) -> dict[str, Any] | None:
+    """The snapshot's small keys as the ranker prepared them, or None."""
+    meta = stored_meta(ref)
     return None if meta is None else meta["top"]
 
 
@@ -163,12 +169,7 @@ class SnapshotParts(Mapping):
         self.ref = ref
         self._whole_loader = whole
         self._whole: dict[str, Any] | None = None
-        # The meta value holds nothing the read filter removes but the withdrawn systems'
-        # ids, dropped here: it is served whatever was withdrawn since.
-        self.meta: dict[str, Any] | None = (
-            None if ref.id == 0 else
-            stored(ref, prepared_pages.VALUE, value_variant("meta", ()), json.loads,
-                   filtered=True))
+        self.meta: dict[str, Any] | None = stored_meta(ref)
 
     def whole(self) -> dict[str, Any]:
         """The snapshot itself (parsed once per process and snapshot)."""
