@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
+import re
 import shutil
 import subprocess
 
@@ -246,3 +248,21 @@ def test_ls07_pages_speak_of_ls07_and_public_labels(client, session, ls07_boards
     assert h1.startswith("SemEval-2007") and "SWORDS" not in h1
     title = board_title(generative, session.get(Benchmark, generative.benchmark_id))
     assert title.endswith("· generative · public labels") and "phase" not in title
+
+
+def test_an_ls07_system_page_shows_its_ranking_metrics_as_cards_with_two_decimals(
+        app, client, team_token, ls07_boards):
+    """The cards on top are the metrics the board ranks on (the table below has all 22),
+    printed with two decimals as the ranking prints them; the per-POS chart draws those
+    four, not 22 bars a pixel wide on a phone."""
+    _team, _user, token = team_token
+    _, generative = ls07_boards
+    body = upload_and_work(app, client, token, PAIR, generative.slug, "generator")
+    page = client.get(f"/systems/{body['id']}").get_data(as_text=True)
+    cards = re.findall(r'<div class="card"><div class="label">(.*?)</div>'
+                       r'<div class="big">([^<]*)</div>', page)
+    assert cards == [("best R", "52.50"), ("oot R", "50.00"), ("best mode R", "75.00"),
+                     ("coverage F", "50.00")]
+    figure = json.loads(re.search(r'id="pos-figure">(.*?)</script>', page).group(1))
+    assert figure["data"][0]["x"] == ["best R", "oot R", "best mode R", "coverage F"]
+    assert figure["data"][0]["y"] == [52.5, 50.0, 75.0, 50.0]

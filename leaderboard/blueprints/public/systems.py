@@ -12,7 +12,7 @@ from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.analysis import redirect_to_compare
 from leaderboard.blueprints.public.prepared import SnapshotParts, system_variant
 from leaderboard.db import get_session
-from leaderboard.models import Board, Team, Track
+from leaderboard.models import Benchmark, Board, Team, Track
 from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.ranking import charts, prepared_pages
 from leaderboard.services.ranking.metric_info import (
@@ -23,7 +23,9 @@ from leaderboard.services.ranking.metric_info import (
     default_sort,
     describe,
     displayed,
+    headlines,
 )
+from leaderboard.services.ranking.ranking_table import shown_decimals
 from leaderboard.services.ranking.set_apart import why
 from leaderboard.services.ranking.snapshot_reader import latest_snapshot, load_data
 from leaderboard.services.ranking.systems import (
@@ -61,7 +63,8 @@ def system(submission_id: int):
     if views != Track.GENERATIVE:
         # A SWORDS ranking board (the F^10 families mean nothing when every candidate is
         # given) or an LS07/CoInCo board: its own metrics only.
-        cards = keys = list(displayed(views))
+        # its own metrics only, the ones it ranks on as cards (the table below has them all)
+        cards, keys = list(headlines(views)), list(displayed(views))
     else:
         cards = CARD_KEYS
         keys = [*VIEWS["all"].columns, *board_metrics(views, (
@@ -72,7 +75,9 @@ def system(submission_id: int):
     neighbours = url_for("public.significance", metric=headline, around=submission_id,
                          leaderboard=g.board.slug if g.board is not None else None)
     apart = why(detail, headline)   # not ranked on the headline: no neighbours to compare
-    return render_template("public/system.html", s=detail, cards=cards,
+    benchmark = session.get(Benchmark, detail["benchmark_id"])
+    decimals = shown_decimals({"benchmark": {"name": benchmark.name if benchmark else ""}})
+    return render_template("public/system.html", s=detail, cards=cards, decimals=decimals,
                            choices=choices, figure=figure, keys=keys, labels=LABELS,
                            describe=describe, pos_values=POS_VALUES,
                            neighbours_url=None if apart else neighbours, headline=headline,
@@ -81,8 +86,13 @@ def system(submission_id: int):
 
 def chart_keys_for(views: str) -> list[str]:
     """The metrics of a system page's chart on a board of ``views``: the headline figures
-    on a SWORDS generative board, the board's own metrics elsewhere."""
-    return CHART_KEYS if views == Track.GENERATIVE else list(displayed(views))
+    on a SWORDS generative board, the board's own metrics elsewhere, or where it has more
+    than a chart can show (22 on LS07/CoInCo: bars a pixel wide on a phone) the ones it
+    ranks on."""
+    if views == Track.GENERATIVE:
+        return CHART_KEYS
+    own = list(displayed(views))
+    return own if len(own) <= len(CHART_KEYS) else list(headlines(views))
 
 
 def compare_choices(board_id: int) -> list[dict]:
