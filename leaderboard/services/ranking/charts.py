@@ -9,6 +9,7 @@ import base64
 import functools
 import html
 import json
+from collections.abc import Iterator
 from datetime import date, timedelta
 from typing import Any
 
@@ -145,9 +146,10 @@ def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a")
     return fig
 
 
-def pos_bars(detail: dict[str, Any], keys: list[str]) -> go.Figure:
-    """One system: the given metrics grouped by POS, with 95% interval bars."""
-    fig = go.Figure()
+def _pos_series(detail: dict[str, Any], keys: list[str]) -> Iterator[tuple[
+        str, list[str], list[float], list[tuple[float, float]]]]:
+    """(POS, metrics shown, values, interval errors) of each bar group of a system's chart:
+    all, then each POS the result has a block of."""
     for pos in ("ALL", *POS_VALUES):
         if pos == "ALL":
             metrics, intervals = detail["metrics"], detail["intervals"]
@@ -157,8 +159,14 @@ def pos_bars(detail: dict[str, Any], keys: list[str]) -> go.Figure:
                 continue
             metrics, intervals = block.get("metrics", {}), block.get("intervals", {})
         shown = [k for k in keys if k in metrics]
-        values = [metrics[k] for k in shown]
-        errs = [_errors(metrics[k], intervals.get(k)) for k in shown]
+        yield (pos, shown, [metrics[k] for k in shown],
+               [_errors(metrics[k], intervals.get(k)) for k in shown])
+
+
+def pos_bars(detail: dict[str, Any], keys: list[str]) -> go.Figure:
+    """One system: the given metrics grouped by POS, with 95% interval bars."""
+    fig = go.Figure()
+    for pos, shown, values, errs in _pos_series(detail, keys):
         fig.add_trace(go.Bar(
             name=pos, x=[_label(k) for k in shown], y=values,
             error_y=dict(type="data", array=[e[0] for e in errs],
@@ -175,23 +183,11 @@ def pos_bars_json(detail: dict[str, Any], keys: list[str]) -> str:
     objects: through them a chart costs about 46 ms of CPU (validation and the template's
     deep copies), which a ranker paid for every system of a board's first prepare (8 minutes
     at 10,000 systems). ``tests/site/test_charts.py`` compares the two."""
-    data: list[dict[str, Any]] = []
-    for pos in ("ALL", *POS_VALUES):
-        if pos == "ALL":
-            metrics, intervals = detail["metrics"], detail["intervals"]
-        else:
-            block = detail["by_pos"].get(pos)
-            if not block:
-                continue
-            metrics, intervals = block.get("metrics", {}), block.get("intervals", {})
-        shown = [k for k in keys if k in metrics]
-        errs = [_errors(metrics[k], intervals.get(k)) for k in shown]
-        data.append({"error_y": {"array": [e[0] for e in errs],
-                                 "arrayminus": [e[1] for e in errs], "thickness": 1,
-                                 "type": "data"},
-                     "hovertemplate": f"{pos} · %{{x}}: %{{y:.1f}}<extra></extra>",
-                     "name": pos, "x": [_label(k) for k in shown],
-                     "y": [metrics[k] for k in shown], "type": "bar"})
+    data = [{"error_y": {"array": [e[0] for e in errs], "arrayminus": [e[1] for e in errs],
+                         "thickness": 1, "type": "data"},
+             "hovertemplate": f"{pos} · %{{x}}: %{{y:.1f}}<extra></extra>",
+             "name": pos, "x": [_label(k) for k in shown], "y": values, "type": "bar"}
+            for pos, shown, values, errs in _pos_series(detail, keys)]
     layout = dict(_pos_bars_layout())
     template = layout.pop("template")
     figure = round_numbers({"data": data, "layout": layout})
