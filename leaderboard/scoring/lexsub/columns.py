@@ -43,8 +43,8 @@ def semeval_columns(split: LexsubGold, answers: formats.Answers) -> dict[str, li
         cols["se_item"][row_of[item]] += count
     for item, count in gold.mode_items.items():
         cols["se_mode"][row_of[item]] += count
-    for kind, lines in (("best", answers.best_lines), ("oot", answers.oot_lines)):
-        score_columns(gold, lines, kind, row_of,
+    for kind in ("best", "oot"):
+        score_columns(gold, answers.matches(kind), kind, row_of,
                       tuple(cols.setdefault(name, [0.0] * n) for name in _NAMES[kind]))
     return cols
 

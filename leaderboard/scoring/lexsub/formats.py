@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from leaderboard.scoring.lexsub.lines import LineMatch, match_answer_line
+from leaderboard.scoring.lexsub.lines import LineMatch, match_answer_line, match_line
 from leaderboard.scoring.lexsub.reader import MAX_LINE_CHARS, MAX_LINES
 from leaderboard.scoring.validate import Problem, ValidationReport
 
@@ -49,6 +49,18 @@ class Answers:
     _lines_entries: tuple | None = field(default=None, repr=False, compare=False)
     #: :attr:`line_keys` likewise (:func:`parse_lines` gathers them as it reads the lines)
     _line_keys: tuple | None = field(default=None, repr=False, compare=False)
+    #: kind -> (the lines matched, their matches): :meth:`matches`
+    _matches: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def matches(self, kind: str) -> list[LineMatch | None]:
+        """score.pl's match of ``kind`` on each line of that kind, in order: as
+        :func:`parse_lines` found them (each later pass would match every line again),
+        else matched now."""
+        lines = self.best_lines if kind == "best" else self.oot_lines
+        found = self._matches.get(kind)
+        if found is None or found[0] is not lines or len(found[1]) != len(lines):
+            found = self._matches[kind] = (lines, [match_line(text, kind) for _, text in lines])
+        return found[1]
 
     @property
     def line_keys(self) -> set[str]:
@@ -167,6 +179,7 @@ def parse_lines(lines: Iterable[tuple[int, str, bool]], report: ValidationReport
     notes = Notes()
     seen: dict[tuple[str, str], int] = {}
     firsts: dict[str, dict[str, str]] = {"best": {}, "oot": {}}
+    matched: dict[str, list[LineMatch]] = {"best": [], "oot": []}
     keys: set[str] = set()
     for number, line, _ in lines:
         found = match_answer_line(line)
@@ -195,6 +208,7 @@ def parse_lines(lines: Iterable[tuple[int, str, bool]], report: ValidationReport
                       "first one is scored, as score.pl does", key, first=first, kind=kind,
                       item=m.item)
         (answers.oot_lines if kind == "oot" else answers.best_lines).append((number, line))
+        matched[kind].append(m)
         keys.add(key)
         firsts[kind].setdefault(key, m.answers)
     if not answers.best_lines and not answers.oot_lines and "unreadable_line" in notes:
@@ -205,6 +219,8 @@ def parse_lines(lines: Iterable[tuple[int, str, bool]], report: ValidationReport
                      position=first_line)
     notes.flush(report)
     answers._line_keys = ((len(answers.best_lines), len(answers.oot_lines)), keys)
+    answers._matches = {"best": (answers.best_lines, matched["best"]),
+                        "oot": (answers.oot_lines, matched["oot"])}
     answers._set_entries(firsts["best"] | {k: v for k, v in firsts["oot"].items()
                                            if k not in firsts["best"]})
     return answers

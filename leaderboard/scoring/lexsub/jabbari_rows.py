@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from leaderboard.scoring.jabbari import BLANKS, gold_total, jabbari_row
 from leaderboard.scoring.lexsub import formats
-from leaderboard.scoring.lexsub.lines import match_line
+from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.lexsub.split import LexsubGold
 
 if TYPE_CHECKING:
@@ -32,11 +32,14 @@ def answer_list(answers: str) -> list[str]:
     return list(filter(None, map(str.strip, answers.split(";"), repeat(BLANKS))))
 
 
-def first_lines(lines: list[tuple[int, str]], kind: str) -> dict[str, list[str]]:
-    """score.pl's item id -> the answers of its first line (``lines`` of ``kind``)."""
+def first_lines(lines: list[tuple[int, str]], kind: str,
+                matches: list[LineMatch | None] | None = None) -> dict[str, list[str]]:
+    """score.pl's item id -> the answers of its first line (``lines`` of ``kind``, or their
+    ``matches`` where known)."""
     first: dict[str, list[str]] = {}
-    for _, text in lines:
-        m = match_line(text, kind)
+    if matches is None:
+        matches = [match_line(text, kind) for _, text in lines]
+    for m in matches:
         if m is not None and m.item not in first:
             first[m.item] = answer_list(m.answers)
     return first
@@ -56,8 +59,10 @@ def jabbari_rows(split: LexsubGold, answers: formats.Answers, rows: np.ndarray) 
 def jabbari_values(split: LexsubGold, answers: formats.Answers) -> list[tuple[float, ...]]:
     """The Jabbari columns' values (:data:`leaderboard.scoring.jabbari.COLUMNS`), a tuple per
     instance of ``split`` in its order (numpy-free: :mod:`.quick` sums them itself)."""
-    oot = first_lines(answers.oot_lines, "oot") if answers.oot_lines else None
-    best = first_lines(answers.best_lines, "best") if answers.best_lines else None
+    oot = (first_lines(answers.oot_lines, "oot", answers.matches("oot"))
+           if answers.oot_lines else None)
+    best = (first_lines(answers.best_lines, "best", answers.matches("best"))
+            if answers.best_lines else None)
     coverage = (oot if oot is not None else best) or {}
     first = (best if best is not None else oot) or {}
     totals = split.__dict__.get("_jabbari_totals")

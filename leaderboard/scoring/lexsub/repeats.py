@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from operator import itemgetter
 
-from leaderboard.scoring.lexsub.lines import match_line
+from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.lexsub.scorepl import GoldItems, read_gold
 from leaderboard.scoring.lexsub.split import LexsubGold
 from leaderboard.scoring.semeval import fix_guess, perl_split
@@ -31,15 +31,17 @@ def scorepl_gold(split: LexsubGold) -> GoldItems:
     return gold
 
 
-def oot_repeats(gold: GoldItems, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+def oot_repeats(gold: GoldItems, lines: list[tuple[int, str]],
+                matches: list[LineMatch | None] | None = None) -> list[tuple[int, str]]:
     """(line number, item id) of each ``.oot`` line score.pl counts in "OOT file contains
     duplicates on N lines": the first line of an item with gold credit, its answer part not
     blank, whose answers (as ``fixmisc`` leaves them, all of them, before the cut to 10)
     hold one string twice (two empty fields, as in ``a;;b;;c``, count as perl's do)."""
     found: list[tuple[int, str]] = []
     done: set[str] = set()
-    for number, text in lines:
-        m = match_line(text.split("\n", 1)[0], "oot")
+    if matches is None:  # (``matches``: each line's, where the caller has them)
+        matches = [match_line(text, "oot") for _, text in lines]
+    for (number, _), m in zip(lines, matches, strict=True):
         if not m or m.item in done or not gold.norms(m.item):
             continue
         done.add(m.item)

@@ -28,7 +28,7 @@ from functools import reduce
 from itertools import repeat
 from operator import add
 
-from leaderboard.scoring.lexsub.lines import match_line
+from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.semeval import GOLD_ENTRY, GOLD_FIRST, fix_guess, perl_split
 
 OOT_GUESSES = 10
@@ -101,18 +101,18 @@ def read_gold(lines: list[str]) -> GoldItems:
     return gold
 
 
-def score_columns(gold: GoldItems, lines: list[tuple[int, str]], kind: str,
+def score_columns(gold: GoldItems, matches: list[LineMatch | None], kind: str,
                   row_of: dict[str, int], columns: tuple[list[float], ...]) -> None:
-    """Add what each counted ``(line number, text)`` answer line of ``kind`` gives its item to
-    the item's row (``row_of``) of ``columns``: attempted, credit, mode attempted, mode hit
-    (score.pl's running totals; a line it skips adds nothing)."""
+    """Add what each counted answer line of ``kind`` (its score.pl match, :func:`.lines.
+    match_line`, in file order) gives its item to the item's row (``row_of``) of
+    ``columns``: attempted, credit, mode attempted, mode hit (score.pl's running totals; a
+    line it skips adds nothing)."""
     attempted, credits, mode_attempted, mode_hit = columns
     norms_of, modes = gold.norms, gold.modes
     best = kind == "best"
     done: set[str] = set()
     answers: list[str] = []
-    for _, text in lines:
-        m = match_line(text, kind)  # the line up to its first newline, as perl reads it
+    for m in matches:
         if m is None:
             continue
         item = m.item

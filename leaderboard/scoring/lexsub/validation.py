@@ -71,8 +71,10 @@ def _repeat_warning(answers: formats.Answers, split: LexsubGold, track: str,
                 "so the GAP shown is lst_gap.py's, but the ranking lists this file apart, "
                 "unranked", keys[0]))
         return
-    lines = answers.oot_lines if answers.kind == formats.LINES else _json_lines(answers)[1]
-    found = oot_repeats(scorepl_gold(split), lines)
+    if answers.kind == formats.LINES:
+        found = oot_repeats(scorepl_gold(split), answers.oot_lines, answers.matches("oot"))
+    else:
+        found = oot_repeats(scorepl_gold(split), _json_lines(answers)[1])
     report.counts["items_with_duplicates"] = len(found)
     if found:
         number, item = found[0]
