@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.jabbari import METRIC_KEYS as JABBARI_KEYS
 from leaderboard.scoring.lexsub import formats
-from leaderboard.scoring.lexsub.gap import gap_numerator
+from leaderboard.scoring.lexsub.gap import gap_numerator, no_mwe_ranking
 from leaderboard.scoring.lexsub.repeats import scorepl_gold
 from leaderboard.scoring.lexsub.scorepl import GoldItems
 from leaderboard.scoring.lexsub.split import FILES, LexsubTarget, QuickSplit
@@ -211,7 +211,7 @@ def score_ranking(split: QuickSplit, report: ValidationReport) -> QuickResult:
     if not report.ok or report.submission is None:
         raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
     answers = report.submission
-    ranked = answers.ranked
+    ranked, in_pool, plain_pools = answers.ranked, answers.in_pool, split.plain_pools
     gaps: list[float] = []
     valid: list[float] = []
     for target, (gold_map, denominator) in zip(split.targets, split.gap_gold, strict=True):
@@ -219,8 +219,9 @@ def score_ranking(split: QuickSplit, report: ValidationReport) -> QuickResult:
             gaps.append(0.0)
             valid.append(0.0)
             continue
-        ranking = [e for e in ranked.get(target.target_id, ())
-                   if " " not in e[0] and "-" not in e[0]]
+        key = target.target_id
+        ranking = no_mwe_ranking(ranked.get(key, []),
+                                 plain_pools[key] if key in in_pool else None)
         gaps.append(gap_numerator(gold_map, ranking) / denominator)
         valid.append(1.0)
     total = counted = 0.0
