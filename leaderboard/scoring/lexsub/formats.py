@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from leaderboard.scoring.lexsub.lines import LineMatch, match_answer_line, match_line
+from leaderboard.scoring.lexsub.lines import LineMatch, match_answer_line, match_kind, match_line
 from leaderboard.scoring.lexsub.reader import MAX_LINE_CHARS, MAX_LINES
 from leaderboard.scoring.validate import Problem, ValidationReport
 
@@ -185,7 +185,7 @@ def parse_lines(lines: Iterable[tuple[int, str, bool]], report: ValidationReport
     matched: dict[str, list[LineMatch]] = {"best": [], "oot": []}
     keys: set[str] = set()
     for number, line, _ in lines:
-        found = match_answer_line(line)
+        found = match_kind(line)
         if found is None:
             if _NON_BLANK.search(line):
                 notes.add("unreadable_line", number, "line {number:,}: neither 'lemma.pos ID :: "

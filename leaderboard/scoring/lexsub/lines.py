@@ -75,6 +75,27 @@ def _match(text: str, kind: str) -> LineMatch | None:
                      text[found.end():], space)
 
 
+def match_kind(text: str) -> tuple[str, LineMatch] | None:
+    """:func:`match_answer_line` without the cache, for a line matched once (a file's parse
+    keeps its matches, :meth:`.formats.Answers.matches`): the same two matches, in the same
+    order, each made only where its separator is in the line."""
+    cut = text.find("\n")
+    if cut >= 0:
+        text = text[:cut]
+    for kind, separator in _KINDS:
+        if separator in text:
+            found = _AFTER_LEMMA[kind].search(text)
+            if found is not None:
+                space = found.start()
+                lemma_length = _LEMMA_REVERSED.match(text[space - 1::-1]).end()
+                return kind, LineMatch(text[space - lemma_length:space], found.group(1),
+                                       text[found.end():], space)
+    return None
+
+
+_KINDS = (("oot", SEPARATORS["oot"]), ("best", SEPARATORS["best"]))
+
+
 def match_answer_line(text: str) -> tuple[str, LineMatch] | None:
     """``("oot", match)`` or ``("best", match)``: ``:::`` first, since a ``.best`` pattern
     can match an ``.oot`` line only inside its answers; None for a line of neither kind."""

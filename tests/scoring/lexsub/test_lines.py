@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from leaderboard.scoring.lexsub import formats
-from leaderboard.scoring.lexsub.lines import match_answer_line, match_line
+from leaderboard.scoring.lexsub.lines import match_answer_line, match_kind, match_line
 
 from .conftest import GENERATIVE, run, score_pl, tiny_split
 
@@ -43,6 +43,18 @@ def test_same_match_as_the_pattern_on_random_short_lines() -> None:
                 (text, kind)
             matched += found is not None
     assert matched > 2_000          # the comparison covers matches, not only refusals
+
+
+def test_the_uncached_match_is_the_cached_one() -> None:
+    """:func:`match_kind` (a file's parse) is :func:`match_answer_line` without its cache."""
+    rng = random.Random(31)
+    kinds = set()
+    for _ in range(40_000):
+        text = "".join(rng.choice([*PIECES, "\n", " ::: a;b"]) for _ in range(rng.randint(0, 14)))
+        found = match_kind(text)
+        assert found == match_answer_line(text), text
+        kinds.add(None if found is None else found[0])
+    assert kinds == {None, "best", "oot"}
 
 
 @pytest.mark.parametrize(("text", "best"), [
