@@ -32,9 +32,7 @@ import os
 import sys
 import zlib
 from dataclasses import dataclass, field
-from functools import reduce
 from itertools import compress
-from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,7 +41,7 @@ from leaderboard.scoring.jabbari import METRIC_KEYS as JABBARI_KEYS
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.gap import gap_numerator, no_mwe_ranking
 from leaderboard.scoring.lexsub.repeats import scorepl_gold
-from leaderboard.scoring.lexsub.scorepl import GoldItems
+from leaderboard.scoring.lexsub.scorepl import GoldItems, ordered_sum
 from leaderboard.scoring.lexsub.split import FILES, LexsubTarget, QuickSplit
 from leaderboard.scoring.lexsub.validation import RANKING
 from leaderboard.scoring.validate import ValidationReport
@@ -298,7 +296,7 @@ def _generative_metrics(sums: dict[str, float], jabbari: list[float]) -> dict[st
 
 def _sum(values) -> float:
     """Values added one at a time in order (numpy's sum down a column of C-ordered rows)."""
-    return reduce(add, values, 0.0)
+    return ordered_sum(values)
 
 
 def score_generative(split: QuickSplit, report: ValidationReport) -> QuickResult:
