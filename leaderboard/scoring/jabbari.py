@@ -50,15 +50,18 @@ def gold_total(counts: Mapping[str, float]) -> float:
 
 
 def jabbari_row(counts: Mapping[str, float], answers: Sequence[str],
-                total: float | None = None) -> tuple[float, ...]:
+                total: float | None = None, trimmed: bool = False) -> tuple[float, ...]:
     """Per-item values of :data:`COLUMNS`; ``counts`` maps trimmed gold answers to h;
-    ``total``: :func:`gold_total` of ``counts`` where the caller keeps it."""
+    ``total``: :func:`gold_total` of ``counts`` where the caller keeps it; ``trimmed``: the
+    answers are trimmed already."""
     if total is None:
         total = gold_total(counts)
     if total <= 0:
         return (0.0,) + _EMPTY
-    distinct = distinct_answers(answers)
-    if not distinct:
+    distinct = list(dict.fromkeys(answers)) if trimmed else distinct_answers(answers)
+    if not distinct or counts.keys().isdisjoint(distinct):
+        # no gold answer among them: every h is 0, so best1, P, R and each F are 0 (the
+        # expressions below give 0.0 there)
         return (1.0,) + _EMPTY
     get = counts.get
     best1 = max(get(distinct[0], 0.0), 0.0) / max(counts.values())

@@ -70,7 +70,7 @@ def jabbari_values(split: LexsubGold, answers: formats.Answers) -> list[tuple[fl
         totals = split.__dict__["_jabbari_totals"] = list(map(gold_total, split.jabbari_counts))
     found = []
     for target, counts, total in zip(split.targets, split.jabbari_counts, totals, strict=True):
-        row = jabbari_row(counts, coverage.get(target.item_id, ()), total)
+        row = jabbari_row(counts, coverage.get(target.item_id, ()), total, trimmed=True)
         top = first.get(target.item_id)
         if row[0] and top and first is not coverage:  # best1 of the .best line's first answer
             row = (row[0], max(counts.get(top[0], 0), 0) / max(counts.values()), *row[2:])

@@ -56,3 +56,47 @@ def test_on_a_split_best_line_gives_best1_and_oot_line_gives_coverage(tmp_path) 
     assert m["best1"] == pytest.approx(100 * (2 / 3 + 1 / 2) / 2)
     assert m["coverage_r"] == pytest.approx(100 * (0.6 + 1) / 2)
     assert m["coverage_p"] == pytest.approx(100 * (0.75 + 1) / 2)
+
+
+def _definition(counts: dict, answers: list[str]) -> tuple[float, ...]:
+    """The module docstring's definition, one cut at a time (no shared running sums)."""
+    blanks = " \t\n\r\x0b\x0c"
+    total = sum(v for v in counts.values() if v > 0)
+    if total <= 0:
+        return (0.0,) * len(COLUMNS)
+    distinct = list(dict.fromkeys(a.strip(blanks) for a in answers))
+    if not distinct:
+        return (1.0,) + (0.0,) * (len(COLUMNS) - 1)
+
+    def coverage(cut: list[str]) -> tuple[float, float, float]:
+        found, wrong = 0.0, 0.0
+        for a in cut:
+            found += counts.get(a, 0.0)
+            wrong += counts.get(a, 0.0) <= 0
+        p = found / (found + wrong) if found + wrong else 0.0
+        r = found / total
+        return p, r, 2 * p * r / (p + r) if p + r else 0.0
+
+    best1 = max(counts.get(distinct[0], 0.0), 0.0) / max(counts.values())
+    return (1.0, best1, *coverage(distinct), *(coverage(distinct[:k])[2] for k in range(1, 11)))
+
+
+def test_rows_are_the_definition_bit_for_bit_on_random_items() -> None:
+    """The one-pass row (a shared running sum, the early return where no answer is in the
+    gold, answers given trimmed) against the definition, floats compared exactly."""
+    import random
+
+    from leaderboard.scoring.jabbari import gold_total
+    from leaderboard.scoring.lexsub.jabbari_rows import answer_list
+
+    rng = random.Random(5)
+    words = ["a", "b", "c", " a", "a ", "d", "e", "f", "g", "h", "i", "j", "k", "", "\xa0a",
+             "x y", "\t"]
+    for _ in range(30_000):
+        counts = {w.strip(" \t"): rng.choice([0, 0, 1, 2, 3, 5])
+                  for w in rng.sample(words, rng.randint(0, 6))}
+        answers = [rng.choice(words) for _ in range(rng.randint(0, 16))]
+        assert jabbari_row(counts, answers) == _definition(counts, answers), (counts, answers)
+        trimmed = answer_list(";".join(answers))
+        assert jabbari_row(counts, trimmed, gold_total(counts), trimmed=True) \
+            == _definition(counts, trimmed), (counts, trimmed)
