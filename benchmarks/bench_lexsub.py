@@ -12,9 +12,10 @@ Whole processes, each timed 3 times (median) with its peak RSS (the child's ``ru
   against the script run 20 times (a shell loop, one process per file, as a researcher
   scores 20 runs), LS07 all RANKED and LS07 test best + oot.
 
-``leaderboard score`` on LS07/CoInCo runs without click, and with ``--bootstrap 0`` on RANKED
-files without numpy (``leaderboard.scoring.lexsub.quick``); its split is read from the cache
-folder's entry after the first run (median of 3: the cached runs). Text output gives each
+``leaderboard score`` on LS07/CoInCo runs without click, and with ``--bootstrap 0`` without
+numpy, RANKED files and .best/.oot pairs alike (``leaderboard.scoring.lexsub.quick``); its
+split is read from the cache folder's entry after the first run (median of 3: the cached
+runs). Text output gives each
 of our rows' CPU as a multiple of the script's on the same case.
 
 The RANKED files are the seeded Random reference's (every candidate, uniform scores).
@@ -177,6 +178,9 @@ def _batches(tmp: Path, script: Path | None, env: dict) -> list[dict]:
     return rows
 
 
+LOAD_BEFORE = os.getloadavg()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
@@ -261,7 +265,8 @@ def main() -> int:
                      if r["tool"].startswith("leaderboard") and r["case"] in script else "")
             print(f"{r['case']:<26} {r['tool']:<28} {r['seconds']:7.2f} s {cpu:>14} "
                   f"{r['peak_rss_mb']:6} MB  {ratio}".rstrip())
-        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average before: {' '.join(f'{x:.2f}' for x in LOAD_BEFORE)}; after: "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 
