@@ -44,9 +44,6 @@ class Answers:
     substitutes_lemmatized: bool | None = None
     #: instances whose ranking gives no candidate twice, as the coverage check finds them
     distinct: set[str] = field(default_factory=set, repr=False, compare=False)
-    #: instances that rank their pool's candidates and nothing else, as the coverage check
-    #: finds them
-    in_pool: set[str] = field(default_factory=set, repr=False, compare=False)
 
     #: entries of the LINES kind, computed once: (numbers of lines when computed, entries)
     _lines_entries: tuple | None = field(default=None, repr=False, compare=False)

@@ -18,8 +18,8 @@ Definition (Kishida 2005, as that script implements it):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
-from itertools import compress, repeat
+from collections.abc import Iterable
+from itertools import repeat
 from operator import itemgetter
 
 _first = itemgetter(0)
@@ -48,16 +48,6 @@ def gold_weights(line: str) -> list[tuple[str, int]]:
     return weights
 
 
-def no_mwe_ranking(entries: list[tuple[str, float]], plain_pool: Set[str] | None = None
-                   ) -> list[tuple[str, float]]:
-    """The ranked entries no-mwe keeps, in order; ``plain_pool``: the instance's candidates
-    that are not multiword or hyphenated, where every entry is known to rank one of its
-    candidates (the usual file: the test is then a set lookup made at C speed)."""
-    if plain_pool is not None:
-        return list(compress(entries, map(plain_pool.__contains__, map(_first, entries))))
-    return [e for e in entries if " " not in e[0] and "-" not in e[0]]
-
-
 def ranked_order(ranking: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
     """The ranking by score, descending, ties in file order, sorted exactly as the script
     sorts it (with ``nan`` among the scores no order is "right": this one is Python's)."""
@@ -68,14 +58,13 @@ def gap_numerator(gold_map: dict[str, int], ranking: Iterable[tuple[str, float]]
     """The ranking's sum (``gold_map``: candidate -> its last gold count)."""
     numerator, accumulated = 0.0, 0.0
     # the counts looked up at C speed; a count of 0 (a candidate not in the gold) would add
-    # 0 to the running sum, which leaves it as it is, and nothing to the numerator: only the
-    # positions with a count are visited (the same additions, in the same order)
-    counts = list(map(gold_map.get, map(_first, ranked_order(ranking)), repeat(0)))
-    for i, value in zip(compress(range(1, len(counts) + 1), counts), filter(None, counts),
-                        strict=True):
-        accumulated += value
-        if value > 0:
-            numerator += accumulated / i
+    # 0 to the running sum, which leaves it as it is, and nothing to the numerator
+    counts = map(gold_map.get, map(_first, ranked_order(ranking)), repeat(0))
+    for i, value in enumerate(counts, start=1):
+        if value:
+            accumulated += value
+            if value > 0:
+                numerator += accumulated / i
     return numerator
 
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.jabbari import METRIC_KEYS as JABBARI_KEYS
 from leaderboard.scoring.lexsub import formats
-from leaderboard.scoring.lexsub.gap import gap_numerator, no_mwe_ranking
+from leaderboard.scoring.lexsub.gap import gap_numerator
 from leaderboard.scoring.lexsub.repeats import scorepl_gold
 from leaderboard.scoring.lexsub.scorepl import GoldItems, ordered_sum
 from leaderboard.scoring.lexsub.split import FILES, LexsubTarget, QuickSplit
@@ -209,7 +209,7 @@ def score_ranking(split: QuickSplit, report: ValidationReport) -> QuickResult:
     if not report.ok or report.submission is None:
         raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
     answers = report.submission
-    ranked, in_pool, plain_pools = answers.ranked, answers.in_pool, split.plain_pools
+    ranked = answers.ranked
     gaps: list[float] = []
     valid: list[float] = []
     for target, (gold_map, denominator) in zip(split.targets, split.gap_gold, strict=True):
@@ -217,9 +217,8 @@ def score_ranking(split: QuickSplit, report: ValidationReport) -> QuickResult:
             gaps.append(0.0)
             valid.append(0.0)
             continue
-        key = target.target_id
-        ranking = no_mwe_ranking(ranked.get(key, []),
-                                 plain_pools[key] if key in in_pool else None)
+        ranking = [e for e in ranked.get(target.target_id, ())
+                   if " " not in e[0] and "-" not in e[0]]
         gaps.append(gap_numerator(gold_map, ranking) / denominator)
         valid.append(1.0)
     total = counted = 0.0

@@ -145,15 +145,6 @@ class LexsubGold:
                 for t in self.targets}
 
     @cached_property
-    def plain_pools(self) -> dict[str, frozenset[str]]:
-        """Instance key -> the candidates of its pool no-mwe keeps (no space, no hyphen)."""
-        by_lemma = {key: frozenset(c for c in pool if " " not in c and "-" not in c)
-                    for key, pool in self.pools.items()}
-        empty: frozenset[str] = frozenset()
-        return {t.target_id: by_lemma.get(t.target_id.rpartition(" ")[0], empty)
-                for t in self.targets}
-
-    @cached_property
     def no_candidates(self) -> frozenset[str]:
         """Instances whose candidate pool is empty (9 on LS07: ``bar.n.v 48``, ``stand.n.v
         131``...; the pool file has no entry for their lemma.pos): no ranking answers them."""

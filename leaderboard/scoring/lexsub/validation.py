@@ -134,7 +134,7 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
         return
     outside, outside_gold, left_out = 0, 0, 0
     pool_sets = split.pool_sets
-    distinct, in_pool = answers.distinct, answers.in_pool
+    distinct = answers.distinct
     for target, (gold_map, _) in zip(split.targets, split.gap_gold, strict=True):
         entries = given.get(target.target_id)
         if not entries:
@@ -144,7 +144,6 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
         if len(ranked) == len(entries):
             distinct.add(target.target_id)
         if ranked == pool:  # the usual file: every candidate, nothing else
-            in_pool.add(target.target_id)
             continue
         strangers = ranked - pool
         credited = sum(gold_map.get(c, 0) > 0 for c in strangers)
