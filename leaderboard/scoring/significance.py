@@ -105,9 +105,15 @@ def beat_q(rows: np.ndarray, own: np.ndarray) -> np.ndarray:
     the incremental ranking state agree exactly (no float noise at a threshold).
     """
     b = own.shape[-1]
-    wins = np.count_nonzero(rows > own, axis=-1)
-    losses = np.count_nonzero(rows < own, axis=-1)
+    wins, losses = _trues(rows > own), _trues(rows < own)
     return np.where(wins > losses, b - wins + losses, -1)
+
+
+def _trues(mask: np.ndarray) -> np.ndarray:
+    """How many of ``mask`` are true along its last axis, counted as packed bits: numpy's
+    ``count_nonzero`` with an axis sums an integer copy, which made these counts half of a
+    full refresh's CPU (1.6 times slower at B = 1000)."""
+    return np.bitwise_count(np.packbits(mask, axis=-1)).sum(axis=-1, dtype=np.intp)
 
 
 def holm_count(family: int, zeros: int, nears: Sequence[int] | np.ndarray, b: int) -> int:
