@@ -297,3 +297,14 @@ def test_system_charts_of_a_real_board_are_the_plotly_figures_text(session, seed
             continue
         assert charts.pos_bars_json(detail, keys) == charts.to_json(charts.pos_bars(detail,
                                                                                     keys))
+
+
+def test_significance_colours_are_plotlys_rdbu_samples():
+    """_rdbu (the stops parsed once) writes what plotly's sample_colorscale("RdBu") writes
+    for every P with four decimals, the ends and the stops included."""
+    from plotly.colors import sample_colorscale
+
+    charts._rdbu.cache_clear()
+    values = [k / 10_000 for k in range(10_001)]
+    assert [charts._rdbu(v) for v in values] == sample_colorscale("RdBu", values)
+    assert (charts._rdbu(0.0), charts._rdbu(1.0)) == ("rgb(103, 0, 31)", "rgb(5, 48, 97)")
