@@ -2,11 +2,7 @@
 uploads and the team's submission pages (submissions.py), dry runs (checks.py), e-mail
 verification and notification settings (settings.py)."""
 
-from flask import Blueprint
-
-bp = Blueprint("account", __name__, url_prefix="/account")
-
-from leaderboard.blueprints.account import (  # noqa: E402,F401
+from leaderboard.blueprints.account import (  # noqa: F401
     auth,
     checks,
     invitations,
@@ -14,3 +10,6 @@ from leaderboard.blueprints.account import (  # noqa: E402,F401
     submissions,
     tokens,
 )
+from leaderboard.blueprints.account.blueprint import bp
+
+__all__ = ["bp"]

@@ -9,7 +9,7 @@ from flask import session as cookie
 from flask_login import current_user, login_required, login_user, logout_user
 
 from leaderboard import tokens
-from leaderboard.blueprints.account import bp
+from leaderboard.blueprints.account.blueprint import bp
 from leaderboard.blueprints.account.limits import login_limits, reset_limits, signup_limits
 from leaderboard.db import get_session
 from leaderboard.forms import (

@@ -9,7 +9,7 @@ from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required
 from wtforms.validators import Optional
 
-from leaderboard.blueprints.account import bp
+from leaderboard.blueprints.account.blueprint import bp
 from leaderboard.blueprints.account.submissions import (
     SubmitForm,
     board_or_503,

@@ -7,7 +7,7 @@ from flask import abort, render_template, request, url_for
 from flask_login import current_user, login_required
 
 from leaderboard import tokens
-from leaderboard.blueprints.account import bp
+from leaderboard.blueprints.account.blueprint import bp
 from leaderboard.db import get_session
 from leaderboard.forms import ActionForm, JoinForm
 from leaderboard.models import Team, User

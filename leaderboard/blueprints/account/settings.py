@@ -9,7 +9,7 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField
 
 from leaderboard import tokens
-from leaderboard.blueprints.account import bp
+from leaderboard.blueprints.account.blueprint import bp
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
 from leaderboard.forms import ActionForm

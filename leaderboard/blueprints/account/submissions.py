@@ -22,7 +22,7 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import BooleanField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional, Regexp
 
-from leaderboard.blueprints.account import bp
+from leaderboard.blueprints.account.blueprint import bp
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board, Submission, SubmissionStatus, Team
 from leaderboard.services.access.verification import require_verified, team_is_verified

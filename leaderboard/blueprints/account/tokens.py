@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import abort, flash, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
-from leaderboard.blueprints.account import bp
+from leaderboard.blueprints.account.blueprint import bp
 from leaderboard.db import get_session
 from leaderboard.forms import ActionForm, TokenCreateForm
 from leaderboard.models import Team

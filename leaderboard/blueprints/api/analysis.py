@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import jsonify, request
 
-from leaderboard.blueprints.api import bp
+from leaderboard.blueprints.api.blueprint import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.blueprints.public.analysis_limits import AnalysisLimited, charge_uncached
 from leaderboard.blueprints.public.prepared import SnapshotParts

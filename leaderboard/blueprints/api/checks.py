@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import current_app, g, jsonify, url_for
 
-from leaderboard.blueprints.api import bp, token_required
+from leaderboard.blueprints.api.blueprint import bp, token_required
 from leaderboard.blueprints.api.submissions import (
     board_from_request,
     error_response,

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import current_app, jsonify, render_template, request
 
-from leaderboard.blueprints.api import bp
+from leaderboard.blueprints.api.blueprint import bp
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 STATUSES = ["queued", "running", "scored", "invalid", "failed"]

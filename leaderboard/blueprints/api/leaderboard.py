@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import current_app, jsonify, request, url_for
 
-from leaderboard.blueprints.api import bp
+from leaderboard.blueprints.api.blueprint import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.blueprints.public.common import ranking_response
 from leaderboard.blueprints.public.prepared import api_variant, stored

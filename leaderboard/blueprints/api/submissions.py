@@ -12,7 +12,7 @@ from flask_limiter.util import get_remote_address
 from sqlmodel import col, select
 from werkzeug.exceptions import TooManyRequests
 
-from leaderboard.blueprints.api import bp, token_required
+from leaderboard.blueprints.api.blueprint import bp, token_required
 from leaderboard.db import get_session
 from leaderboard.extensions import limiter
 from leaderboard.models import Board, SubmissionStatus, utcnow

@@ -5,11 +5,7 @@ Views are thin: they parse the query string, call a service and render. Page loa
 leaderboard snapshot only (see :mod:`leaderboard.services.ranking.snapshots`).
 """
 
-from flask import Blueprint
-
-bp = Blueprint("public", __name__)
-
-from leaderboard.blueprints.public import (  # noqa: E402,F401
+from leaderboard.blueprints.public import (  # noqa: F401
     about,
     analysis,
     common,
@@ -17,5 +13,8 @@ from leaderboard.blueprints.public import (  # noqa: E402,F401
     systems,
     vendor,
 )
+from leaderboard.blueprints.public.blueprint import bp
 
 bp.app_url_defaults(common.keep_board_in_links)
+
+__all__ = ["bp"]

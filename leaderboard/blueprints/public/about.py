@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import current_app, render_template
 
-from leaderboard.blueprints.public import bp
+from leaderboard.blueprints.public.blueprint import bp
 from leaderboard.services.ranking.metric_info import LABELS, describe
 
 

@@ -8,8 +8,8 @@ from typing import Any
 from flask import abort, g, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.analysis_limits import charge_uncached
+from leaderboard.blueprints.public.blueprint import bp
 from leaderboard.blueprints.public.common import (
     BOARD_ARG,
     current_views,

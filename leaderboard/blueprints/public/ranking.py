@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Response, abort, render_template, request
 
-from leaderboard.blueprints.public import bp
+from leaderboard.blueprints.public.blueprint import bp
 from leaderboard.blueprints.public.common import (
     boards_signature,
     current_board,

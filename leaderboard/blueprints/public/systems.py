@@ -8,8 +8,8 @@ from collections import OrderedDict
 from flask import abort, g, render_template, request, url_for
 from flask_login import current_user
 
-from leaderboard.blueprints.public import bp
 from leaderboard.blueprints.public.analysis import redirect_to_compare
+from leaderboard.blueprints.public.blueprint import bp
 from leaderboard.blueprints.public.prepared import SnapshotParts, system_variant
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board, Team, Track

@@ -10,7 +10,7 @@ from importlib import resources
 from flask import Response, request
 from markupsafe import Markup, escape
 
-from leaderboard.blueprints.public import bp
+from leaderboard.blueprints.public.blueprint import bp
 
 ONE_YEAR = 365 * 24 * 3600
 
