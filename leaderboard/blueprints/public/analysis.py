@@ -16,6 +16,7 @@ from leaderboard.blueprints.public.common import (
     per_snapshot,
     snapshot_or_empty,
 )
+from leaderboard.blueprints.public.render import options_html
 from leaderboard.db import get_session
 from leaderboard.models import Board, Submission, Team
 from leaderboard.scoring.significance import ALPHA, format_p, p_phrase
@@ -81,7 +82,11 @@ def compare():
             error = f"No paired comparison: {exc}."
         if result is None and error is None:
             abort(404, description="No such system, or it is not public.")
-    page = render_template("public/compare.html", result=result, error=error, choices=choices,
+    # B defaults to the second system listed, A to none
+    b_shown = b_id if b_id is not None else (choices[1]["id"] if len(choices) > 1 else None)
+    page = render_template("public/compare.html", result=result, error=error,
+                           options_a=options_html(choices, selected=a_id),
+                           options_b=options_html(choices, selected=b_shown),
                            a_id=a_id, b_id=b_id, pos=pos,
                            pos_values=pos_values_for(track_of(data)), labels=LABELS,
                            describe=describe, format_p=format_p, p_phrase=p_phrase, alpha=ALPHA)

@@ -11,6 +11,7 @@ from flask_login import current_user
 from leaderboard.blueprints.public.analysis import redirect_to_compare
 from leaderboard.blueprints.public.blueprint import bp
 from leaderboard.blueprints.public.prepared import SnapshotParts, system_variant
+from leaderboard.blueprints.public.render import options_html
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board, Team, Track
 from leaderboard.services.catalog.boards import board_views
@@ -57,7 +58,7 @@ def system(submission_id: int):
     if compare_id is not None:
         return redirect_to_compare(submission_id, compare_id)
     g.board = session.get(Board, detail["board_id"])  # the header names the system's board
-    choices = [s for s in compare_choices(detail["board_id"]) if s["id"] != submission_id]
+    choices = compare_choices(detail["board_id"])
     views = board_views(g.board, session) if g.board is not None else Track.GENERATIVE
     chart_keys = chart_keys_for(views)
     if views != Track.GENERATIVE:
@@ -78,7 +79,8 @@ def system(submission_id: int):
     benchmark = session.get(Benchmark, detail["benchmark_id"])
     decimals = shown_decimals({"benchmark": {"name": benchmark.name if benchmark else ""}})
     return render_template("public/system.html", s=detail, cards=cards, decimals=decimals,
-                           choices=choices, figure=figure, keys=keys, labels=LABELS,
+                           options=options_html(choices, exclude=submission_id),
+                           figure=figure, keys=keys, labels=LABELS,
                            describe=describe, pos_values=POS_VALUES,
                            neighbours_url=None if apart else neighbours, headline=headline,
                            set_apart=apart)
