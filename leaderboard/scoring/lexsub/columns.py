@@ -33,10 +33,7 @@ def semeval_columns(split: LexsubGold, answers: formats.Answers) -> dict[str, li
     if answers.kind != formats.LINES:
         as_lines(answers)
     gold = scorepl_gold(split)
-    row_of = split.__dict__.get("_row_of")
-    if row_of is None:  # score.pl's item id -> its first instance's row, once per split
-        row_of = {t.item_id: i for i, t in reversed(list(enumerate(split.targets)))}
-        split.__dict__["_row_of"] = row_of
+    row_of = split.item_rows
     n = len(split.targets)
     cols = {name: [0.0] * n for name in ("se_item", "se_mode")}
     for item, count in gold.items.items():

@@ -16,15 +16,11 @@
 from __future__ import annotations
 
 from itertools import repeat
-from typing import TYPE_CHECKING
 
-from leaderboard.scoring.jabbari import BLANKS, gold_total, jabbari_row
+from leaderboard.scoring.jabbari import BLANKS, jabbari_row
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.lexsub.split import LexsubGold
-
-if TYPE_CHECKING:
-    import numpy as np
 
 
 def answer_list(answers: str) -> list[str]:
@@ -45,17 +41,6 @@ def first_lines(lines: list[tuple[int, str]], kind: str,
     return first
 
 
-def jabbari_rows(split: LexsubGold, answers: formats.Answers, rows: np.ndarray) -> None:
-    """Fill the Jabbari columns of ``rows`` (one per instance of ``split``, in its order)."""
-    from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
-    from leaderboard.scoring.stats import COLUMN_INDEX
-
-    found = jabbari_values(split, answers)
-    start, width = COLUMN_INDEX["jb_item"], len(JABBARI_COLUMNS)
-    if found:  # one write of every row (one per instance cost 2 ms a file)
-        rows[:, start:start + width] = found
-
-
 def jabbari_values(split: LexsubGold, answers: formats.Answers) -> list[tuple[float, ...]]:
     """The Jabbari columns' values (:data:`leaderboard.scoring.jabbari.COLUMNS`), a tuple per
     instance of ``split`` in its order (numpy-free: :mod:`.quick` sums them itself)."""
@@ -65,11 +50,9 @@ def jabbari_values(split: LexsubGold, answers: formats.Answers) -> list[tuple[fl
             if answers.best_lines else None)
     coverage = (oot if oot is not None else best) or {}
     first = (best if best is not None else oot) or {}
-    totals = split.__dict__.get("_jabbari_totals")
-    if totals is None:  # each instance's sum of h, once per split
-        totals = split.__dict__["_jabbari_totals"] = list(map(gold_total, split.jabbari_counts))
     found = []
-    for target, counts, total in zip(split.targets, split.jabbari_counts, totals, strict=True):
+    for target, counts, total in zip(split.targets, split.jabbari_counts, split.jabbari_totals,
+                                     strict=True):
         row = jabbari_row(counts, coverage.get(target.item_id, ()), total, trimmed=True)
         top = first.get(target.item_id)
         if row[0] and top and first is not coverage:  # best1 of the .best line's first answer

@@ -293,11 +293,6 @@ def _generative_metrics(sums: dict[str, float], jabbari: list[float]) -> dict[st
     return metrics
 
 
-def _sum(values) -> float:
-    """Values added one at a time in order (numpy's sum down a column of C-ordered rows)."""
-    return ordered_sum(values)
-
-
 def score_generative(split: QuickSplit, report: ValidationReport) -> QuickResult:
     """score.pl's best/oot and Jabbari et al.'s metrics of a valid report on the generative
     track, as :func:`.score.score` computes them with ``bootstrap=0``: the same per-instance
@@ -310,18 +305,15 @@ def score_generative(split: QuickSplit, report: ValidationReport) -> QuickResult
         raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
     cols, jabbari = generative_columns(split, report.submission)
     jabbari_cols = list(zip(*jabbari, strict=True)) if jabbari else [()] * len(JABBARI_COLUMNS)
-    sums = {name: _sum(values) for name, values in cols.items()}
-    metrics = _generative_metrics(sums, [_sum(c) for c in jabbari_cols])
-    masks = split.__dict__.get("_pos_masks")
-    if masks is None:  # POS -> which instances have it, once per split
-        poses = [t.pos for t in split.targets]
-        masks = split.__dict__["_pos_masks"] = {
-            pos: [p == pos for p in poses] for pos in _pos_order(poses)}
+    # each column added one value at a time, in order: numpy's sum down a C-ordered column
+    sums = {name: ordered_sum(values) for name, values in cols.items()}
+    metrics = _generative_metrics(sums, [ordered_sum(c) for c in jabbari_cols])
     by_pos = {}
-    for pos, mask in masks.items():
-        pos_sums = {name: _sum(compress(values, mask)) for name, values in cols.items()}
+    for pos in _pos_order(split.pos_masks):
+        mask = split.pos_masks[pos]
+        pos_sums = {name: ordered_sum(compress(values, mask)) for name, values in cols.items()}
         by_pos[pos] = {"metrics": _generative_metrics(
-            pos_sums, [_sum(compress(c, mask)) for c in jabbari_cols]), "intervals": {}}
+            pos_sums, [ordered_sum(compress(c, mask)) for c in jabbari_cols]), "intervals": {}}
     return QuickResult(metrics, by_pos, [p.message for p in report.warnings],
                        _counts(split, report, sums["se_item"]), _signature(split))
 

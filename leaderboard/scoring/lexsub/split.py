@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
 
+from leaderboard.scoring.jabbari import gold_total
 from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights, split_last_space
 from leaderboard.scoring.lexsub.scorepl import item_of
 
@@ -134,6 +135,24 @@ class LexsubGold:
     def jabbari_counts(self) -> list[dict[str, int]]:
         """Per instance (split order): :meth:`LexsubTarget.answer_counts`, read once per split."""
         return [t.answer_counts() for t in self.targets]
+
+    @cached_property
+    def jabbari_totals(self) -> list[float]:
+        """Per instance (split order): the sum of h over its gold answers, coverage R's
+        denominator (:func:`leaderboard.scoring.jabbari.gold_total`)."""
+        return list(map(gold_total, self.jabbari_counts))
+
+    @cached_property
+    def item_rows(self) -> dict[str, int]:
+        """score.pl's item id -> the row (split order) of its first instance, which an
+        item's credit goes to."""
+        return {t.item_id: i for i, t in reversed(list(enumerate(self.targets)))}
+
+    @cached_property
+    def pos_masks(self) -> dict[str, list[bool]]:
+        """Each part of speech -> which instances (split order) have it."""
+        poses = [t.pos for t in self.targets]
+        return {pos: [p == pos for p in poses] for pos in dict.fromkeys(poses)}
 
     @cached_property
     def pool_sets(self) -> dict[str, frozenset[str]]:
