@@ -13,7 +13,7 @@ from leaderboard.scoring.resample_ranks import (
     resample_ranks,
     residual_bounds,
 )
-from leaderboard.scoring.significance import beat_q, kept_nears, tracks_nears
+from leaderboard.scoring.significance import beat_q, beats_everywhere, kept_nears, tracks_nears
 
 
 def build(values: np.ndarray, points: np.ndarray, ids: list[int] | None = None) -> RankState:
@@ -32,12 +32,11 @@ def build(values: np.ndarray, points: np.ndarray, ids: list[int] | None = None) 
         sure = low[family] > high[i]
         zeros[i] = int(sure.sum())
         unsure = family[~sure]
-        if unsure.size:
-            q = beat_q(values[unsure], values[i])
-            zeros[i] += int(np.sum(q == 0))
-            nears[i] = kept_nears(q, b)
+        zeros[i] += beats_everywhere(values, unsure, values[i])
         if not tracks_nears(np.array(family.size), np.array(zeros[i]), b):
             nears[i] = None
+        elif unsure.size:  # p-values above 0 matter only to the few systems that keep them
+            nears[i] = kept_nears(beat_q(values[unsure], values[i]), b)
     ranks = resample_ranks(values).astype(rank_dtype(m))
     rank_lo, rank_hi = rank_bounds(ranks) if m else (np.zeros(0, int),) * 2
     return RankState(b=b, shift=shift, ids=list(ids if ids is not None else range(m)),

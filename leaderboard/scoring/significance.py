@@ -116,6 +116,28 @@ def _trues(mask: np.ndarray) -> np.ndarray:
     return np.bitwise_count(np.packbits(mask, axis=-1)).sum(axis=-1, dtype=np.intp)
 
 
+#: Resample counts after which :func:`beats_everywhere` drops the rows that already lost once.
+SCREEN_STOPS = (16, 64, 256)
+
+
+def beats_everywhere(values: np.ndarray, rows: np.ndarray, own: np.ndarray) -> int:
+    """How many of ``values``' ``rows`` beat ``own`` in every resample (:func:`beat_q` 0).
+
+    The rows are checked on a few resamples first, then on more: a row that loses once is
+    dropped, and most rows that are not at p = 0 lose early. Comparing every row on every
+    resample copied and compared four times as much (a full refresh's largest cost)."""
+    b = values.shape[1]
+    if b == 0:
+        return 0
+    start = 0
+    for stop in (*(s for s in SCREEN_STOPS if s < b), b):
+        if rows.size == 0:
+            break
+        rows = rows[(values[rows, start:stop] > own[start:stop]).all(axis=1)]
+        start = stop
+    return int(rows.size)
+
+
 def holm_count(family: int, zeros: int, nears: Sequence[int] | np.ndarray, b: int) -> int:
     """:func:`holm_rejections` of a family of ``family`` p-values: ``zeros`` of them 0, the
     sorted ``nears`` equal to q / ``b`` (each below :data:`ALPHA`), the rest at least ALPHA

@@ -91,3 +91,31 @@ def test_conservative_rank_by_hand():
     # Holm over p = 0, 0.01, 0.03 (family of 3): 0 < .05/3, .01 < .05/2, .03 < .05/1
     assert holm_count(3, 1, [1, 3], 100) == 3
     assert holm_count(4, 1, [1, 3], 100) == 2  # .03 >= .05/2 stops the procedure
+
+
+@pytest.mark.parametrize("b", [5, 300, 1000])
+def test_build_counts_and_ranks_equal_every_pair_compared(b):
+    """``build`` screens rows on a few resamples before comparing them on all, and ranks
+    every resample from one sort: its zeros, nears and per-resample ranks equal comparing
+    every pair on every resample (values with ties, missing ones, -inf and one row equal to
+    another; B below and above the screen's stops)."""
+    rng = np.random.default_rng(b)
+    m = 120
+    values = np.round(rng.uniform(0, 30, m)[:, None] + rng.normal(0, 2, (m, b)), 0)
+    values[7] = values[8]
+    values[11, : min(3, b)] = np.nan
+    values[12, 0] = -np.inf
+    points = np.round(values.mean(axis=1) + rng.normal(0, 0.3, m), 1)
+    state = build(values, points)
+    compared = np.where(np.isnan(values), -np.inf, values)
+    for i in range(m):
+        family = np.flatnonzero(points > points[i])
+        q = beat_q(compared[family], compared[i]) if family.size else np.zeros(0, dtype=int)
+        assert state.zeros[i] == int(np.sum(q == 0)), i
+        if family.size - state.zeros[i] < 0.05 * b + 2:
+            assert state.nears[i].tolist() == sorted(q[(q > 0) & (q / b < 0.05)].tolist())
+        else:
+            assert state.nears[i] is None
+    brute = 1 + (compared[None, :, :] > compared[:, None, :]).sum(axis=1)
+    assert state.ranks.tolist() == brute.tolist()
+    assert 0 < state.zeros.sum() < m * (m - 1) / 2
