@@ -41,7 +41,8 @@ def board(session):
 
 def _expected_items(n_views: int) -> int:
     """What a generative board of 30 systems (6 teams) gets prepared: per view the ranking
-    page, the API's answer, the CSV and JSON exports; the one page of ``?entries=all``;
+    page, the API's answer, the CSV and JSON exports; the one page of ``?entries=all`` and
+    its two exports;
     values: the small keys, charts and history per view but "all", significance, matrix
     (one page) and window source of each headline; the table parts: the systems, and on
     "all" and each of the 4 POS a column per displayed metric (27) and a shown block for
@@ -50,7 +51,7 @@ def _expected_items(n_views: int) -> int:
         metric_info.default_sort("generative")}
     values = 1 + 2 * (n_views - 1) + 3 * len(headlines)  # a window source per headline
     parts = 1 + 5 * (len(metric_info.displayed("generative")) + 1 + len(headlines))
-    return 4 * n_views + 1 + values + parts + 30
+    return 4 * n_views + 3 + values + parts + 30
 
 
 def _rows(session, snapshot_id):
@@ -210,7 +211,8 @@ def _pages(client) -> list[str]:
             "/compare", f"/systems/{system}", f"/significance?around={system}",
             *[f"/significance?around={system}&metric={m}"
               for m in metric_info.headlines("generative")],
-            "/leaderboard.csv", "/leaderboard.json",
+            "/leaderboard.csv", "/leaderboard.json", "/leaderboard.csv?entries=all",
+            "/leaderboard.json?entries=all",
             *[f"/leaderboard.csv?view={v}" for v in views], "/about",
             # queries no ranker prepares whole: made from the snapshot's table parts
             "/matrix?metric=gap", "/matrix?metric=best_p", "/?sort=date",
@@ -257,7 +259,8 @@ def _tamper_all(session, snapshot_id, old=b"Team 01", new=MARK_BYTES) -> None:
 
 #: Pages showing team names that a ranker prepares, and the system page (its chart).
 SERVED = ["/", "/?entries=all", "/significance", "/matrix", "/charts", "/history",
-          "/compare", "/leaderboard.csv", "/leaderboard.json"]
+          "/compare", "/leaderboard.csv", "/leaderboard.json", "/leaderboard.csv?entries=all",
+          "/leaderboard.json?entries=all"]
 
 
 def test_pages_are_served_from_the_prepared_values(app, client, session, board):

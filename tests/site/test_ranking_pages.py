@@ -82,9 +82,11 @@ def test_the_matrix_comes_100_rows_a_page(client, big_board):
     assert client.get("/matrix?page=9").status_code == 400
 
 
-def test_exports_stream_a_chunk_of_rows_at_a_time(client, session, big_board):
-    """Exports are streamed (no whole body held), chunk by chunk the same file as in one
-    piece, gzipped on request, and a client holding it gets a 304."""
+def test_exports_are_made_once_per_snapshot(client, session, big_board):
+    """An export nobody prepared is written chunk by chunk (the same file as in one piece),
+    gzipped on request, made once per process and snapshot, and a client holding it gets
+    a 304 without it being made."""
+    from leaderboard.services.ranking import snapshot_reader
     from leaderboard.services.ranking.exports import csv_chunks, json_chunks
     from leaderboard.services.ranking.snapshot_reader import ranking_rows
 
@@ -93,10 +95,18 @@ def test_exports_stream_a_chunk_of_rows_at_a_time(client, session, big_board):
     assert "".join(csv_chunks(table, size=7)) == whole
     assert json.loads("".join(json_chunks(table, size=7))) == \
         json.loads("".join(json_chunks(table, size=10**6)))
+    snapshot_reader.clear_caches()
     for path, kind in (("/leaderboard.csv?entries=all", "csv"),
                        ("/leaderboard.json?entries=all", "json")):
+        etag = client.get(path, headers={"If-None-Match": "x"}).headers["ETag"]
+        snapshot_reader.clear_caches()
+        again = client.get(path, headers={"If-None-Match": etag})
+        assert again.status_code == 304 and again.data == b""
+        assert not [k for k in snapshot_reader._bodies if k[1] == f"export.{kind}"]
         response = client.get(path)
-        assert response.status_code == 200 and response.is_streamed, path
+        assert response.status_code == 200 and response.headers["ETag"] == etag
+        made = [k for k in snapshot_reader._bodies if k[1] == f"export.{kind}"]
+        assert len(made) == 1
         body = response.get_data(as_text=True)
         frame = (pd.read_csv(io.StringIO(body)) if kind == "csv"
                  else pd.read_json(io.StringIO(body)))
@@ -105,8 +115,7 @@ def test_exports_stream_a_chunk_of_rows_at_a_time(client, session, big_board):
         packed = client.get(path, headers={"Accept-Encoding": "gzip"})
         assert packed.headers["Content-Encoding"] == "gzip"
         assert gzip.decompress(packed.data).decode() == body
-        again = client.get(path, headers={"If-None-Match": response.headers["ETag"]})
-        assert again.status_code == 304 and again.data == b""
+        assert snapshot_reader._bodies[made[0]].body.decode() == body  # the same entry
     assert client.get("/leaderboard.csv?entries=all").get_data(as_text=True) == whole
 
 

@@ -139,8 +139,8 @@ def _json(value: Any) -> bytes:
 def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: str, key: str
                    ) -> tuple[dict[tuple[str, str], bytes], dict[tuple[str, str], bytes]]:
     """A view's default query: the ranking page's blocks and the API's first page (the
-    first dict), the CSV and JSON exports and, on the default view, every page of
-    ``?entries=all`` (the second)."""
+    first dict), the CSV and JSON exports and, on the default view, every page and both
+    exports of ``?entries=all`` (the second)."""
     first: dict[tuple[str, str], bytes] = {}
     items: dict[tuple[str, str], bytes] = {}
     view, pos, sort, direction = parse_query(key, None, None, None, views)
@@ -157,14 +157,13 @@ def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: st
                                            **page_context())
             (first if default else items)[
                 (prepared_pages.PAGE, page_variant((*core, number)))] = _json(blocks)
-        if not default:
-            continue
-        doc = paged(whole.to_dict(), 1, API_PER_PAGE)
-        first[(prepared_pages.API, api_variant((*core, None), 1, API_PER_PAGE))] = (
-            app.json.response(doc).get_data())
         for kind, chunks in (("csv", exports.csv_chunks), ("json", exports.json_chunks)):
             items[(prepared_pages.EXPORT, export_variant(kind, core))] = (
                 "".join(chunks(whole)).encode("utf-8"))
+        if default:
+            doc = paged(whole.to_dict(), 1, API_PER_PAGE)
+            first[(prepared_pages.API, api_variant((*core, None), 1, API_PER_PAGE))] = (
+                app.json.response(doc).get_data())
     return first, items
 
 

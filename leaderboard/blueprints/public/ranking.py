@@ -14,8 +14,8 @@ from leaderboard.blueprints.public.common import (
     current_views,
     per_snapshot,
     personal_page,
+    ranking_file,
     ranking_response,
-    ranking_stream,
     snapshot_or_empty,
 )
 from leaderboard.blueprints.public.prepared import (
@@ -155,7 +155,7 @@ def _export(kind: str) -> Response:
     # Flask adds "; charset=utf-8" to text/* itself: naming it here would repeat it.
     mimetype = "text/csv" if kind == "csv" else "application/json"
     try:
-        response = ranking_stream(board.id, f"export.{kind}", chunks, mimetype,
+        response = ranking_file(board.id, f"export.{kind}", chunks, mimetype,
                                   prepared=lambda ref, query: stored(
                                       ref, prepared_pages.EXPORT, export_variant(kind, query)))
     except BadQuery as exc:
