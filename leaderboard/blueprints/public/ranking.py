@@ -156,8 +156,8 @@ def _export(kind: str) -> Response:
     mimetype = "text/csv" if kind == "csv" else "application/json"
     try:
         response = ranking_file(board.id, f"export.{kind}", chunks, mimetype,
-                                  prepared=lambda ref, query: stored(
-                                      ref, prepared_pages.EXPORT, export_variant(kind, query)))
+                                prepared=lambda ref, query: stored(
+                                    ref, prepared_pages.EXPORT, export_variant(kind, query)))
     except BadQuery as exc:
         # A script (pandas, curl) asked for a file: the reason as plain text, not a page.
         return Response(f"{exc}\n", status=400, mimetype="text/plain")

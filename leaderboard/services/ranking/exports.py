@@ -19,8 +19,8 @@ SIGNATURE_COLUMNS = {"scorer_version": "scorer_version", "split_checksum": "spli
                      "bootstrap_seed": "seed", "bootstrap_samples": "bootstrap"}
 
 
-#: Rows per chunk of a streamed export: what a request holds at once besides the table.
-STREAM_ROWS = 500
+#: Rows per chunk of an export: the rows one pandas frame holds at a time.
+CHUNK_ROWS = 500
 
 
 def export_rows(table: RankingTable) -> list[tuple[dict, str]]:
@@ -122,7 +122,7 @@ def _chunks(table: RankingTable, size: int) -> Iterator[tuple[bool, pd.DataFrame
         yield start == 0, ranking_frame(table, rows[start:start + size])
 
 
-def csv_chunks(table: RankingTable, size: int = STREAM_ROWS) -> Iterator[str]:
+def csv_chunks(table: RankingTable, size: int = CHUNK_ROWS) -> Iterator[str]:
     """The ranking as CSV, ``size`` rows at a time: header row of column names (metric keys),
     then one row per line.
 
@@ -139,7 +139,7 @@ def csv_chunks(table: RankingTable, size: int = STREAM_ROWS) -> Iterator[str]:
         yield neutralise_frame(frame).to_csv(index=False, header=first, float_format="%.2f")
 
 
-def json_chunks(table: RankingTable, size: int = STREAM_ROWS) -> Iterator[str]:
+def json_chunks(table: RankingTable, size: int = CHUNK_ROWS) -> Iterator[str]:
     """The ranking as a JSON array of row objects with the CSV's columns (pandas
     ``orient="records"``, one object a line), ``size`` rows at a time, so
     ``pd.read_json(url)`` and any JSON tool read it as a table. The metadata (benchmark,
