@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 
 from leaderboard.models import LeaderboardSnapshot, RankingState
 from leaderboard.scoring.rank_state import RankState
+from leaderboard.services.ranking.resamples import forget_statistics, keep_statistics
 
 
 @dataclass
@@ -106,15 +107,18 @@ _KEEP_STATES = False
 def keep_states(enabled: bool = True) -> None:
     """Keep the rank states this process writes (the worker, at start): about 2 bytes × B
     per system and ranked metric (500 MB for 10,000 systems, B = 1,000), which a web process
-    that refreshes after an admin action should not hold."""
+    that refreshes after an admin action should not hold; and up to
+    :data:`~.resamples.KEPT_STATS_BYTES` of the results' decompressed statistics."""
     global _KEEP_STATES
     _KEEP_STATES = enabled
+    keep_statistics(enabled)  # and the results' decompressed statistics, within a bound
 
 
 def forget_kept() -> None:
     """Drop what this process keeps: the next refresh of every board starts as one in a
     worker that did not write the board's last snapshot (benchmarks measure that case)."""
     _LAST_WRITTEN.clear()
+    forget_statistics()
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,10 @@ recomputing them from the target statistics.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
@@ -156,6 +158,53 @@ def store_for_result(session: Session, result_id: int, stats: TargetStats,
                                     values=block.tobytes()))
 
 
+#: Decompressed target statistics a ranker keeps between refreshes (:func:`keep_statistics`),
+#: by a digest of their stored bytes (a result's bytes never change; the digest also tells
+#: apart two databases' results of one id). A refresh after a burst of 50 at 1,000 systems
+#: reads nearly every result's statistics, 1.6 ms each to decompress. At most this many
+#: bytes of them, the least recently read dropped first.
+KEPT_STATS_BYTES = 512 * 2**20
+_kept_stats: OrderedDict[bytes, tuple[TargetStats, int]] = OrderedDict()
+_kept_size = [0]
+_kept_lock = threading.Lock()
+_keeping = [False]
+
+
+def keep_statistics(enabled: bool = True) -> None:
+    """Keep decompressed statistics between refreshes (a ranker, at start); off also forgets
+    them."""
+    _keeping[0] = enabled
+    if not enabled:
+        forget_statistics()
+
+
+def forget_statistics() -> None:
+    with _kept_lock:
+        _kept_stats.clear()
+        _kept_size[0] = 0
+
+
+def load_statistics(blob: bytes) -> TargetStats:
+    """``TargetStats.from_bytes(blob)``, from what this process keeps when it can."""
+    if not _keeping[0]:
+        return TargetStats.from_bytes(blob)
+    key = hashlib.blake2b(blob, digest_size=16).digest()
+    with _kept_lock:
+        found = _kept_stats.get(key)
+        if found is not None:
+            _kept_stats.move_to_end(key)
+            return found[0]
+    stats = TargetStats.from_bytes(blob)
+    size = stats.rows.nbytes + 8 * len(stats.pos)
+    with _kept_lock:
+        if key not in _kept_stats:
+            _kept_stats[key] = (stats, size)
+            _kept_size[0] += size
+        while _kept_size[0] > KEPT_STATS_BYTES and _kept_stats:
+            _kept_size[0] -= _kept_stats.popitem(last=False)[1][1]
+    return stats
+
+
 class Resamples:
     """Values of results on one POS at a time, read from the cache or computed, memoized.
 
@@ -277,7 +326,7 @@ class Resamples:
             if unread:
                 for rid, blob in self.session.exec(select(Result.id, Result.target_stats)
                                                    .where(col(Result.id).in_(unread))).all():
-                    self._stats[rid] = TargetStats.from_bytes(blob)
+                    self._stats[rid] = load_statistics(blob)
             have = set(self.session.exec(select(ResultResamples.result_id)
                                          .where(col(ResultResamples.result_id).in_(chunk),
                                                 ResultResamples.pos == name)).all())
