@@ -242,7 +242,7 @@ class Resamples:
                                                .where(col(Result.id).in_(
                                                    [r for r in chunk if r not in found]))):
                 try:
-                    TargetStats.from_bytes(blob)
+                    load_statistics(blob)
                     found.add(rid)
                 except Exception:
                     log.exception("unreadable target statistics for result %s", rid)
@@ -254,7 +254,7 @@ class Resamples:
         for rid in rids:
             blob = self.session.exec(select(Result.target_stats)
                                      .where(Result.id == rid)).first()
-            names, counts = np.unique(TargetStats.from_bytes(blob).pos, return_counts=True)
+            names, counts = np.unique(load_statistics(blob).pos, return_counts=True)
             return {str(n): int(c) for n, c in zip(names, counts, strict=True)}
         return {}
 
