@@ -79,11 +79,14 @@ def seed_database(url: str, instance: str, systems: int, prepare: bool = True) -
 
 def new_snapshot(url: str, instance: str, prepare: bool) -> None:
     """A new snapshot of the board, equal to the last (as after a refresh that changed
-    nothing): every web process meets it cold. Prepared like the first with ``prepare``."""
+    nothing): every web process meets it cold. With ``prepare``, committed and prepared as
+    a ranker does it (marked pending until its bytes are written: readers keep the previous
+    snapshot meanwhile)."""
     from sqlmodel import Session, col, select
 
     from leaderboard.blueprints.public.prepare import prepare_board
     from leaderboard.models import LeaderboardSnapshot
+    from leaderboard.services.ranking import prepared_pages
 
     app = _bench_app(url, instance)
     engine = app.extensions["db_engine"]
@@ -93,10 +96,16 @@ def new_snapshot(url: str, instance: str, prepare: bool) -> None:
         copy = LeaderboardSnapshot(benchmark_id=last.benchmark_id, board_id=last.board_id,
                                    data=last.data)
         session.add(copy)
+        session.flush()
+        if prepare:
+            prepared_pages.mark_pending(session, copy.board_id, copy.id)  # type: ignore[arg-type]
         session.commit()
         board_id, snapshot_id = copy.board_id, copy.id
     if prepare:
         prepare_board(app, board_id, snapshot_id)  # type: ignore[arg-type]
+        with Session(engine) as session:
+            prepared_pages.clear_pending(session, snapshot_id)  # type: ignore[arg-type]
+            session.commit()
     engine.dispose()
 
 

@@ -40,6 +40,7 @@ from leaderboard.rankers import (
     registry_key,
     unregister,
 )
+from leaderboard.services.ranking import prepared_pages
 
 log = logging.getLogger("leaderboard.ranker")
 #: Pause before a refresh that found the board's lease taken goes to the back of the queue.
@@ -68,6 +69,7 @@ def refresh_snapshot_job(board_id: int) -> str:
     if job is None:  # called directly (tests, scripts): no coordination needed
         with Session(engine) as session:
             snapshot_id = refresh_snapshot(session=session, board_id=board_id).id
+            _mark_pending(session, board_id, snapshot_id)
             session.commit()
         prepare_pages(settings, engine, board_id, snapshot_id)
         return "refreshed"
@@ -90,11 +92,14 @@ def refresh_snapshot_job(board_id: int) -> str:
                 session.rollback()
                 request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
                 return "lost"
+            _mark_pending(session, board_id, snapshot_id)
             session.commit()
-            _after_commit(connection, queue_name, board_id)
         # The snapshot is in: a ranker dying while it renders pages need not redo it.
         connection.hdel(running, str(board_id))
         prepare_pages(settings, engine, board_id, snapshot_id)  # outside the lease
+        # Only now: until readers are shown the new snapshot, the filter must still drop
+        # what the one they are shown lists and it does not.
+        _after_commit(connection, queue_name, board_id)
     finally:
         connection.hdel(running, str(board_id))
         release_memory()
@@ -114,11 +119,18 @@ def use_page_preparer(preparer: PagePreparer | None) -> None:
     _preparers[:] = [preparer] if preparer is not None else []
 
 
+def _mark_pending(session: Session, board_id: int, snapshot_id: int) -> None:
+    """With a preparer, readers keep the previous snapshot until :func:`prepare_pages` is
+    done with this one (:data:`prepared_pages.PENDING`)."""
+    if _preparers:
+        prepared_pages.mark_pending(session, board_id, snapshot_id)
+
+
 def prepare_pages(settings: dict[str, Any], engine: Any, board_id: int,
                   snapshot_id: int | None) -> None:
-    """Write what readers ask most of the new snapshot as bytes (page blocks, API answers).
-    A failure only costs the web processes computing those pages themselves, as they do for
-    an older snapshot."""
+    """Write what readers ask most of the new snapshot as bytes (page blocks, API answers),
+    then let readers see it. A failure only costs the web processes computing those pages
+    themselves, as they do for an older snapshot."""
     if snapshot_id is None or not _preparers:
         return
     try:
@@ -128,6 +140,12 @@ def prepare_pages(settings: dict[str, Any], engine: Any, board_id: int,
                  board_id, time.perf_counter() - start)
     except Exception:
         log.exception("could not prepare the pages of snapshot %s", snapshot_id)
+    try:
+        with Session(engine) as session:
+            prepared_pages.clear_pending(session, snapshot_id)
+            session.commit()
+    except Exception:  # readers are shown it anyway PENDING_SECONDS after it was written
+        log.exception("could not show snapshot %s to readers", snapshot_id)
 
 
 def _after_commit(connection: Redis, queue_name: str, board_id: int) -> None:

@@ -4,18 +4,21 @@ to computing when they are missing, made by other code, or systems were withdraw
 
 from __future__ import annotations
 
+from datetime import timedelta
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from rq import Queue, SimpleWorker
 from sqlmodel import Session, col, select
 
 from leaderboard.blueprints.public import render
 from leaderboard.blueprints.public import systems as public_systems
 from leaderboard.blueprints.public.prepare import page_preparer, prepare_board
 from leaderboard.demo.synthetic import add_systems, synthetic_board
-from leaderboard.models import PreparedPage
-from leaderboard.queue import get_redis
+from leaderboard.models import Board, PreparedPage, Submission
+from leaderboard.queue import get_redis, request_snapshot_refresh
+from leaderboard.rankers import ranking_queue_name
 from leaderboard.services.ranking import metric_info, prepared_pages, read_filter, snapshot_reader
 from leaderboard.services.ranking.metric_info import views_for
 from leaderboard.services.ranking.snapshot_reader import clear_caches
@@ -372,3 +375,90 @@ def test_a_tsar_board_and_a_ranking_track_board_are_prepared_alike(app, client, 
         _forget()
         for url in urls:
             assert client.get(url).data == computed[url].data, url
+
+
+def _names(client) -> set[str]:
+    return {r["system"] for r in client.get("/api/v1/leaderboard").get_json()["rows"]}
+
+
+@ALL_DATABASES
+def test_readers_keep_the_previous_snapshot_while_the_new_one_is_prepared(app, client, session,
+                                                                           board):
+    """A new snapshot is shown once its ranker has prepared it, not while every web process
+    would parse it for each page; a withdrawn system stays out meanwhile (the read filter
+    settles only after), and a snapshot whose ranker died while preparing is shown after
+    PENDING_SECONDS."""
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+    queue_name = app.config["LEADERBOARD"]["QUEUE_NAME"]
+    ranking.use_page_preparer(page_preparer(app))
+    try:
+        ranking.refresh_snapshot_job(board.id)  # the previous snapshot: prepared
+        before = _names(client)
+        withdrawn = next(r for r in client.get("/api/v1/leaderboard").get_json()["rows"]
+                         if r["team"] == "Team 02")
+        sub = session.get(Submission, withdrawn["id"])
+        sub.is_public = False
+        session.add(sub)
+        session.commit()
+        with app.app_context():
+            read_filter.mark_hidden(get_redis(), queue_name, {board.id: [withdrawn["id"]]})
+        board_row = session.get(Board, board.id)
+        add_systems(session, board_row, n_systems=1, n_teams=1, rng=np.random.default_rng(9),
+                    n_targets=40, bootstrap=50, team_name="Team new {:d}",
+                    system_name="Newcomer {:d}")
+        seen: dict[str, object] = {}
+        real = page_preparer(app)
+
+        def watching(engine, board_id, snapshot_id):
+            clear_caches()
+            seen["during"] = _names(client)
+            seen["pending"] = snapshot_id
+            return real(engine, board_id, snapshot_id)
+
+        ranking.use_page_preparer(watching)
+        with app.app_context():
+            conn = get_redis()
+        job_id = request_snapshot_refresh(board.id, connection=conn, queue_name=queue_name)
+        queue = Queue(ranking_queue_name(queue_name), connection=conn)
+        SimpleWorker([queue], connection=conn).work(burst=True)  # a ranker's job: it settles
+        assert queue.fetch_job(job_id).return_value() == "refreshed"
+    finally:
+        ranking.use_page_preparer(None)
+    clear_caches()
+    assert seen["during"] == before - {withdrawn["system"]}
+    after = _names(client)
+    assert "Newcomer 0" in after and withdrawn["system"] not in after
+    # prepared, shown: no marker left
+    assert prepared_pages.pending_among(session, [seen["pending"]]) == set()
+
+    # A ranker that died while preparing: the marker stays; shown after PENDING_SECONDS.
+    snapshot = refresh_snapshot(session=session, board_id=board.id)
+    prepared_pages.mark_pending(session, board.id, snapshot.id)
+    session.commit()
+    clear_caches()
+    assert snapshot_reader.latest_snapshot(session, board.id).id == seen["pending"]
+    snapshot.created_at = snapshot.created_at - timedelta(
+        seconds=prepared_pages.PENDING_SECONDS + 1)
+    session.add(snapshot)
+    session.commit()
+    clear_caches()
+    assert snapshot_reader.latest_snapshot(session, board.id).id == snapshot.id
+
+
+def test_a_failed_prepare_still_shows_the_new_snapshot(app, client, session, board):
+    jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
+
+    def failing(engine, board_id, snapshot_id):
+        raise RuntimeError("the renderer broke")
+
+    ranking.use_page_preparer(failing)
+    try:
+        board_row = session.get(Board, board.id)
+        add_systems(session, board_row, n_systems=1, n_teams=1, rng=np.random.default_rng(9),
+                    n_targets=40, bootstrap=50, team_name="Team new {:d}",
+                    system_name="Newcomer {:d}")
+        assert ranking.refresh_snapshot_job(board.id) == "refreshed"
+    finally:
+        ranking.use_page_preparer(None)
+    clear_caches()
+    assert "Newcomer 0" in _names(client)

@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -119,20 +119,47 @@ def _refreshed(session: Session, board_id: int) -> LeaderboardSnapshot | None:
 
 
 def latest_snapshot(session: Session, board_id: int) -> SnapshotRef:
-    """The latest snapshot of a board. A board without one yet gets a refresh job and, until
-    a worker has written it, a placeholder (id 0, data :data:`UPDATING`): a request never
-    waits on a ranking computation (a 10,000-system board takes minutes)."""
+    """The latest snapshot of a board that readers are shown. A board without one yet gets
+    a refresh job and, until a worker has written it, a placeholder (id 0, data
+    :data:`UPDATING`): a request never waits on a ranking computation (a 10,000-system board
+    takes minutes). While a ranker still prepares the newest snapshot's bytes
+    (:data:`~leaderboard.services.ranking.prepared_pages.PENDING`), the one before it."""
     latest = session.exec(select(LeaderboardSnapshot.id, LeaderboardSnapshot.created_at)
                           .where(LeaderboardSnapshot.board_id == board_id)
-                          .order_by(col(LeaderboardSnapshot.id).desc()).limit(1)).first()
-    if latest is None:
+                          .order_by(col(LeaderboardSnapshot.id).desc()).limit(2)).all()
+    if not latest:
         snapshot = _refreshed(session, board_id)
         if snapshot is None:
             return SnapshotRef(str(session.get_bind().url), board_id, 0, _EPOCH)
-        latest = (snapshot.id, snapshot.created_at)
+        latest = [(snapshot.id, snapshot.created_at)]
+    engine = str(session.get_bind().url)
+    shown = _shown_of(session, engine, latest)
     hidden = read_filter.hidden_ids(board_id, session=session)
-    return SnapshotRef(str(session.get_bind().url), board_id, int(latest[0]), latest[1],
-                       hidden)
+    return SnapshotRef(engine, board_id, int(shown[0]), shown[1], hidden)
+
+
+#: Snapshots seen without a pending marker (engine, id, created_at): a marker is only ever
+#: written with its snapshot, so they need no second look.
+_settled: set[tuple[str, int, str]] = set()
+_SETTLED_MAX = 4096
+
+
+def _shown_of(session: Session, engine: str, latest: list) -> tuple[int, datetime]:
+    """The newest of a board's two newest snapshots ``latest`` (id, created_at) unless it is
+    still being prepared, for at most ``PENDING_SECONDS``, and an older one is there."""
+    newest = latest[0]
+    key = (engine, int(newest[0]), str(newest[1]))
+    if key in _settled or len(latest) < 2:
+        return newest
+    if newest[0] not in prepared_pages.pending_among(session, [newest[0]]):
+        if len(_settled) >= _SETTLED_MAX:
+            _settled.clear()
+        _settled.add(key)
+        return newest
+    written = newest[1] if newest[1].tzinfo else newest[1].replace(tzinfo=UTC)
+    if (datetime.now(UTC) - written).total_seconds() > prepared_pages.PENDING_SECONDS:
+        return newest
+    return latest[1]
 
 
 def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
