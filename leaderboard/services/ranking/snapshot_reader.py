@@ -14,6 +14,7 @@ Snapshots themselves are written by :func:`leaderboard.services.ranking.snapshot
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import logging
@@ -70,13 +71,22 @@ class SnapshotRef:
         return (self.engine, self.board_id, self.id, str(self.created_at), self.hidden)
 
 
+#: zlib level of the gzipped copies. 3, not 6: on a 590 KB all-metrics page 2.2 ms against
+#: 9.6 (16% more bytes), in the web process's first request of each body after a snapshot.
+GZIP_LEVEL = 3
+
+
 @dataclass(frozen=True)
 class CachedBody:
-    """A finished response body, its gzipped copy and its validator."""
+    """A finished response body, its validator and (made at the first request that accepts
+    it) its gzipped copy."""
 
     body: bytes
-    gzipped: bytes
     etag: str
+
+    @functools.cached_property
+    def gzipped(self) -> bytes:
+        return gzip.compress(self.body, GZIP_LEVEL, mtime=0)
 
 
 #: How a web request asks the workers for a board's snapshot (the app sets it: a queued
@@ -274,7 +284,7 @@ def cached_body(ref: SnapshotRef, kind: str, variant: tuple,
         raw = build()
         body = raw.encode("utf-8") if isinstance(raw, str) else raw
         etag = hashlib.sha1(body, usedforsecurity=False).hexdigest()[:20]
-        entry = CachedBody(body, gzip.compress(body, 6, mtime=0), etag)
+        entry = CachedBody(body, etag)
         _remember(_bodies, key, entry, BODIES_MAX)
     return entry
 
