@@ -43,9 +43,11 @@ EXPORT = "export"
 #: there, instead of every web process parsing the new one for each page (hundreds of ms a
 #: process at 1,000 systems, during which its other readers wait).
 PENDING = "pending"
-#: A snapshot still marked pending this long after it was written is shown anyway (its
-#: ranker died while preparing it): a prepare takes 3 s at 1,000 systems, 35-50 s at 10,000.
-PENDING_SECONDS = 120.0
+#: A snapshot still marked pending this long after it was written is shown anyway: its
+#: ranker died while preparing it (then readers see it well within a minute of the crash),
+#: or the board is so large that readers had better see it before its last bytes (a
+#: prepare takes 3 s at 1,000 systems, 28-50 s at 10,000).
+PENDING_SECONDS = 45.0
 
 #: What the prepared bytes are made from: a change to any of them changes every variant.
 _SOURCES = ("templates/public", "leaderboard/blueprints/public/render.py",
