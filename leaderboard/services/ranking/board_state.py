@@ -111,7 +111,7 @@ def keep_states(enabled: bool = True) -> None:
     :data:`~.resamples.KEPT_STATS_BYTES` of the results' decompressed statistics."""
     global _KEEP_STATES
     _KEEP_STATES = enabled
-    keep_statistics(enabled)  # and the results' decompressed statistics, within a bound
+    keep_statistics(enabled)
 
 
 def forget_kept() -> None:
