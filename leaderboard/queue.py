@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
 
 from leaderboard.rankers import live_rankers, ranker_for, ranking_queue_name
 from leaderboard.redis_conn import connect_redis
@@ -172,6 +174,24 @@ _RELEASE_SCRIPT = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+#: Point the pending marker from the job it names (ARGV[1]) to another (ARGV[2]).
+_REPLACE_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+end
+return 0
+"""
+
+
+def _waiting(connection: Redis, job_id: str) -> bool:
+    """Whether the job is still in its queue, not taken (a coalesced request will be seen
+    by it). Its queue's list, not its status: a worker killed right after taking a job
+    leaves it "queued" but out of every queue."""
+    try:
+        origin = Job.fetch(job_id, connection=connection).origin
+    except NoSuchJobError:
+        return False
+    return connection.lpos(Queue(origin, connection=connection).key, job_id) is not None
 
 
 def refresh_keys(board_id: int, queue_name: str) -> dict[str, str]:
@@ -213,7 +233,13 @@ def request_snapshot_refresh(board_id: int, *, connection: Redis, queue_name: st
     keys = refresh_keys(board_id, queue_name)
     job_id = f"refresh-{queue_name}-{board_id}-{connection.incr(keys['counter'])}"
     if not connection.set(keys["pending"], job_id, nx=True, ex=REFRESH_PENDING_TTL):
-        return None
+        held = connection.get(keys["pending"])
+        # Coalesce only onto a job still waiting: the marker may name one a ranker took and
+        # died with before it cleared the marker (then this board would wait for nothing
+        # until the marker expired).
+        if held is None or _waiting(connection, held.decode()) or not connection.eval(
+                _REPLACE_SCRIPT, 1, keys["pending"], held, job_id, REFRESH_PENDING_TTL):
+            return None
     target = ranking_queue_name(queue_name,
                                 ranker_for(board_id, live_rankers(connection, queue_name)))
     try:

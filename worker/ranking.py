@@ -20,6 +20,7 @@ from redis import Redis
 from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
+from rq.registry import StartedJobRegistry
 from sqlmodel import Session
 
 from leaderboard.lease import Lease
@@ -172,10 +173,14 @@ def _after_commit(connection: Redis, queue_name: str, board_id: int) -> None:
 
 
 def _move_queued(connection: Redis, queue_name: str, name: str) -> set[int]:
-    """Empty ranker ``name``'s queue; returns the boards whose refreshes it held."""
+    """Empty ranker ``name``'s queue and the register of the jobs it had started; returns
+    the boards whose refreshes it held. A refresh it took but had not yet marked running
+    (killed in its first milliseconds) still holds the board's pending marker: released
+    here, or every later request for the board would wait on a job nobody runs."""
     boards: set[int] = set()
     queue = Queue(ranking_queue_name(queue_name, name), connection=connection)
-    for job_id in queue.get_job_ids():
+    started = StartedJobRegistry(queue=queue)
+    for job_id in [*queue.get_job_ids(), *started.get_job_ids(cleanup=False)]:
         try:
             job = Job.fetch(job_id, connection=connection)
         except NoSuchJobError:
@@ -184,6 +189,7 @@ def _move_queued(connection: Redis, queue_name: str, name: str) -> set[int]:
             board_id = int(job.args[0])
             release_refresh(connection, board_id, queue_name, job_id)
             boards.add(board_id)
+        started.remove_executions(job)
         job.delete()
     queue.delete(delete_jobs=True)
     return boards

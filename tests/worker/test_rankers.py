@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-from rq import Queue
+from rq import Queue, SimpleWorker
+from rq.registry import StartedJobRegistry
 
 from leaderboard.lease import Lease
 from leaderboard.queue import get_redis, refresh_keys, request_snapshot_refresh
@@ -87,3 +88,52 @@ def test_with_no_ranker_alive_refreshes_wait_on_the_shared_queue(app):
     queue_name = app.config["LEADERBOARD"]["QUEUE_NAME"]
     job_id = request_snapshot_refresh(5, connection=conn, queue_name=queue_name)
     assert Queue(ranking_queue_name(queue_name), connection=conn).job_ids == [job_id]
+
+
+@ALL_REDIS
+def test_a_refresh_its_ranker_took_but_never_marked_running_is_requested_again(app):
+    """Killed in a refresh's first milliseconds (after RQ took the job, before the job said it
+    was running): the board's pending marker named that job, so every later request for the
+    board was coalesced onto it and the board froze until the marker expired (15 min)."""
+    conn = _conn(app)
+    queue_name = app.config["LEADERBOARD"]["QUEUE_NAME"]
+    now = time.time()
+    register(conn, queue_name, "alive", now)
+    register(conn, queue_name, "doomed", now)
+    board = next(b for b in range(1, 40) if ranker_for(b, ["alive", "doomed"]) == "doomed")
+    job_id = request_snapshot_refresh(board, connection=conn, queue_name=queue_name)
+    doomed_queue = Queue(ranking_queue_name(queue_name, "doomed"), connection=conn)
+    job = doomed_queue.dequeue_any([doomed_queue], None, connection=conn)[0]
+    assert job.id == job_id
+    SimpleWorker([doomed_queue], connection=conn).prepare_execution(job)  # RQ started it
+    assert StartedJobRegistry(queue=doomed_queue).get_job_ids(cleanup=False) == [job_id]
+    pending = refresh_keys(board, queue_name)["pending"]
+    assert conn.get(pending).decode() == job_id
+    later = now + REGISTRATION_TTL + 1
+    register(conn, queue_name, "alive", later)
+    assert take_over_gone(conn, queue_name, later) == [board]
+    alive_queue = Queue(ranking_queue_name(queue_name, "alive"), connection=conn)
+    assert [j.args[0] for j in alive_queue.jobs] == [board]
+    assert conn.get(pending).decode() == alive_queue.job_ids[0]
+    assert StartedJobRegistry(queue=doomed_queue).get_job_ids(cleanup=False) == []
+
+
+@ALL_REDIS
+def test_a_request_coalesces_only_onto_a_refresh_still_waiting_in_its_queue(app):
+    """A pending marker naming a job that has started (or is gone) does not swallow the
+    request: one more refresh is queued and the marker names it."""
+    conn = _conn(app)
+    queue_name = app.config["LEADERBOARD"]["QUEUE_NAME"]
+    pending = refresh_keys(7, queue_name)["pending"]
+    first = request_snapshot_refresh(7, connection=conn, queue_name=queue_name)
+    assert request_snapshot_refresh(7, connection=conn, queue_name=queue_name) is None
+    queue = Queue(ranking_queue_name(queue_name), connection=conn)
+    job = queue.dequeue_any([queue], None, connection=conn)[0]
+    SimpleWorker([queue], connection=conn).prepare_execution(job)  # taken, never released
+    second = request_snapshot_refresh(7, connection=conn, queue_name=queue_name)
+    assert second is not None and second != first
+    assert conn.get(pending).decode() == second and queue.job_ids == [second]
+    assert request_snapshot_refresh(7, connection=conn, queue_name=queue_name) is None
+    conn.set(pending, "refresh-gone-7-1")  # a job deleted meanwhile
+    third = request_snapshot_refresh(7, connection=conn, queue_name=queue_name)
+    assert third is not None and conn.get(pending).decode() == third
