@@ -134,3 +134,53 @@ def test_csv_numeric_columns_are_numbers_pandas_reads_as_floats():
         for column in (key, f"{key} lo", f"{key} hi", f"{key} tie_p"):
             assert frame[column].dtype == "float64", (column, frame[column].dtype)
     assert frame["strict_a_r@10 tie_p"][1] == 0.0004
+
+
+def _pandas_csv(table, size: int) -> str:
+    """The CSV as pandas writes :func:`ranking_frame`, chunk by chunk (what the export was
+    before it was written without a frame)."""
+    from leaderboard.services.ranking.exports import export_rows, neutralise_frame, ranking_frame
+
+    rows, out = export_rows(table), []
+    for start in range(0, max(len(rows), 1), size):
+        frame = ranking_frame(table, rows[start:start + size])
+        for column in frame.columns:
+            if column.endswith(" tie_p"):
+                frame[column] = [None if pd.isna(p) else f"{float(p):.6g}"
+                                 for p in frame[column]]
+        out.append(neutralise_frame(frame).to_csv(index=False, header=start == 0,
+                                                  float_format="%.2f"))
+    return "".join(out)
+
+
+def test_csv_is_what_pandas_writes_of_the_frame(session, seeded):
+    """Every view, POS and entries choice of a board with references, formula-like and
+    quoted names and unranked rows: the CSV equals pandas' ``to_csv`` of the frame byte for
+    byte, in one chunk and in chunks of 3 rows (pandas infers each chunk's types apart)."""
+    from leaderboard.models import Submission, Team
+    from leaderboard.services.ranking.exports import csv_chunks
+    from leaderboard.services.ranking.metric_info import views_for
+    from leaderboard.services.ranking.snapshot_reader import ranking_rows
+    from leaderboard.services.ranking.snapshots import refresh_snapshot
+
+    team = session.get(Team, seeded.teams["North Lab"])
+    team.name = FORMULA_TEAM
+    system = session.get(Submission, seeded.public["Frequency baseline"])
+    system.system_name = 'say "hi", then\nleave'
+    session.add_all([team, system])
+    session.commit()
+    refresh_snapshot(session=session, board_id=seeded.board_id)
+    session.commit()
+    checked = 0
+    for view in views_for("generative"):
+        for pos in (None, "VERB", "ADV"):
+            for entries in ("all", "best"):
+                table = ranking_rows(session=session, board_id=seeded.board_id, view=view,
+                                     pos=pos, entries=entries, sort="date")
+                for size in (500, 3):
+                    assert "".join(csv_chunks(table, size)) == _pandas_csv(table, size)
+                    checked += 1
+    text = "".join(csv_chunks(ranking_rows(session=session, board_id=seeded.board_id,
+                                           entries="all")))
+    assert '"say ""hi"", then\nleave"' in text and "'" + FORMULA_TEAM.replace('"', '""') in text
+    assert checked == 2 * 3 * 2 * len(views_for("generative"))

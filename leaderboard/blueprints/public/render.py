@@ -14,9 +14,10 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from leaderboard.scoring.significance import format_p
+from leaderboard.scoring.significance import format_p, significant
 from leaderboard.services.ranking.ranking_table import RankingTable
 from leaderboard.services.ranking.systems import coverage_text
+from leaderboard.services.ranking.table_rows import FORMATS, TableRow
 
 _CACHE: OrderedDict[tuple, Markup] = OrderedDict()
 _LOCK = threading.Lock()
@@ -26,25 +27,75 @@ _CACHE_SIZE = 128
 def cell_html(cell: dict[str, Any], show_tie: bool = False) -> Markup:
     """A score with its compact interval (exact one in the title and for screen readers) and,
     when ``show_tie`` (the sorted column only), the tie mark."""
-    value = cell["value"]
-    if value is None:
-        return Markup('<span class="na" title="not provided">–</span>')
+    if cell["value"] is None:
+        return Markup(_NOT_PROVIDED)
     interval = cell["interval"]
-    title = (f' title="95% interval {interval[0]:.2f} to {interval[1]:.2f}"'
-             if interval else "")
-    shown = cell.get("shown") or f"{value:.1f}"
-    out = f'<span class="v"{title}>{shown}</span>'
-    if show_tie and cell.get("tied"):
-        # Short on purpose: with 1,000 systems many cells carry this mark, and the legend
-        # explains it in full.
-        out += (f'<abbr class="tie" title="not significantly different from the next-better '
-                f'system, p = {format_p(cell["p"])}">≈</abbr>')
-    if interval:
-        low, high = cell.get("shown_interval") or [f"{x:.1f}" for x in interval]
-        out += (f'<span class="ci" aria-hidden="true">{low}–{high}</span>'
-                f'<span class="sr-only">, 95% interval {interval[0]:.2f} to '
-                f'{interval[1]:.2f}</span>')
-    return Markup(out)
+    exact = None if not interval else (f"{interval[0]:.2f}", f"{interval[1]:.2f}")
+    shown = cell.get("shown") or f"{cell['value']:.1f}"
+    compact = (cell.get("shown_interval") or [f"{x:.1f}" for x in interval]) if interval else None
+    tie = _tie_mark(cell["p"]) if show_tie and cell.get("tied") else ""
+    return Markup(_score_html(shown, exact, compact, tie))
+
+
+_NOT_PROVIDED = '<span class="na" title="not provided">–</span>'
+
+
+def _tie_mark(p: float | None) -> str:
+    # Short on purpose: with 1,000 systems many cells carry this mark, and the legend
+    # explains it in full.
+    return (f'<abbr class="tie" title="not significantly different from the next-better '
+            f'system, p = {format_p(p)}">≈</abbr>')
+
+
+def _score_html(shown: str, exact: tuple[str, str] | None, compact: Any, tie: str) -> str:
+    """A score's HTML: its printed value, the tie mark, the interval compact and exact
+    (``exact``, ``compact``: the bounds printed with two decimals and as the value is)."""
+    if exact is None:
+        return f'<span class="v">{shown}</span>{tie}'
+    low, high = exact
+    return (f'<span class="v" title="95% interval {low} to {high}">{shown}</span>{tie}'
+            f'<span class="ci" aria-hidden="true">{compact[0]}–{compact[1]}</span>'
+            f'<span class="sr-only">, 95% interval {low} to {high}</span>')
+
+
+#: A score's HTML (no tie mark) by its numbers: (value, low, high, decimals). A cell's HTML
+#: is a function of its numbers alone, and a new snapshot changes the numbers of the systems
+#: it scored (one, after an upload) and leaves the others': the first page after it writes
+#: most cells from here (an all-metrics page has 2,300). Emptied when full; zeros are not
+#: kept (0.0 and -0.0 are one key and print apart).
+_SCORES: dict[tuple[float, float | None, float | None, int], str] = {}
+_SCORES_MAX = 50_000
+
+
+def _score_cells(r: TableRow, headline: str, sort: str, human_pct: str | None) -> str:
+    """A system row's score cells, written from its columns' values (the cell dicts a
+    :class:`TableRow` makes for the API are never made for the page): what
+    ``<td>{cell_html(cell)}</td>`` writes of each."""
+    decimals = r.source.decimals
+    form = FORMATS.get(decimals) or f"%.{decimals}f"
+    parts = []
+    for key, value, interval, p in r.raw_cells():
+        cls = "num headline" if key == headline else "num"
+        if value is None:
+            parts.append(f'<td class="{cls}" data-value="">{_NOT_PROVIDED}</td>')
+        else:
+            value = float(value)
+            low, high = (float(interval[0]), float(interval[1])) if interval else (None, None)
+            tie = _tie_mark(p) if key == sort and p is not None and not significant(p) else ""
+            memo = (value, low, high, decimals)
+            html = None if tie else _SCORES.get(memo)
+            if html is None:
+                html = (_score_html(form % value, None, None, tie) if low is None else
+                        _score_html(form % value, ("%.2f" % low, "%.2f" % high),
+                                    (form % low, form % high), tie))
+                if not tie and value and low and high:
+                    if len(_SCORES) >= _SCORES_MAX:
+                        _SCORES.clear()
+                    _SCORES[memo] = html
+            parts.append(f'<td class="{cls}" data-value="{round(value, 2)}">{html}</td>')
+        if key == headline and human_pct is not None:
+            parts.append(f'<td class="num pct">{human_pct}</td>')
+    return "".join(parts)
 
 
 def options_html(choices: list[dict[str, Any]], *, exclude: int | None = None,
@@ -74,7 +125,7 @@ def _coverage_mark(coverage: dict[str, Any] | None) -> str:
             f'{escape(text)}</span>')
 
 
-def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
+def _row(r: TableRow, table: RankingTable, sys_base: str, team_base: str,
          headline_label: str) -> str:
     rank_tie = r["tied_with_next_better"] and table.sort in ("rank", table.view.headline)
     if r.get("set_apart"):
@@ -97,15 +148,10 @@ def _row(r: dict[str, Any], table: RankingTable, sys_base: str, team_base: str,
         f'</td><th scope="row" class="col-system sticky2" data-value="{system}">'
         f'<a href="{sys_base}{r["id"]}">{system}</a>{_coverage_mark(r.get("coverage"))}'
         f'{_flag_note(r)}</th>')
-    headline = table.view.headline
-    for cell in r["cells"]:
-        value = "" if cell["value"] is None else cell["value"]
-        cls = "num headline" if cell["key"] == headline else "num"
-        parts.append(f'<td class="{cls}" data-value="{value}">'
-                     f'{cell_html(cell, cell["key"] == table.sort)}</td>')
-        if cell["key"] == headline and table.human_defined:
-            pct = "" if r["pct_humans"] is None else f'{r["pct_humans"]:.0f}%'
-            parts.append(f'<td class="num pct">{pct}</td>')
+    pct = None
+    if table.human_defined:
+        pct = "" if r["pct_humans"] is None else f'{r["pct_humans"]:.0f}%'
+    parts.append(_score_cells(r, table.view.headline, table.sort, pct))
     parts.append(
         f'<td class="num col-cons" data-value="{cons}">{cons}</td>'
         f'<td data-value="{team}"><a href="{team_base}{r["team_id"]}">{team}</a></td>'

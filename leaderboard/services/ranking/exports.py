@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pandas as pd
 
 from leaderboard.services.ranking.ranking_table import RankingTable
+from leaderboard.services.ranking.table_rows import TableRow
 
 #: Export column -> key of a row's ``coverage`` (blank for reference and reported rows).
 COVERAGE_COLUMNS = {"targets_in_split": "targets", "targets_answered": "answered",
@@ -29,55 +33,68 @@ def export_rows(table: RankingTable) -> list[tuple[dict, str]]:
             + [(r, "reported") for r in table.reported])
 
 
+#: The export's columns before the metrics' (a metric adds its value, lo, hi and tie_p).
+BASE_COLUMNS = ("row_type", "rank", "rank_lo", "rank_hi", "conservative_rank",
+                "tied_with_next_better", "system", "team", "submission_id", "date", "note",
+                "above_rank", "set_apart", "flags", "items_with_duplicates")
+#: Columns of whole numbers (pandas' nullable ``Int64``: blank where missing).
+INT_COLUMNS = frozenset({"rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id",
+                         "above_rank", *COVERAGE_COLUMNS, "bootstrap_seed",
+                         "bootstrap_samples", "items_with_duplicates"})
+
+
+def export_columns(table: RankingTable) -> list[str]:
+    """Every column of the export, in order."""
+    return [*BASE_COLUMNS, *(c for k in table.columns
+                             for c in (k, f"{k} lo", f"{k} hi", f"{k} tie_p")),
+            "pct_humans", *COVERAGE_COLUMNS, *SIGNATURE_COLUMNS]
+
+
+def export_record(row: dict, kind: str, scores: bool = True) -> list:
+    """A row's values in the order of :func:`export_columns`; each score rounded to two
+    decimals (``scores`` False: each metric's four values left out)."""
+    record = [kind, row.get("rank"), row.get("rank_lo"), row.get("rank_hi"),
+              row.get("conservative_rank"), row.get("tied_with_next_better"),
+              row.get("system", row.get("name")), row.get("team", ""), row.get("id"),
+              row.get("date", ""), _note(row, kind), row.get("above_rank"),
+              # set apart (own group, after the ranked rows): why, and the flags behind it
+              row.get("set_apart") or None, " ".join(row.get("flags") or []) or None,
+              row.get("items_with_duplicates")]
+    if scores:
+        for value, low, high, p in score_values(row):
+            record += (None if value is None else round(float(value), 2),
+                       None if low is None else round(float(low), 2),
+                       None if high is None else round(float(high), 2), p)
+    record.append(row.get("pct_humans"))
+    coverage = row.get("coverage") or {}
+    record += (coverage.get(key) for key in COVERAGE_COLUMNS.values())
+    if kind not in ("system", "reported"):  # a reference row: the split it was scored on
+        record[-len(COVERAGE_COLUMNS)] = row.get("n_targets")
+    signature = row.get("signature") or {"scorer_version": row.get("scorer_version")}
+    record += (signature.get(key) for key in SIGNATURE_COLUMNS.values())
+    return record
+
+
+def score_values(row: dict) -> Iterator[tuple[Any, Any, Any, float | None]]:
+    """(value, low, high, tie p) of each metric of a row: a system row's from its columns
+    (no cell dicts made), another row's from its cells (rounded already)."""
+    if isinstance(row, TableRow) and "cells" not in row:
+        for _, value, interval, p in row.raw_cells():
+            yield (value, *(interval or (None, None)), p)
+    else:
+        for cell in row["cells"]:
+            yield (cell["value"], *(cell["interval"] or (None, None)), cell.get("p"))
+
+
 def ranking_frame(table: RankingTable,
                   rows: list[tuple[dict, str]] | None = None) -> pd.DataFrame:
     """One row per system, then the reference rows, then the reported ones (a publication's
     numbers, no intervals); each metric with its 95% interval. ``rows``: only those of
     :func:`export_rows` (a chunk)."""
-    records = []
-    for row, kind in export_rows(table) if rows is None else rows:
-        record = {
-            "row_type": kind,
-            "rank": row.get("rank"), "rank_lo": row.get("rank_lo"),
-            "rank_hi": row.get("rank_hi"), "conservative_rank": row.get("conservative_rank"),
-            "tied_with_next_better": row.get("tied_with_next_better"),
-            "system": row.get("system", row.get("name")), "team": row.get("team", ""),
-            "submission_id": row.get("id"), "date": row.get("date", ""),
-            "note": _note(row, kind),
-            "above_rank": row.get("above_rank"),
-            # set apart (own group, after the ranked rows): why, and the flags behind it
-            "set_apart": row.get("set_apart") or None,
-            "flags": " ".join(row.get("flags") or []) or None,
-            "items_with_duplicates": row.get("items_with_duplicates"),
-        }
-        for cell in row["cells"]:
-            key = cell["key"]
-            interval = cell["interval"] or [None, None]
-            record[key] = cell["value"]
-            record[f"{key} lo"] = interval[0]
-            record[f"{key} hi"] = interval[1]
-            record[f"{key} tie_p"] = cell.get("p")
-        record["pct_humans"] = row.get("pct_humans")
-        coverage = row.get("coverage") or {}
-        for column, key in COVERAGE_COLUMNS.items():
-            record[column] = coverage.get(key)
-        if kind not in ("system", "reported"):  # a reference row: the split it was scored on
-            record["targets_in_split"] = row.get("n_targets")
-        signature = row.get("signature") or {"scorer_version": row.get("scorer_version")}
-        for column, key in SIGNATURE_COLUMNS.items():
-            record[column] = signature.get(key)
-        records.append(record)
-    frame = pd.DataFrame.from_records(records)
-    if frame.empty:
-        base = ["row_type", "rank", "rank_lo", "rank_hi", "conservative_rank",
-                "tied_with_next_better", "system", "team", "submission_id", "date", "note",
-                "above_rank", "set_apart", "flags", "items_with_duplicates"]
-        cols = [c for k in table.columns for c in (k, f"{k} lo", f"{k} hi", f"{k} tie_p")]
-        frame = pd.DataFrame(columns=base + cols + ["pct_humans", *COVERAGE_COLUMNS,
-                                                    *SIGNATURE_COLUMNS])
-    for column in ("rank", "rank_lo", "rank_hi", "conservative_rank", "submission_id", "above_rank",
-                   *COVERAGE_COLUMNS, "bootstrap_seed", "bootstrap_samples",
-                   "items_with_duplicates"):
+    records = [export_record(row, kind)
+               for row, kind in (export_rows(table) if rows is None else rows)]
+    frame = pd.DataFrame.from_records(records, columns=export_columns(table))
+    for column in INT_COLUMNS:
         frame[column] = frame[column].astype("Int64")
     return frame
 
@@ -124,19 +141,57 @@ def _chunks(table: RankingTable, size: int) -> Iterator[tuple[bool, pd.DataFrame
 
 def csv_chunks(table: RankingTable, size: int = CHUNK_ROWS) -> Iterator[str]:
     """The ranking as CSV, ``size`` rows at a time: header row of column names (metric keys),
-    then one row per line.
+    then one row per line; what pandas' ``to_csv(index=False, float_format="%.2f")`` writes
+    of :func:`ranking_frame` (``tests/site/test_exports.py`` holds them equal), without
+    making the frame (at 1,000 rows the frame and pandas' writer cost a web process 60 ms).
 
     Text cells are neutralised against formula injection (:func:`neutralise_cell`). Every
     numeric column holds numbers only, so ``pd.read_csv`` reads it as float: scores with two
     decimals, the ``tie_p`` columns with six significant digits (two decimals would print
     0.0496, significant, as 0.05; the page's "< 0.001" is not a number).
     """
-    for first, frame in _chunks(table, size):
-        for column in frame.columns:
-            if column.endswith(" tie_p"):
-                frame[column] = [None if pd.isna(p) else f"{float(p):.6g}"
-                                 for p in frame[column]]
-        yield neutralise_frame(frame).to_csv(index=False, header=first, float_format="%.2f")
+    columns = export_columns(table)
+    base = [_int if c in INT_COLUMNS else _text
+            for c in columns if c not in table.columns and not c.endswith(_SCORE_SUFFIXES)]
+    head = len(BASE_COLUMNS)
+    rows = export_rows(table)
+    for start in range(0, max(len(rows), 1), size):
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        if start == 0:
+            writer.writerow([neutralise_cell(c) for c in columns])
+        for row, row_type in rows[start:start + size]:
+            values = [write(v) for write, v in zip(base, export_record(row, row_type, False),
+                                                   strict=True)]
+            scores: list[str] = []
+            for value, low, high, p in score_values(row):
+                # "%.2f" of a full value prints what it prints of the value rounded to two
+                # decimals (both correctly rounded), which is what pandas printed
+                scores += ("" if value is None else "%.2f" % value,
+                           "" if low is None else "%.2f" % low,
+                           "" if high is None else "%.2f" % high,
+                           "" if p is None else f"{float(p):.6g}")
+            values[head:head] = scores
+            writer.writerow(values)
+        yield out.getvalue()
+
+
+_SCORE_SUFFIXES = (" lo", " hi", " tie_p")
+
+
+def _int(value: Any) -> object:
+    """A whole-number column's cell (pandas' ``Int64``: blank where missing)."""
+    return "" if value is None else int(value)
+
+
+def _text(value: Any) -> object:
+    """Any other column's cell, blank where missing; text neutralised. ``pct_humans``, the
+    one float column among them, prints as pandas prints a float column ("%.2f")."""
+    if value is None:
+        return ""
+    if type(value) is float:
+        return "%.2f" % value
+    return neutralise_cell(value)
 
 
 def json_chunks(table: RankingTable, size: int = CHUNK_ROWS) -> Iterator[str]:

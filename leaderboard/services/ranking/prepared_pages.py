@@ -57,7 +57,8 @@ _SOURCES = ("templates/public", "leaderboard/blueprints/public/render.py",
             "leaderboard/services/ranking/charts.py", "leaderboard/services/ranking/pairwise.py",
             "leaderboard/services/ranking/exports.py", "leaderboard/services/ranking/systems.py",
             "leaderboard/services/ranking/set_apart.py", "leaderboard/scoring/significance.py",
-            "leaderboard/services/ranking/table_source.py")
+            "leaderboard/services/ranking/table_source.py",
+            "leaderboard/services/ranking/table_rows.py")
 #: What a system page's chart is made from (and the plotly release, :func:`chart_key`): a
 #: release that changes templates keeps the board's charts.
 _CHART_SOURCES = ("leaderboard/services/ranking/charts.py",

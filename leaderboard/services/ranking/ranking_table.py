@@ -6,6 +6,7 @@ No database access here: everything comes from ``LeaderboardSnapshot.data``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from leaderboard.scoring.families import SWORDS, family_for
@@ -20,6 +21,7 @@ from leaderboard.services.ranking.metric_info import (
     views_for,
 )
 from leaderboard.services.ranking.set_apart import why
+from leaderboard.services.ranking.table_rows import RowCells, TableRow, cell_json, make_cell
 from leaderboard.services.ranking.table_source import TableSource, WholeSource, block_of
 
 ENTRIES = ("best", "all")
@@ -83,7 +85,7 @@ class RankingTable:
         """1-based position of the page's first row."""
         return (self.page - 1) * HTML_PAGE_SIZE + 1
 
-    @property
+    @cached_property
     def human_defined(self) -> bool:
         """Whether the Humans reference provides the headline metric (for "% of Humans")."""
         return any(r["pct_humans"] is not None for r in self.rows)
@@ -133,9 +135,13 @@ class RankingTable:
 def _row_json(row: dict[str, Any], row_type: str) -> dict[str, Any]:
     out = {k: v for k, v in row.items() if k not in ("cells", "kind")}
     out["row_type"] = row_type
-    out["metrics"] = {c["key"]: {"value": c["value"], "interval": c["interval"],
-                                 "tie_p": c.get("p"), "tied": c.get("tied", False)}
-                      for c in row["cells"]}
+    if isinstance(row, TableRow) and "cells" not in row:  # from the columns, no cell dicts
+        out["metrics"] = {key: cell_json(value, interval, p)
+                          for key, value, interval, p in row.raw_cells()}
+    else:
+        out["metrics"] = {c["key"]: {"value": c["value"], "interval": c["interval"],
+                                     "tie_p": c.get("p"), "tied": c.get("tied", False)}
+                          for c in row["cells"]}
     return out
 
 
@@ -283,36 +289,11 @@ def shown_decimals(data: Any) -> int:
     return 1 if family_for(name) is SWORDS else 2
 
 
-#: How a value prints with 1 or 2 decimals.
-_FORMATS = {d: f"%.{d}f" for d in (1, 2)}
-
-
-def _cell(key: str, value: Any, interval: Any, p: float | None = None,
-          decimals: int = 1) -> dict[str, Any]:
-    """A value (2 decimals: API and exports) and its printed text, rounded once from the
-    snapshot's full value (rounding 50.2527 to 50.25 and then to 50.2 disagreed with the
-    system page's 50.3)."""
-    form = _FORMATS.get(decimals) or f"%.{decimals}f"
-    if value is None:
-        rounded = shown = None
-    else:
-        value = float(value)
-        rounded, shown = round(value, 2), form % value
-    if interval:
-        low, high = float(interval[0]), float(interval[1])
-        bounds, shown_bounds = [round(low, 2), round(high, 2)], [form % low, form % high]
-    else:
-        bounds = shown_bounds = None
-    return {"key": key, "value": rounded, "interval": bounds, "shown": shown,
-            "shown_interval": shown_bounds, "p": p,
-            "tied": p is not None and not significant(p)}
-
-
 def _cells(keys: tuple[str, ...], entry: dict[str, Any], pos: str | None,
            decimals: int) -> list[dict[str, Any]]:
     """A reference's (or a matrix row's) cells: its metrics on ``pos``, no tie marks."""
     metrics, intervals = block_of(entry, pos)
-    return [_cell(k, metrics.get(k), intervals.get(k), decimals=decimals) for k in keys]
+    return [make_cell(k, metrics.get(k), intervals.get(k), decimals=decimals) for k in keys]
 
 
 def _at(source: dict, name: str, i: int) -> Any:
@@ -398,23 +379,23 @@ def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = 
 def _full_rows(source: TableSource, light: list[dict[str, Any]], view: View, pos: str | None,
                stats: tuple[dict[str, Any], dict[str, Any]],
                human_value: float | None) -> list[dict[str, Any]]:
-    """The table rows of ``light`` (sorted, filtered): every cell, rank and mark; ``stats``:
-    the shown entries' ties and headline ranks."""
+    """The table rows of ``light`` (sorted, filtered): every rank and mark, and the cells
+    made when read (:class:`.table_rows.TableRow`); ``stats``: the shown entries' ties and
+    headline ranks."""
     ties, ranks = stats
-    columns = {k: source.column(pos, k) for k in view.columns}
-    decimals = shown_decimals(source.top)
+    columns = [(k, *source.column(pos, k), ties.get(k) or ()) for k in view.columns]
+    cells = RowCells(columns, shown_decimals(source.top))
+    heads = source.column(pos, view.headline)[0]
     all_systems = source.systems()
     rows = []
     for r in light:
         i, g = r["i"], r["g"]
         system = all_systems[g]
-        cells = [_cell(k, values[g], intervals[g], _at(ties, k, i), decimals)
-                 for k, (values, intervals) in columns.items()]
-        headline = columns[view.headline][0][g]
+        headline = heads[g]
         pct = (round(100.0 * headline / human_value, 1)
                if headline is not None and human_value else None)
         head_p = _at(ties, view.headline, i)
-        rows.append({
+        rows.append(TableRow({
             "id": system["id"], "system": system["system"], "team": system["team"],
             "team_id": system["team_id"], "date": system["date"][:10],
             "submitted_at": system["date"],   # the full time: the date sort is not by day
@@ -425,11 +406,11 @@ def _full_rows(source: TableSource, light: list[dict[str, Any]], view: View, pos
             "tied_with_next_better": head_p is not None and not significant(head_p),
             "rank_p": head_p, "headline": r["headline"], "pct_humans": pct,
             "coverage": system.get("coverage"),
-            "signature": system.get("signature"), "cells": cells,
+            "signature": system.get("signature"),
             "flags": list(system.get("flags") or []),
             "items_with_duplicates": system.get("items_with_duplicates"),
             "set_apart": r["set_apart"],
-        })
+        }, cells, g, i))
     return rows
 
 
@@ -449,7 +430,7 @@ def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dic
                     "computed_on": f"{bench.get('name', '')} v{bench.get('version', '')} "
                                    f"{bench.get('split', '')}",
                     "status": "reported, not re-scored",
-                    "cells": [_cell(k, metrics.get(k), None, decimals=decimals)
+                    "cells": [make_cell(k, metrics.get(k), None, decimals=decimals)
                               for k in view.columns]})
     return out
 
@@ -525,7 +506,7 @@ def matrix_of(source: TableSource, metric: str, hidden: frozenset[int] = frozens
         start = (page - 1) * HTML_PAGE_SIZE
         order = order[start:start + HTML_PAGE_SIZE]
     systems = [{"id": s["id"], "system": s["system"], "team": s["team"],
-                "cells": [_cell(metric, values[g], intervals[g], decimals=decimals)
+                "cells": [make_cell(metric, values[g], intervals[g], decimals=decimals)
                           for values, intervals in pos_columns],
                 "set_apart": apart} for apart, g, s in order]
     refs = [{"name": r["name"], "kind": r["kind"], "subset": r.get("subset", False),

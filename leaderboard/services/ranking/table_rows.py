@@ -1,0 +1,87 @@
+"""A ranking table's cells: a metric's value, its 95% interval and its tie with the next
+better system, rounded once from the snapshot's full value.
+
+A system row (:class:`TableRow`) makes its cell dicts only when they are read (the API and
+the exports); the ranking page writes its cells straight from the columns
+(:meth:`TableRow.raw_cells`, :func:`leaderboard.blueprints.public.render.rows_html`): at
+1,000 systems a page of the all-metrics view has 2,300 cells, and making each a dict of
+seven keys before writing its HTML cost that page as much CPU as the rest of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from leaderboard.scoring.significance import significant
+
+#: How a value prints with 1 or 2 decimals.
+FORMATS = {d: f"%.{d}f" for d in (1, 2)}
+
+
+def make_cell(key: str, value: Any, interval: Any, p: float | None = None,
+              decimals: int = 1) -> dict[str, Any]:
+    """A value (2 decimals: API and exports) and its printed text, rounded once from the
+    snapshot's full value (rounding 50.2527 to 50.25 and then to 50.2 disagreed with the
+    system page's 50.3)."""
+    form = FORMATS.get(decimals) or f"%.{decimals}f"
+    if value is None:
+        rounded = shown = None
+    else:
+        value = float(value)
+        rounded, shown = round(value, 2), form % value
+    if interval:
+        low, high = float(interval[0]), float(interval[1])
+        bounds, shown_bounds = [round(low, 2), round(high, 2)], [form % low, form % high]
+    else:
+        bounds = shown_bounds = None
+    return {"key": key, "value": rounded, "interval": bounds, "shown": shown,
+            "shown_interval": shown_bounds, "p": p,
+            "tied": p is not None and not significant(p)}
+
+
+def cell_json(value: Any, interval: Any, p: float | None) -> dict[str, Any]:
+    """A cell as the API gives it: what :func:`make_cell` makes of it, without the printed
+    text."""
+    return {"value": None if value is None else round(float(value), 2),
+            "interval": [round(float(interval[0]), 2), round(float(interval[1]), 2)]
+            if interval else None,
+            "tie_p": p, "tied": p is not None and not significant(p)}
+
+
+class RowCells:
+    """What the cells of a table's rows are made from: each column of the view (its key,
+    every system's values and intervals, the shown entries' tie p-values), and the decimals
+    printed. Shared by the rows of one table."""
+
+    __slots__ = ("columns", "decimals")
+
+    def __init__(self, columns: list[tuple[str, Sequence[Any], Sequence[Any], Sequence[Any]]],
+                 decimals: int) -> None:
+        self.columns, self.decimals = columns, decimals
+
+
+class TableRow(dict):
+    """A system's row: a dict of its identity, ranks and marks whose ``cells`` key is made
+    from ``source`` when first read (``g``: the system's index in the snapshot, ``i``: its
+    index among the shown entries, which the tie lists follow)."""
+
+    __slots__ = ("source", "g", "i")
+
+    def __init__(self, fields: dict[str, Any], source: RowCells, g: int, i: int) -> None:
+        super().__init__(fields)
+        self.source, self.g, self.i = source, g, i
+
+    def __missing__(self, key: str) -> list[dict[str, Any]]:
+        if key != "cells":
+            raise KeyError(key)
+        cells = [make_cell(name, value, interval, p, self.source.decimals)
+                 for name, value, interval, p in self.raw_cells()]
+        self["cells"] = cells
+        return cells
+
+    def raw_cells(self) -> Iterator[tuple[str, Any, Any, float | None]]:
+        """(key, full value, interval or None, tie p or None) of each column, in order."""
+        g, i = self.g, self.i
+        for key, values, intervals, ties in self.source.columns:
+            yield key, values[g], intervals[g], ties[i] if i < len(ties) else None
