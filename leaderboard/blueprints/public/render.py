@@ -86,7 +86,7 @@ def _score_cells(r: TableRow, headline: str, sort: str, human_pct: str | None) -
             html = None if tie else _SCORES.get(memo)
             if html is None:
                 html = (_score_html(form % value, None, None, tie) if low is None else
-                        _score_html(form % value, ("%.2f" % low, "%.2f" % high),
+                        _score_html(form % value, (f"{low:.2f}", f"{high:.2f}"),
                                     (form % low, form % high), tie))
                 if not tie and value and low and high:
                     if len(_SCORES) >= _SCORES_MAX:

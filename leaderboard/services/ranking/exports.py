@@ -167,9 +167,9 @@ def csv_chunks(table: RankingTable, size: int = CHUNK_ROWS) -> Iterator[str]:
             for value, low, high, p in score_values(row):
                 # "%.2f" of a full value prints what it prints of the value rounded to two
                 # decimals (both correctly rounded), which is what pandas printed
-                scores += ("" if value is None else "%.2f" % value,
-                           "" if low is None else "%.2f" % low,
-                           "" if high is None else "%.2f" % high,
+                scores += ("" if value is None else f"{value:.2f}",
+                           "" if low is None else f"{low:.2f}",
+                           "" if high is None else f"{high:.2f}",
                            "" if p is None else f"{float(p):.6g}")
             values[head:head] = scores
             writer.writerow(values)
@@ -190,7 +190,7 @@ def _text(value: Any) -> object:
     if value is None:
         return ""
     if type(value) is float:
-        return "%.2f" % value
+        return f"{value:.2f}"
     return neutralise_cell(value)
 
 
