@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from leaderboard.blueprints.public.render import cell_html
-from leaderboard.services.ranking.ranking_table import _cell, shown_decimals
+from leaderboard.services.ranking.ranking_table import shown_decimals
+from leaderboard.services.ranking.table_rows import make_cell as _cell
 
 
 def _printed(value: float, name: str) -> str:
@@ -23,3 +24,28 @@ def test_ls07_and_coinco_print_two_decimals_as_papers_cite_them():
     assert ">135.75</span>" in _printed(135.7479, "semeval07")
     assert ">64.97</span>" in _printed(64.97, "coinco")
     assert _cell("gap", 50.2527, None)["value"] == 50.25  # API and exports: 2
+
+
+def test_page_cells_are_what_cell_html_writes_of_the_api_cells(session, seeded):
+    """The ranking page writes a system's cells from the columns (kept by their numbers
+    across pages); the API's cell dicts, written by ``cell_html``, give the same HTML, tie
+    marks on the sorted column included, the first time and from what was kept."""
+    from leaderboard.blueprints.public.render import _score_cells
+    from leaderboard.services.ranking.metric_info import views_for
+    from leaderboard.services.ranking.snapshot_reader import ranking_rows
+
+    compared = ties = 0
+    for view, spec in views_for("generative").items():
+        for sort in (spec.headline, spec.columns[-1], "date"):
+            table = ranking_rows(session=session, board_id=seeded.board_id, view=view,
+                                 sort=sort, entries="all", pos="NOUN")
+            for row in table.rows:
+                written = [_score_cells(row, spec.headline, sort, None) for _ in range(2)]
+                expected = "".join(
+                    f'<td class="{"num headline" if c["key"] == spec.headline else "num"}" '
+                    f'data-value="{"" if c["value"] is None else c["value"]}">'
+                    f'{cell_html(c, c["key"] == sort)}</td>' for c in row["cells"])
+                assert written == [expected, expected]
+                compared += len(row["cells"])
+                ties += expected.count('class="tie"')
+    assert compared > 100 and ties > 0
