@@ -92,16 +92,13 @@ def test_csv_neutralises_formula_names_and_keeps_numbers(app, client, session, s
 
 
 def test_neutralise_only_touches_text():
-    import pandas as pd
+    from leaderboard.services.ranking.exports import neutralise_cell
 
-    from leaderboard.services.ranking.exports import neutralise_frame
-
-    frame = pd.DataFrame({"name": ["-1.5", "+x", "\tTab", "\rCR", "ok", None],
-                          "value": [-1.5, 2.0, -3.0, 0.0, 1.0, None]})
-    out = neutralise_frame(frame)
-    assert list(out["name"])[:5] == ["'-1.5", "'+x", "'\tTab", "'\rCR", "ok"]
-    assert list(out["value"])[:5] == [-1.5, 2.0, -3.0, 0.0, 1.0]
-    assert out.to_csv(index=False).splitlines()[1] == "'-1.5,-1.5"
+    texts = ["-1.5", "+x", "\tTab", "\rCR", "ok", "@SUM(1)", "=1"]
+    assert [neutralise_cell(t) for t in texts] == [
+        "'-1.5", "'+x", "'\tTab", "'\rCR", "ok", "'@SUM(1)", "'=1"]
+    assert [neutralise_cell(v) for v in (-1.5, -3, 0.0, None, True)] == [-1.5, -3, 0.0, None,
+                                                                          True]
 
 
 def test_csv_numeric_columns_are_numbers_pandas_reads_as_floats():
@@ -136,29 +133,59 @@ def test_csv_numeric_columns_are_numbers_pandas_reads_as_floats():
     assert frame["strict_a_r@10 tie_p"][1] == 0.0004
 
 
+def _frame(table, rows) -> pd.DataFrame:
+    """The export's rows as a pandas frame, as the export made it before it was written
+    without one: the columns of :func:`export_columns`, whole numbers as ``Int64``."""
+    from leaderboard.services.ranking.exports import INT_COLUMNS, export_columns, export_record
+
+    frame = pd.DataFrame.from_records([export_record(row, kind) for row, kind in rows],
+                                      columns=export_columns(table))
+    for column in INT_COLUMNS:
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
 def _pandas_csv(table, size: int) -> str:
-    """The CSV as pandas writes :func:`ranking_frame`, chunk by chunk (what the export was
-    before it was written without a frame)."""
-    from leaderboard.services.ranking.exports import export_rows, neutralise_frame, ranking_frame
+    """The CSV as pandas writes the frame, chunk by chunk, text cells neutralised."""
+    from leaderboard.services.ranking.exports import export_rows, neutralise_cell
 
     rows, out = export_rows(table), []
     for start in range(0, max(len(rows), 1), size):
-        frame = ranking_frame(table, rows[start:start + size])
+        frame = _frame(table, rows[start:start + size])
         for column in frame.columns:
             if column.endswith(" tie_p"):
                 frame[column] = [None if pd.isna(p) else f"{float(p):.6g}"
                                  for p in frame[column]]
-        out.append(neutralise_frame(frame).to_csv(index=False, header=start == 0,
-                                                  float_format="%.2f"))
+            if not pd.api.types.is_numeric_dtype(frame[column]):
+                frame[column] = frame[column].map(neutralise_cell)
+        frame.columns = [neutralise_cell(c) for c in frame.columns]
+        out.append(frame.to_csv(index=False, header=start == 0, float_format="%.2f"))
     return "".join(out)
+
+
+def _pandas_json(table, size: int) -> list[dict]:
+    """The JSON export as pandas wrote the frame, read back: scores rounded to 2 decimals,
+    p-values to 6 by its JSON writer."""
+    from leaderboard.services.ranking.exports import export_rows
+
+    rows, out = export_rows(table), []
+    for start in range(0, max(len(rows), 1), size):
+        frame = _frame(table, rows[start:start + size])
+        for column in frame.columns:
+            if pd.api.types.is_float_dtype(frame[column]) and not column.endswith(" tie_p"):
+                frame[column] = frame[column].round(2)
+        out += json.loads(frame.to_json(orient="records", double_precision=6))
+    return out
 
 
 def test_csv_is_what_pandas_writes_of_the_frame(session, seeded):
     """Every view, POS and entries choice of a board with references, formula-like and
     quoted names and unranked rows: the CSV equals pandas' ``to_csv`` of the frame byte for
-    byte, in one chunk and in chunks of 3 rows (pandas infers each chunk's types apart)."""
+    byte, in one chunk and in chunks of 3 rows (pandas infers each chunk's types apart); the
+    JSON export reads as pandas' ``to_json`` of it, line for line (each row's text as
+    ``json.dumps`` writes what was read back)."""
     from leaderboard.models import Submission, Team
-    from leaderboard.services.ranking.exports import csv_chunks
+    from leaderboard.services.ranking.exports import csv_chunks, json_chunks
     from leaderboard.services.ranking.metric_info import views_for
     from leaderboard.services.ranking.snapshot_reader import ranking_rows
     from leaderboard.services.ranking.snapshots import refresh_snapshot
@@ -179,6 +206,9 @@ def test_csv_is_what_pandas_writes_of_the_frame(session, seeded):
                                      pos=pos, entries=entries, sort="date")
                 for size in (500, 3):
                     assert "".join(csv_chunks(table, size)) == _pandas_csv(table, size)
+                    text = "".join(json_chunks(table, size))
+                    expected = _pandas_json(table, size)
+                    assert text == "[" + ",".join(f"\n{json.dumps(r)}" for r in expected) + "\n]\n"
                     checked += 1
     text = "".join(csv_chunks(ranking_rows(session=session, board_id=seeded.board_id,
                                            entries="all")))
