@@ -10,7 +10,6 @@ import itertools
 import json
 import random
 
-import msgspec
 import numpy as np
 import pytest
 
@@ -32,7 +31,13 @@ from leaderboard.services.ranking.ranking_table import (
 )
 from leaderboard.services.ranking.read_filter import filtered
 from leaderboard.services.ranking.snapshots import refresh_snapshot
-from leaderboard.services.ranking.table_source import MissingPart, PartsSource, table_parts
+from leaderboard.services.ranking.table_source import (
+    MissingPart,
+    PartsSource,
+    decode_part,
+    encode_part,
+    table_parts,
+)
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +70,8 @@ def snapshot(tmp_path_factory):
 
 
 def _source(data):
-    """The parts as a web process reads them: JSON written by the ranker, decoded."""
-    parts = {key: msgspec.json.decode(json.dumps(value).encode())
+    """The parts as a web process reads them: as the ranker stores them, decoded."""
+    parts = {key: decode_part(key[0], encode_part(key[0], value))
              for key, value in table_parts(data).items()}
     top = json.loads(json.dumps(snapshot_meta(data)))["top"]
     read: dict = {}
@@ -161,3 +166,25 @@ def test_the_matrix_from_the_parts_equals_the_whole_one(snapshot):
 def test_a_missing_part_says_so():
     with pytest.raises(MissingPart):
         PartsSource({}, {}, lambda wanted: None)
+
+
+def test_a_column_part_reads_back_every_number_and_gap_exactly():
+    """A column is stored as doubles: each value, bound and None comes back as it was
+    (0.1 + 0.2 is not 0.3, -0.0 keeps its sign, 1e-300 and 1e300 stay), and a part of
+    another kind is JSON."""
+    from leaderboard.services.ranking.table_source import COLUMN, SHOWN
+
+    values = [0.1 + 0.2, None, -0.0, 1e-300, 1e300, 52.18734123456789, 3]
+    lows = [None] * 7
+    highs = [1.0, 2.5, None, 4.0, 5.0, 6.0, 7.0]
+    body = encode_part(COLUMN, [values, lows, highs])
+    assert len(body) == 20 + 3 * 7 * 8
+    back = decode_part(COLUMN, body)
+    assert back == [values, lows, highs]
+    assert repr(back[0][2]) == "-0.0" and back[0][0] == 0.30000000000000004
+    assert all(type(v) is float for v in back[0] if v is not None)
+    shown = {"members": [2, 0], "stats": {"ties": {}}}
+    assert encode_part(SHOWN, shown) == b'{"members":[2,0],"stats":{"ties":{}}}'
+    assert decode_part(SHOWN, encode_part(SHOWN, shown)) == shown
+    with pytest.raises(ValueError):
+        decode_part(COLUMN, b"json" + body[4:])

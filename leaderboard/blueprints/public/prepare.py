@@ -55,7 +55,7 @@ from leaderboard.services.ranking.ranking_table import (
 )
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT
 from leaderboard.services.ranking.systems import system_detail
-from leaderboard.services.ranking.table_source import table_parts
+from leaderboard.services.ranking.table_source import encode_part, table_parts
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +190,7 @@ def _values(data: dict[str, Any], views: str) -> dict[tuple[str, str], bytes]:
         for number in range(1, max(1, pages) + 1):
             values[("matrix-page", (metric, number))] = matrix_page(grid, number)
     values.update(table_parts(data))
-    return {(prepared_pages.VALUE, value_variant(kind, variant)): _json(value)
+    return {(prepared_pages.VALUE, value_variant(kind, variant)): encode_part(kind, value)
             for (kind, variant), value in values.items()}
 
 

@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import msgspec
 from sqlmodel import Session, col, select
 
 from leaderboard.models import LeaderboardSnapshot
 from leaderboard.services.ranking import prepared_pages, read_filter
 from leaderboard.services.ranking.ranking_table import RankingTable, build_table
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT, refresh_snapshot
-from leaderboard.services.ranking.table_source import MissingPart, PartsSource
+from leaderboard.services.ranking.table_source import MissingPart, PartsSource, decode_part
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +260,7 @@ def table_source(session: Session, ref: SnapshotRef, top: Any) -> PartsSource | 
             kind, variant) for kind, variant in wanted if (kind, variant) not in decoded}
         found = prepared_pages.load_many(session, ref.id, prepared_pages.VALUE, names)
         for name, body in found.items():
-            decoded[names[name]] = msgspec.json.decode(body)
+            decoded[names[name]] = decode_part(names[name][0], body)
 
     try:
         return PartsSource(top, decoded, read)

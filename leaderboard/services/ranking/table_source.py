@@ -8,17 +8,27 @@ The parts, each a JSON value stored with the snapshot (:func:`table_parts`):
 - ``table-systems``: each system's identity (name, team, date, links, flags…) in the
   snapshot's order, and which headlines have one-row-per-team blocks;
 - ``table-column`` (POS, metric): every system's value and interval of one metric (flat
-  lists: values, lower and upper bounds);
+  lists: values, lower and upper bounds), stored as doubles (:func:`encode_part`);
 - ``table-shown`` (POS, headline or ""): the entries shown (each team's best on a headline,
   or every system) and their ties and ranks.
 
 A query reads the systems, its view's columns and one shown block. No database access here.
+The parts are JSON but for the columns: 8 bytes a number, read with a copy instead of a
+parse (the all-metrics view reads 23 columns, 69,000 numbers at 1,000 systems: 5 ms of a web
+process's CPU as JSON).
 """
 
 from __future__ import annotations
 
+import json
+import math
+import struct
+import sys
+from array import array
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
+
+import msgspec
 
 from leaderboard.services.ranking.metric_info import POS_VALUES, displayed, track_of
 
@@ -204,3 +214,38 @@ def table_parts(data: dict[str, Any]) -> dict[tuple[str, tuple], Any]:
             parts[(SHOWN, (pos or ALL, headline))] = {
                 "members": entry["members"], "stats": entry["stats"].get(pos or ALL, {})}
     return parts
+
+
+#: A column part's bytes: this tag, the number of systems and how many of each list are
+#: None (unsigned 32-bit, little-endian), then the three lists as little-endian doubles
+#: (None written as NaN, which no snapshot holds: JSON has none).
+_COLUMN_TAG = b"col1"
+_COLUMN_HEAD = struct.Struct("<4s4I")
+
+
+def encode_part(kind: str, value: Any) -> bytes:
+    """A part's stored bytes (:func:`table_parts`' values)."""
+    if kind != COLUMN:
+        return json.dumps(value, separators=(",", ":")).encode()
+    lists = [[math.nan if v is None else float(v) for v in values] for values in value]
+    numbers = array("d", [v for values in lists for v in values])
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    missing = [sum(v is None for v in values) for values in value]
+    return _COLUMN_HEAD.pack(_COLUMN_TAG, len(lists[0]), *missing) + numbers.tobytes()
+
+
+def decode_part(kind: str, body: bytes) -> Any:
+    """A part from its stored bytes (:func:`encode_part`)."""
+    if kind != COLUMN:
+        return msgspec.json.decode(body)
+    tag, n, *missing = _COLUMN_HEAD.unpack_from(body)
+    if tag != _COLUMN_TAG:
+        raise ValueError(f"not a column part: {tag!r}")
+    numbers = array("d")
+    numbers.frombytes(body[_COLUMN_HEAD.size:])
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    lists = [numbers[i * n:(i + 1) * n].tolist() for i in range(3)]
+    return [[None if v != v else v for v in values] if gaps else values
+            for values, gaps in zip(lists, missing, strict=True)]
