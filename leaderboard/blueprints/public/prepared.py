@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import msgspec
 from flask import current_app, g, request
 from flask.signals import before_render_template, template_rendered
 from jinja2 import Template
@@ -41,6 +42,16 @@ def _render(template: Template, ctx: Context, context: dict[str, Any]) -> str:
     template_rendered.send(app, _async_wrapper=app.ensure_sync, template=template,
                            context=context)
     return html
+
+
+def parse_json(body: bytes) -> Any:
+    """Prepared JSON, parsed by msgspec (a significance window's part, 480 KB at 1,000
+    systems: 15 ms through ``json.loads``, a third of that here); by ``json.loads`` where
+    msgspec refuses it (``NaN``, which Python's writer allows)."""
+    try:
+        return msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return json.loads(body)
 
 
 def capture_blocks(name: str, **context: Any) -> tuple[str, dict[str, str]]:
@@ -114,7 +125,7 @@ def stored(ref: SnapshotRef, kind: str, variant: str,
 def prepared_page(ref: SnapshotRef, core: tuple, template: str,
                   context: Callable[[], dict[str, Any]]) -> str | None:
     """The ranking page from the snapshot's prepared blocks, or None."""
-    blocks = stored(ref, prepared_pages.PAGE, page_variant(core), json.loads)
+    blocks = stored(ref, prepared_pages.PAGE, page_variant(core), parse_json)
     if blocks is None:
         return None
     return render_with_blocks(template, blocks, table=None, **context())
@@ -129,7 +140,7 @@ def value_variant(kind: str, variant: tuple) -> str:
 def prepared_value(ref: SnapshotRef, kind: str, variant: tuple) -> Any:
     """The value ``kind``/``variant`` prepared with the snapshot (parsed JSON: tuples come
     back as lists), or None (not prepared, or systems withdrawn since)."""
-    return stored(ref, prepared_pages.VALUE, value_variant(kind, variant), json.loads)
+    return stored(ref, prepared_pages.VALUE, value_variant(kind, variant), parse_json)
 
 
 #: Keys of a snapshot that hold its systems (and their statistics); the rest is small.
@@ -150,7 +161,7 @@ def stored_meta(ref: SnapshotRef) -> dict[str, Any] | None:
     None. It holds nothing the read filter removes but the withdrawn systems' ids in
     ``choices`` (their readers drop them), so it is served whatever was withdrawn since."""
     return None if ref.id == 0 else stored(ref, prepared_pages.VALUE,
-                                           value_variant("meta", ()), json.loads,
+                                           value_variant("meta", ()), parse_json,
                                            filtered=True)
 
 
