@@ -68,9 +68,8 @@ _SCORES_MAX = 50_000
 
 
 def _score_cells(r: TableRow, headline: str, sort: str, human_pct: str | None) -> str:
-    """A system row's score cells, written from its columns' values (the cell dicts a
-    :class:`TableRow` makes for the API are never made for the page): what
-    ``<td>{cell_html(cell)}</td>`` writes of each."""
+    """A system row's score cells, written from its columns' values (its cell dicts are
+    never made for the page): what ``<td>{cell_html(cell)}</td>`` writes of each."""
     decimals = r.source.decimals
     form = FORMATS.get(decimals) or f"%.{decimals}f"
     parts = []
