@@ -24,6 +24,11 @@ COLUMN_INDEX = {name: i for i, name in enumerate(COLUMNS)}
 #: Blocks of 100 or more rows give bit-identical sums to one product (the same BLAS kernels;
 #: smaller blocks were seen to differ in the last bit), so keep this at 100 or more.
 RESAMPLE_BLOCK = 250
+#: The fewest columns multiplied at once: narrower products (2 columns: a GAP file's) were
+#: seen to take BLAS kernels whose sums differ from the full product's in the last bit; 12
+#: and more gave the full product's sums, bit for bit, on the machine measured (20 GAP and 20
+#: .best/.oot files, B = 50-1000); tests/scoring/test_compact_gold.py.
+MIN_PRODUCT_COLUMNS = 16
 
 #: Metric keys in display order (spec sections 3-5).
 METRIC_KEYS: tuple[str, ...] = tuple(
@@ -45,8 +50,19 @@ def resampled_sums(counts: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``counts @ rows`` in float64, ``RESAMPLE_BLOCK`` resamples at a time (bounded memory).
 
     ``counts`` is a (B, n) matrix of row multiplicities (any integer dtype), ``rows`` (n, k).
+    A column of zeros sums to 0 on every resample: only the others are multiplied (a GAP
+    file fills 2 of the 52 columns, a .best/.oot pair 25), at least :data:`MIN_PRODUCT_COLUMNS`
+    of them, below which BLAS takes other kernels whose sums differ in the last bit.
     """
-    out = np.empty((counts.shape[0], rows.shape[1]))
+    out = np.zeros((counts.shape[0], rows.shape[1]))
+    used = np.flatnonzero(rows.any(axis=0))
+    if len(used) < MIN_PRODUCT_COLUMNS:
+        spare = np.flatnonzero(~rows.any(axis=0))[:MIN_PRODUCT_COLUMNS - len(used)]
+        used = np.union1d(used, spare)
+    if len(used) < rows.shape[1]:
+        part = resampled_sums(counts, np.ascontiguousarray(rows[:, used]))
+        out[:, used] = part
+        return out
     for start in range(0, counts.shape[0], RESAMPLE_BLOCK):
         block = np.asarray(counts[start:start + RESAMPLE_BLOCK], dtype=np.float64)
         np.matmul(block, rows, out=out[start:start + RESAMPLE_BLOCK])

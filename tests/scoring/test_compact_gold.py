@@ -50,3 +50,28 @@ def test_blocked_resample_product_equals_one_product():
     # sums (2e-13 on sums near 400). Equal to rounding, and the same bits on every call.
     np.testing.assert_allclose(blocked, whole, rtol=1e-14, atol=0)
     assert np.array_equal(blocked, resampled_sums(counts, rows))
+
+
+def test_resample_product_skips_columns_of_zeros():
+    """A GAP file fills 2 of the 52 columns: only those (and spare zero columns up to
+    MIN_PRODUCT_COLUMNS) are multiplied; the others are exactly 0 on every resample, and the
+    used ones equal the whole product's to rounding (to the bit on the CPUs seen so far)."""
+    from leaderboard.scoring.stats import MIN_PRODUCT_COLUMNS
+
+    rng = np.random.default_rng(11)
+    counts = resample_counts(762, 1000, 0)
+    whole_counts = np.asarray(counts, dtype=np.float64)
+    for used in ([3, 40], list(range(0, 52, 2)), [7]):
+        rows = np.zeros((762, 52))
+        rows[:, used] = rng.random((762, len(used)))
+        rows[::5, used[0]] = -0.0
+        sums = resampled_sums(counts, rows)
+        unused = [c for c in range(52) if c not in used]
+        assert sums.shape == (1000, 52) and not sums[:, unused].any()
+        assert not np.signbit(sums[:, unused]).any()  # +0.0, as the whole product gives
+        np.testing.assert_allclose(sums[:, used], (whole_counts @ rows)[:, used], rtol=1e-14,
+                                   atol=0)
+        assert np.array_equal(sums, resampled_sums(counts, rows))
+    assert MIN_PRODUCT_COLUMNS >= 12
+    empty = resampled_sums(counts, np.zeros((762, 52)))
+    assert empty.shape == (1000, 52) and not empty.any()
