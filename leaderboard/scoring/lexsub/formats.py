@@ -19,12 +19,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from leaderboard.scoring.lexsub import native
 from leaderboard.scoring.lexsub.lines import LineMatch, match_answer_line, match_kind, match_line
 from leaderboard.scoring.lexsub.reader import MAX_LINE_CHARS, MAX_LINES
 from leaderboard.scoring.validate import Problem, ValidationReport
 
 __all__ = ["JSON", "LINES", "MAX_LINES", "MAX_LINE_CHARS", "RANKED", "Answers", "Notes",
-           "detect", "line_answers", "line_key", "line_match", "parse_lines"]
+           "detect", "line_answers", "line_key", "line_match", "lines_answers", "parse_lines"]
 
 RANKED, LINES, JSON = "ranked", "lines", "json"
 #: score.pl's "this line is not blank" (perl's ASCII ``\s``)
@@ -87,7 +88,11 @@ class Answers:
 
     def _set_entries(self, firsts: dict[str, str]) -> None:
         """Entries from each key's first answer part (.best lines before .oot ones)."""
-        out: dict[str, list[tuple[str, float]]] = {}
+        out = native.line_entries(firsts)
+        if out is not None:  # C where built
+            self._lines_entries = ((len(self.best_lines), len(self.oot_lines)), out)
+            return
+        out = {}
         for key, text in firsts.items():
             answers = [a for a in text.split(";") if a.strip()]
             out[key] = [(a, float(-i)) for i, a in enumerate(answers)]
@@ -218,10 +223,20 @@ def parse_lines(lines: Iterable[tuple[int, str, bool]], report: ValidationReport
                      f"would score nothing (the first line it skips: {first_line:,})",
                      position=first_line)
     notes.flush(report)
-    answers._line_keys = ((len(answers.best_lines), len(answers.oot_lines)), keys)
-    answers._matches = {"best": (answers.best_lines, matched["best"]),
-                        "oot": (answers.oot_lines, matched["oot"])}
-    answers._set_entries(firsts["best"] | {k: v for k, v in firsts["oot"].items()
-                                           if k not in firsts["best"]})
+    return lines_answers(answers.best_lines, answers.oot_lines, matched["best"],
+                         matched["oot"], keys, firsts["best"], firsts["oot"])
+
+
+def lines_answers(best_lines: list[tuple[int, str]], oot_lines: list[tuple[int, str]],
+                  best_matches: list[LineMatch], oot_matches: list[LineMatch], keys: set[str],
+                  best_firsts: dict[str, str], oot_firsts: dict[str, str]) -> Answers:
+    """The answers of a file's .best and .oot lines (numbered), their score.pl matches, the
+    instance keys with a line, and each key's first answer part per kind (:func:`parse_lines`
+    gathers them line by line, :func:`.native.parse_lines` at C speed)."""
+    answers = Answers(LINES, best_lines=best_lines, oot_lines=oot_lines)
+    answers._line_keys = ((len(best_lines), len(oot_lines)), keys)
+    answers._matches = {"best": (best_lines, best_matches), "oot": (oot_lines, oot_matches)}
+    answers._set_entries(best_firsts | {k: v for k, v in oot_firsts.items()
+                                        if k not in best_firsts})
     return answers
 

@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from itertools import repeat
 from operator import itemgetter
 
+from leaderboard.scoring.lexsub import native
+
 _first = itemgetter(0)
 
 
@@ -84,3 +86,22 @@ def gap_parts(gold: list[tuple[str, int]],
               ranking: Iterable[tuple[str, float]]) -> tuple[float, float]:
     """(numerator, denominator) of GAP; the caller skips an instance whose denominator is 0."""
     return gap_numerator(dict(gold), ranking), gap_denominator(gold)
+
+
+def instance_gaps(target_ids: list[str], gap_gold: list[tuple[dict[str, int], float]],
+                  ranked: dict[str, list[tuple[str, float]]]) -> list[float]:
+    """Each instance's GAP (``gap_gold``: its gold map and denominator, in ``target_ids``'
+    order), 0.0 where the denominator is 0 (skipped); a multiword or hyphenated candidate is
+    dropped from the ranking first (it is not in the no-mwe gold map: it would earn 0 and
+    take a position), as lst_gap.py does. C where built (:mod:`.native`)."""
+    found = native.gap_values(ranked, target_ids, gap_gold)
+    if found is not None:
+        return found
+    gaps = []
+    for key, (gold_map, denominator) in zip(target_ids, gap_gold, strict=True):
+        if denominator <= 0:
+            gaps.append(0.0)
+            continue
+        ranking = [e for e in ranked.get(key, ()) if " " not in e[0] and "-" not in e[0]]
+        gaps.append(gap_numerator(gold_map, ranking) / denominator)
+    return gaps

@@ -18,7 +18,7 @@ from __future__ import annotations
 from itertools import repeat
 
 from leaderboard.scoring.jabbari import BLANKS, jabbari_row
-from leaderboard.scoring.lexsub import formats
+from leaderboard.scoring.lexsub import formats, native
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.lexsub.split import LexsubGold
 
@@ -35,6 +35,9 @@ def first_lines(lines: list[tuple[int, str]], kind: str,
     first: dict[str, list[str]] = {}
     if matches is None:
         matches = [match_line(text, kind) for _, text in lines]
+    found = native.first_answers(matches)
+    if found is not None:  # C where built
+        return found
     for m in matches:
         if m is not None and m.item not in first:
             first[m.item] = answer_list(m.answers)
@@ -50,6 +53,10 @@ def jabbari_values(split: LexsubGold, answers: formats.Answers) -> list[tuple[fl
             if answers.best_lines else None)
     coverage = (oot if oot is not None else best) or {}
     first = (best if best is not None else oot) or {}
+    rows = native.jabbari_rows(split.item_ids, split.jabbari_counts, split.jabbari_totals,
+                               coverage, None if first is coverage else first)
+    if rows is not None:
+        return rows
     found = []
     for target, counts, total in zip(split.targets, split.jabbari_counts, split.jabbari_totals,
                                      strict=True):

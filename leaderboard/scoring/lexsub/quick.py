@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.jabbari import METRIC_KEYS as JABBARI_KEYS
 from leaderboard.scoring.lexsub import formats
-from leaderboard.scoring.lexsub.gap import gap_numerator
+from leaderboard.scoring.lexsub.gap import instance_gaps
 from leaderboard.scoring.lexsub.repeats import scorepl_gold
 from leaderboard.scoring.lexsub.scorepl import GoldItems, ordered_sum
 from leaderboard.scoring.lexsub.split import FILES, LexsubTarget, QuickSplit
@@ -208,19 +208,8 @@ def score_ranking(split: QuickSplit, report: ValidationReport) -> QuickResult:
     track, as :func:`.score.score` computes it with ``bootstrap=0``."""
     if not report.ok or report.submission is None:
         raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
-    answers = report.submission
-    ranked = answers.ranked
-    gaps: list[float] = []
-    valid: list[float] = []
-    for target, (gold_map, denominator) in zip(split.targets, split.gap_gold, strict=True):
-        if denominator <= 0:
-            gaps.append(0.0)
-            valid.append(0.0)
-            continue
-        ranking = [e for e in ranked.get(target.target_id, ())
-                   if " " not in e[0] and "-" not in e[0]]
-        gaps.append(gap_numerator(gold_map, ranking) / denominator)
-        valid.append(1.0)
+    gaps = instance_gaps(split.target_ids, split.gap_gold, report.submission.ranked)
+    valid = [1.0 if denominator > 0 else 0.0 for _, denominator in split.gap_gold]
     total = counted = 0.0
     by_pos_sums: dict[str, list[float]] = {}
     for target, g, v in zip(split.targets, gaps, valid, strict=True):

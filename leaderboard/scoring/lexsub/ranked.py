@@ -15,18 +15,15 @@ printing "Error appending" (a multiword or hyphenated candidate is dropped befor
 read, without a word, as no-mwe does); the rest of the line is scored. A repeated id: the last
 line counts. A non-blank line without a second field is refused (lst_gap.py stops there).
 
-The usual file (:func:`parse_plain`) is read as a whole at C speed: its fields turned into one
-JSON document that ``msgspec`` reads into the same (candidate, score) tuples. JSON's numbers
-(``-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?``) are a subset of what Python 2's ``float`` reads,
-both correctly rounded, so each score is the same double; a file that is not of that shape
-fails to decode (or is set aside before) and is read line by line as above.
+This is the definition. The usual file is read as a whole at C speed where the extension is
+built (:func:`.native.parse_ranked`), into the same (candidate, score) tuples, every score the
+same double; any other file is read here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 
 from leaderboard.scoring.lexsub.formats import RANKED, Answers, Notes
 from leaderboard.scoring.lexsub.gap import is_mwe
@@ -47,99 +44,6 @@ def py2_float(text: str) -> float | None:
     if _PY2_FLOAT.fullmatch(text) is None:
         return None
     return float(text)
-
-
-#: After every space became ``",`` (JSON's end of a string and a comma), the ones that were
-#: not the space before a score are put back as ``\u0020`` (a space in a JSON string, and
-#: invalid outside one, so a space after a score cannot pass as JSON's blank). The usual
-#: case first: a space followed by what cannot start a number (``most talented``); then,
-#: where that document does not decode, the exact rule: a space is the one before a score
-#: when it is its field's last and what follows could be a JSON number up to the field's
-#: end (``past 7 day 0.5``). A space right before a field's end is never put back (``a 1
-#: \t``: its score is refused; the document is invalid there, so the file is read line by
-#: line).
-_INNER_SPACES = (re.compile('",(?=[^-0-9\t\n\r])'),
-                 re.compile('",(?![-0-9][^\t\n"]*(?:[\t\n]|\\Z)|[\t\n\r]|\\Z)'))
-# "-0" (not "-0.", "-0e"): float reads -0.0, msgspec 0.0 (the sign is lost on an integer).
-_NEGATIVE_ZERO = re.compile("[ ]-0(?![.eE])")
-
-
-#: The fields of about this many characters are turned into one JSON document at a time.
-_BLOCK_CHARS = 1 << 21
-
-
-def _decode_block(rests: list[str], parsed: list, max_entries: int) -> bool:
-    """The fields of some lines (``rests``) decoded onto ``parsed``; False where they are not
-    of the usual shape or a line has over ``max_entries`` candidates."""
-    # a candidate's backslashes and quotes escaped, so that every '"' is the document's
-    text = "\n".join(rests).replace("\\", "\\\\").replace('"', "\\u0022").replace(" ", '",')
-    block = _decode(text, len(rests), text.count("\t") + len(rests))
-    if block is None or max(map(len, block)) > max_entries:
-        return False
-    parsed += block
-    return True
-
-
-def _decode(text: str, lines: int, fields: int) -> list | None:
-    """``text`` (a file's fields, each space as ``",``) read as JSON: ``lines`` lists of
-    (candidate, score), ``fields`` in all; None where it does not read so."""
-    decoder, failure = _plain_decoder()
-    for inner in _INNER_SPACES:
-        try:
-            parsed = decoder.decode('[[["' + inner.sub("\\\\u0020", text)
-                                    .replace("\t", '],["').replace("\n", ']],[["') + ']]]')
-        except failure:
-            continue
-        # as many lines and fields (belt and braces: a bracket after a score fails above)
-        return parsed if len(parsed) == lines and sum(map(len, parsed)) == fields else None
-    return None
-
-
-@lru_cache(maxsize=1)
-def _plain_decoder():
-    import msgspec  # only here: a one-off process on other files does not import it
-
-    return msgspec.json.Decoder(list[list[tuple[str, float]]]), msgspec.DecodeError
-
-
-def parse_plain(text: str, max_entries: int, max_lines: int,
-                max_chars: int) -> Answers | None:
-    """What :func:`parse_ranked` reads from ``text`` (the whole file) when every line is
-    ``anything<TAB>key<TAB>cand score<TAB>...`` (or has no field), with distinct keys, a JSON
-    number after each field's last space and nothing after it but a carriage return, no
-    control character in a candidate, within the limits; None for any other file (nothing
-    is reported: the caller reads it line by line)."""
-    if " -0" in text and _NEGATIVE_ZERO.search(text):
-        return None
-    lines = text.split("\n")
-    del text  # (the caller keeps no reference: a copy of the file fewer from here)
-    if lines[-1] == "":
-        lines.pop()
-    if len(lines) > max_lines or max(map(len, lines), default=0) > max_chars:
-        return None
-    keys, has, parsed, rests, size = [], [], [], [], 0
-    for line in lines:
-        parts = line.split("\t", 2)
-        if len(parts) < 2:
-            return None
-        keys.append(parts[1].strip(PY2_BLANKS))
-        has.append(len(parts) == 3)
-        if len(parts) == 3:
-            rests.append(parts[2])
-            size += len(parts[2])
-            if size > _BLOCK_CHARS:  # decoded a block at a time: its copies stay small
-                if not _decode_block(rests, parsed, max_entries):
-                    return None
-                rests, size = [], 0
-    if rests and not _decode_block(rests, parsed, max_entries):
-        return None
-    if not all(keys) or len(set(keys)) != len(keys):
-        return None
-    answers = Answers(RANKED)
-    found = iter(parsed)
-    answers.ranked = {key: next(found) if given else []
-                      for key, given in zip(keys, has, strict=True)}
-    return answers
 
 
 def parse_ranked(lines: Iterable[tuple[int, str, bool]], report: ValidationReport,

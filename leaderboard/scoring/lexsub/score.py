@@ -14,7 +14,7 @@ from leaderboard.scoring.engine import ScoreResult, result_from_rows
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.columns import generative_columns
 from leaderboard.scoring.lexsub.data import LexsubSplit
-from leaderboard.scoring.lexsub.gap import gap_numerator
+from leaderboard.scoring.lexsub.gap import instance_gaps
 from leaderboard.scoring.lexsub.validation import GENERATIVE, RANKING, validate
 from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
 from leaderboard.scoring.validate import ValidationReport
@@ -23,17 +23,9 @@ __all__ = ["GENERATIVE", "RANKING", "score", "validate"]
 
 
 def _ranking_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
-    gap, valid = COLUMN_INDEX["gap"], COLUMN_INDEX["gap_valid"]
-    for i, (target, (gold_map, denominator)) in enumerate(zip(split.targets, split.gap_gold,
-                                                              strict=True)):
-        if denominator <= 0:
-            continue
-        # a multiword or hyphenated candidate is not in the no-mwe gold map: it earns 0
-        # and takes a position, so it is dropped from the ranking first, as lst_gap.py does
-        ranking = [e for e in answers.ranked.get(target.target_id, ())
-                   if " " not in e[0] and "-" not in e[0]]
-        rows[i, gap] = gap_numerator(gold_map, ranking) / denominator
-        rows[i, valid] = 1.0
+    rows[:, COLUMN_INDEX["gap"]] = instance_gaps(split.target_ids, split.gap_gold,
+                                                 answers.ranked)
+    rows[:, COLUMN_INDEX["gap_valid"]] = [d > 0 for _, d in split.gap_gold]
 
 
 def _generative_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:

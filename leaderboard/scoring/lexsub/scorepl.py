@@ -29,6 +29,7 @@ from functools import reduce
 from itertools import repeat
 from operator import add
 
+from leaderboard.scoring.lexsub import native
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.semeval import GOLD_ENTRY, GOLD_FIRST, fix_guess, perl_split
 
@@ -54,6 +55,13 @@ class GoldItems:
     mode_items: dict[str, int] = field(default_factory=dict)
     #: item id -> its norms, computed once (the gold is read once per split)
     _norms: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
+    _every_norm: dict[str, dict[str, float]] | None = field(default=None, repr=False)
+
+    def norms_by_item(self) -> dict[str, dict[str, float]]:
+        """Item id -> :meth:`norms`, of every item with gold counts (computed once)."""
+        if self._every_norm is None:
+            self._every_norm = {item: self.norms(item) for item in self.counts}
+        return self._every_norm
 
     def norms(self, item: str) -> dict[str, float]:
         """Answer -> count / item total (a hyphenated key also under its spaced form); the
@@ -114,7 +122,10 @@ def score_columns(gold: GoldItems, matches: list[LineMatch | None], kind: str,
     """Add what each counted answer line of ``kind`` (its score.pl match, :func:`.lines.
     match_line`, in file order) gives its item to the item's row (``row_of``) of
     ``columns``: attempted, credit, mode attempted, mode hit (score.pl's running totals; a
-    line it skips adds nothing)."""
+    line it skips adds nothing). C where built (:mod:`.native`)."""
+    if native.scorepl_columns(matches, kind == "best", gold.norms_by_item(), gold.modes, row_of,
+                              columns):
+        return
     attempted, credits, mode_attempted, mode_hit = columns
     norms_of, modes = gold.norms, gold.modes
     best = kind == "best"

@@ -164,6 +164,26 @@ class LexsubGold:
                 for t in self.targets}
 
     @cached_property
+    def target_ids(self) -> list[str]:
+        """Each instance's key, in split order."""
+        return [t.target_id for t in self.targets]
+
+    @cached_property
+    def item_ids(self) -> list[str]:
+        """Each instance's score.pl item id, in split order."""
+        return [t.item_id for t in self.targets]
+
+    @cached_property
+    def pool_list(self) -> list[frozenset[str]]:
+        """Each instance's pool as a set (:attr:`pool_sets`), in split order."""
+        return [self.pool_sets[t.target_id] for t in self.targets]
+
+    @cached_property
+    def gap_maps(self) -> list[dict[str, int]]:
+        """Each instance's no-mwe gold map (:attr:`gap_gold`), in split order."""
+        return [gold_map for gold_map, _ in self.gap_gold]
+
+    @cached_property
     def no_candidates(self) -> frozenset[str]:
         """Instances whose candidate pool is empty (9 on LS07: ``bar.n.v 48``, ``stand.n.v
         131``...; the pool file has no entry for their lemma.pos): no ranking answers them."""

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from leaderboard.scoring.lexsub import formats, reader
-from leaderboard.scoring.lexsub.ranked import parse_plain, parse_ranked
+from leaderboard.scoring.lexsub import formats, native, reader
+from leaderboard.scoring.lexsub.ranked import parse_ranked
 from leaderboard.scoring.lexsub.repeats import oot_repeats, ranked_repeats, scorepl_gold
 from leaderboard.scoring.lexsub.split import LexsubGold
 from leaderboard.scoring.validate import (
@@ -132,24 +132,9 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
                                unknown[0]))
     if track != RANKING:
         return
-    outside, outside_gold, left_out = 0, 0, 0
-    pool_sets = split.pool_sets
-    distinct = answers.distinct
-    for target, (gold_map, _) in zip(split.targets, split.gap_gold, strict=True):
-        entries = given.get(target.target_id)
-        if not entries:
-            continue
-        pool = pool_sets[target.target_id]
-        ranked = set(map(_first, entries))
-        if len(ranked) == len(entries):
-            distinct.add(target.target_id)
-        if ranked == pool:  # the usual file: every candidate, nothing else
-            continue
-        strangers = ranked - pool
-        credited = sum(gold_map.get(c, 0) > 0 for c in strangers)
-        outside += len(strangers) - credited
-        outside_gold += credited
-        left_out += len(pool - ranked)
+    counted = native.coverage(given, split.target_ids, split.pool_list, split.gap_maps,
+                              answers.distinct)
+    outside, outside_gold, left_out = counted or _pool_counts(given, split, answers.distinct)
     if outside:
         report.warnings.append(Problem("outside_pool", f"{outside:,} ranked strings are neither "
                                "candidates nor gold answers of their instance; they earn "
@@ -165,15 +150,48 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
                                "lst_gap.py"))
 
 
-def _plain(upload: reader.Upload, max_substitutes: int) -> formats.Answers | None:
-    """A RANKED file of the usual shape read as a whole (:func:`.ranked.parse_plain`)."""
+def _pool_counts(given: dict, split: LexsubGold, distinct: set[str]) -> tuple[int, int, int]:
+    """:func:`.native.coverage` in Python: (strings outside the pool, those among the gold
+    answers, pool candidates left out), the instances that rank no candidate twice added to
+    ``distinct``."""
+    outside, outside_gold, left_out = 0, 0, 0
+    pool_sets = split.pool_sets
+    for target, (gold_map, _) in zip(split.targets, split.gap_gold, strict=True):
+        entries = given.get(target.target_id)
+        if not entries:
+            continue
+        pool = pool_sets[target.target_id]
+        ranked = set(map(_first, entries))
+        if len(ranked) == len(entries):
+            distinct.add(target.target_id)
+        if ranked == pool:  # the usual file: every candidate, nothing else
+            continue
+        strangers = ranked - pool
+        credited = sum(gold_map.get(c, 0) > 0 for c in strangers)
+        outside += len(strangers) - credited
+        outside_gold += credited
+        left_out += len(pool - ranked)
+    return outside, outside_gold, left_out
+
+
+def _whole_file(upload: reader.Upload, max_substitutes: int, kind: str
+                ) -> formats.Answers | None:
+    """A RANKED or .best/.oot file of the usual shape read as a whole, at C speed
+    (:func:`.native.parse_ranked`, :func:`.native.parse_lines`); None where the extension is
+    not built, the bytes are refused or the file is not of that shape (the caller then reads
+    it line by line, with the warnings, and refuses a limit where the line reader stops)."""
+    if not native.AVAILABLE:
+        return None
     try:
         data = upload.read_all()
     except reader.Refused:
         return None
-    # the text not kept here: parse_plain lets it go once it is split into lines
-    return parse_plain(str(data, "latin-1"), max_substitutes, reader.MAX_LINES,
-                       reader.MAX_LINE_CHARS)
+    limits = (max_substitutes, reader.MAX_LINES, reader.MAX_LINE_CHARS)
+    if kind == formats.RANKED:
+        ranked = native.parse_ranked(data, *limits)
+        return None if ranked is None else formats.Answers(formats.RANKED, ranked=ranked)
+    found = native.parse_lines(data, *limits)
+    return None if found is None else formats.lines_answers(*found)
 
 
 def validate(raw: bytes, split: LexsubGold, *, track: str, max_bytes: int = 50_000_000,
@@ -187,14 +205,11 @@ def validate(raw: bytes, split: LexsubGold, *, track: str, max_bytes: int = 50_0
             limits = {k: v for k, v in limits.items() if k != "min_answered_fraction"}
             answers = _from_json(upload.read_all(), split, report, {
                 "max_bytes": max_bytes, "max_substitutes": max_substitutes, **limits})
-        elif kind == formats.RANKED:
-            answers = _plain(upload, max_substitutes)
-            if answers is None:  # not the usual shape: line by line, with the warnings
-                # (and a limit refused where the line reader stops, as before)
-                answers = parse_ranked(reader.Upload(raw, max_bytes).lines(), report,
-                                       max_substitutes)
         else:
-            answers = formats.parse_lines(upload.lines(), report, max_substitutes)
+            answers = _whole_file(upload, max_substitutes, kind)
+            if answers is None:  # line by line: the definition, with its warnings
+                read = parse_ranked if kind == formats.RANKED else formats.parse_lines
+                answers = read(reader.Upload(raw, max_bytes).lines(), report, max_substitutes)
     except reader.Refused as refused:
         report.error(refused.code, refused.message, position=refused.position)
         return report
