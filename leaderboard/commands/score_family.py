@@ -109,7 +109,7 @@ def _score_files(spec: str, paths: tuple[Path, ...], prepared, family, track: st
                 else RANKING_KEYS if file_track == "ranking" else GENERATIVE_KEYS)
         if family is None:
             result = lexsub_score(prepared, report, track=file_track, pos_intervals=False,
-                                  interval_keys=keys)
+                                  keys=keys)
         else:
             result = family.score(prepared, report, track=file_track)
         # what the family's own script prints (TSAR-2022: tsar_eval.py's floors)

@@ -89,13 +89,11 @@ def _as_submission(prepared: PreparedSplit, obj: object) -> tuple[Submission, li
 
 def _block(stats: TargetStats, counts: np.ndarray, pos: str | None,
            keys: tuple[str, ...] | None = None) -> tuple[dict, dict]:
-    metrics = stats.metrics(pos)
+    metrics = stats.metrics(pos, keys)
     if counts.shape[0] == 0:
         return metrics, {}
-    resampled = stats.resampled(counts, pos)
-    if keys is not None:  # each metric's interval is its own row's percentiles
-        resampled = {k: resampled[k] for k in keys}
-    return metrics, percentile_intervals(resampled)
+    # each metric's interval is its own row's percentiles: those of ``keys`` alone are theirs
+    return metrics, percentile_intervals(stats.resampled(counts, pos, keys))
 
 
 def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
@@ -126,27 +124,26 @@ def result_from_rows(prepared: PreparedSplit, rows: np.ndarray, warnings: list[s
                      answered: int, lengths: list[int], bootstrap: int, seed: int,
                      swords_rules: bool = True, given: int | None = None,
                      pos_intervals: bool = True,
-                     interval_keys: tuple[str, ...] | None = None) -> ScoreResult:
+                     keys: tuple[str, ...] | None = None) -> ScoreResult:
     """Point estimates, intervals and per-POS blocks from per-target rows (any benchmark);
     ``swords_rules`` adds the warnings of the original SWORDS scorer's own rules. ``given``
     (targets the file has an entry for) splits the unanswered targets into empty lists
     (``targets_empty``) and targets left out (``targets_missing``). ``pos_intervals=False``:
     the per-POS blocks hold their metrics and no interval (``leaderboard score`` on the
-    field's splits prints none of them: it resamples no POS block); ``interval_keys``: the
-    intervals of those metrics only (what it prints)."""
+    field's splits prints none of them: it resamples no POS block); ``keys``: those metrics
+    only, their values and intervals (what it prints)."""
     b, s = bootstrap, seed
     stats = TargetStats(rows, prepared.scored_pos.copy(), prepared.checksum, s, b, SCORER_VERSION)
     if swords_rules:
         warnings = warnings + rule_warnings(stats)
-    metrics, intervals = _block(stats, prepared.resamples(bootstrap=b, seed=s), None,
-                                interval_keys)
+    metrics, intervals = _block(stats, prepared.resamples(bootstrap=b, seed=s), None, keys)
     by_pos = {}
     present = set(stats.pos)
     for pos in [p for p in POS_ORDER if p in present] + sorted(present - set(POS_ORDER)):
         if pos_intervals:
-            pm, pi = _block(stats, prepared.resamples(pos, bootstrap=b, seed=s), pos)
+            pm, pi = _block(stats, prepared.resamples(pos, bootstrap=b, seed=s), pos, keys)
         else:
-            pm, pi = stats.metrics(pos), {}
+            pm, pi = stats.metrics(pos, keys), {}
         by_pos[pos] = {"metrics": pm, "intervals": pi}
     counts = {
         "targets_in_split": len(prepared.targets),

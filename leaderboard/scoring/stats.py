@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -69,16 +70,30 @@ def resampled_sums(counts: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def metrics_from_sums(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Every metric, in percent, from column sums of shape (..., len(COLUMNS))."""
+#: The metric families, each computed from the column sums alone.
+FAMILIES = (generative.generative_metrics, gap.gap_metrics, semeval.semeval_metrics,
+            jabbari.jabbari_metrics, tsar.tsar_metrics)
+
+
+@lru_cache(maxsize=1)
+def _family_keys() -> tuple[frozenset[str], ...]:
+    zeros = {name: np.zeros(1) for name in COLUMNS}
+    with np.errstate(all="ignore"):
+        return tuple(frozenset(family(zeros)) for family in FAMILIES)
+
+
+def metrics_from_sums(sums: np.ndarray,
+                      keys: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+    """Every metric (or those of ``keys``, in that order), in percent, from column sums of
+    shape (..., len(COLUMNS)); a family none of ``keys`` is in is not computed (the others'
+    values are the same, computed alike)."""
     s = {name: sums[..., i] for name, i in COLUMN_INDEX.items()}
     fractions: dict[str, object] = {}
-    fractions.update(generative.generative_metrics(s))
-    fractions.update(gap.gap_metrics(s))
-    fractions.update(semeval.semeval_metrics(s))
-    fractions.update(jabbari.jabbari_metrics(s))
-    fractions.update(tsar.tsar_metrics(s))
-    return {key: np.asarray(fractions[key]) * 100.0 for key in METRIC_KEYS}
+    wanted = None if keys is None else set(keys)
+    for family, produces in zip(FAMILIES, _family_keys(), strict=True):
+        if wanted is None or not produces.isdisjoint(wanted):
+            fractions.update(family(s))
+    return {key: np.asarray(fractions[key]) * 100.0 for key in keys or METRIC_KEYS}
 
 
 @dataclass
@@ -97,15 +112,18 @@ class TargetStats:
     bootstrap: int
     scorer_version: str
 
-    def metrics(self, pos: str | None = None) -> dict[str, float]:
-        """Point estimates (percent) on all targets or on one POS."""
+    def metrics(self, pos: str | None = None,
+                keys: tuple[str, ...] | None = None) -> dict[str, float]:
+        """Point estimates (percent) on all targets or on one POS (of ``keys`` only)."""
         rows = self.rows if pos is None else self.rows[self.pos == pos]
-        return {k: float(v) for k, v in metrics_from_sums(rows.sum(axis=0)).items()}
+        return {k: float(v) for k, v in metrics_from_sums(rows.sum(axis=0), keys).items()}
 
-    def resampled(self, counts: np.ndarray, pos: str | None = None) -> dict[str, np.ndarray]:
-        """Metric values (percent) on each resample: ``counts`` is (B, n) row multiplicities."""
+    def resampled(self, counts: np.ndarray, pos: str | None = None,
+                  keys: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+        """Metric values (percent) on each resample: ``counts`` is (B, n) row multiplicities
+        (of ``keys`` only)."""
         rows = self.rows if pos is None else self.rows[self.pos == pos]
-        return metrics_from_sums(resampled_sums(counts, rows))
+        return metrics_from_sums(resampled_sums(counts, rows), keys)
 
     def to_bytes(self) -> bytes:
         """npz (no pickle): the matrix, POS codes and a JSON header."""

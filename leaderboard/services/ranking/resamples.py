@@ -14,17 +14,22 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import lru_cache
 
 import numpy as np
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Result, ResultResamples
-from leaderboard.scoring import TargetStats, gap, generative, jabbari, resample_counts, semeval
+from leaderboard.scoring import TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
-from leaderboard.scoring.stats import COLUMNS, METRIC_KEYS, metrics_from_sums, resampled_sums
-from leaderboard.scoring.tsar import metrics as tsar
+from leaderboard.scoring.stats import (
+    COLUMNS,
+    FAMILIES,
+    METRIC_KEYS,
+    metrics_from_sums,
+    resampled_sums,
+)
 
 log = logging.getLogger(__name__)
 #: Rows per query: keeps IN lists and the blobs of one round trip small.
@@ -53,17 +58,14 @@ def system_values(stats: TargetStats, pos: str | None,
 #: Past this many metrics a result's values are computed whole (a full refresh, or a
 #: result neighbouring changes on most metrics).
 SUBSET_MAX_KEYS = 12
-#: The metric families of ``metrics_from_sums``, each called on the column sums alone.
-_FAMILIES: tuple[Callable[[dict], dict], ...] = (
-    generative.generative_metrics, gap.gap_metrics, semeval.semeval_metrics,
-    jabbari.jabbari_metrics, tsar.tsar_metrics)
 
 
 @lru_cache(maxsize=1)
 def _metric_plan() -> tuple[dict[str, tuple[int, ...]], dict[str, int]] | None:
     """Per metric: the columns its value is computed from, and its family (index in
-    :data:`_FAMILIES`); found by changing one column sum at a time (random sums, three ways
-    each). None when the families do not give ``metrics_from_sums``'s numbers."""
+    :data:`leaderboard.scoring.stats.FAMILIES`); found by changing one column sum at a time
+    (random sums, three ways each). None when the families do not give
+    ``metrics_from_sums``'s numbers."""
     rng = np.random.default_rng(0)
     uses: dict[str, set[int]] = {k: set() for k in METRIC_KEYS}
     family: dict[str, int] = {}
@@ -72,7 +74,7 @@ def _metric_plan() -> tuple[dict[str, tuple[int, ...]], dict[str, int]] | None:
             base = rng.uniform(1.0, 100.0, size=(2, len(COLUMNS)))
             before = metrics_from_sums(base)
             sums = {name: base[:, i] for i, name in enumerate(COLUMNS)}
-            for f, compute in enumerate(_FAMILIES):
+            for f, compute in enumerate(FAMILIES):
                 for key, value in compute(sums).items():
                     family[key] = f
                     if key in before and not np.array_equal(np.asarray(value) * 100.0,
@@ -124,7 +126,7 @@ def some_values(stats: TargetStats, pos: str | None, keys: list[str],
     fractions: dict[str, object] = {}
     with np.errstate(all="ignore"):
         for f in sorted({plan[1][k] for k in keys}):
-            fractions.update(_FAMILIES[f](named))
+            fractions.update(FAMILIES[f](named))
     return {k: np.asarray(fractions[k]) * 100.0 for k in keys}
 
 
