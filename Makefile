@@ -15,7 +15,7 @@ $(BIN)/python:
 # Reinstalls only when pyproject.toml or the C extension changed (the stamp is newer
 # otherwise); the editable install builds the extension in place (optional: without a compiler
 # the package installs and the Python path serves).
-NATIVE := leaderboard/scoring/lexsub/_native.c
+NATIVE := $(wildcard leaderboard/scoring/lexsub/csrc/*.[ch])
 $(VENV)/.installed: pyproject.toml $(NATIVE) | $(BIN)/python
 	$(BIN)/pip install -q -e .
 	touch $@

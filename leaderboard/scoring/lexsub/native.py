@@ -1,5 +1,5 @@
 """The LS07/CoInCo hot loops at C speed, where the package was built with its extension
-(``_native.c``):
+(``csrc/``, the module ``_native``):
 
 * :func:`parse_ranked`: a usual RANKED file read as a whole (what :func:`.ranked.parse_ranked`
   reads line by line, to the last bit of every score);

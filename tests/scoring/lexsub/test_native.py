@@ -1,4 +1,4 @@
-"""The C paths (:mod:`leaderboard.scoring.lexsub.native`, ``_native.c``) give what the Python
+"""The C paths (:mod:`leaderboard.scoring.lexsub.native`, ``csrc/``) give what the Python
 definitions give, to the last bit, or decline (None) and leave the work to them:
 
 * :func:`native.parse_ranked` against :func:`ranked.parse_ranked` (Python 2's float grammar,

@@ -1,0 +1,121 @@
+/* What the C readers and tallies of LS07/CoInCo files share (see native.py): blanks and word
+ * characters as perl, Python 2 and Python 3 read them, score.pl's fixmisc and its rule for
+ * which line counts, a small set of distinct objects, and the module's functions. */
+
+#ifndef LEXSUB_NATIVE_H
+#define LEXSUB_NATIVE_H
+
+#define PY_SSIZE_T_CLEAN
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* memmem */
+#endif
+#include <Python.h>
+#include <string.h>
+
+/* Python 2's blanks (C isspace), what the key is stripped of. */
+static inline int is_blank(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static inline int is_word(unsigned char c) {  /* perl's and Python's ASCII [\w.] */
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
+           c == '.';
+}
+
+static inline int is_py_space(unsigned char c) {  /* str.strip()'s blanks among latin-1 */
+    return Py_UNICODE_ISSPACE(c);
+}
+
+/* One ranking's distinct candidates, by hash and equality as a set keeps them (a file read by
+ * parse_ranked gives each spelling one object: equal strings are mostly the same object). */
+typedef struct { PyObject *key; Py_hash_t hash; } Entry;
+
+static inline void release(PyObject **objects, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(objects[i]);
+}
+
+/* Adds key; 1 when it was new, 0 when an equal key is there, -1 on error. */
+static inline int distinct_add(Entry *table, size_t mask, PyObject *key) {
+    Py_hash_t hash = PyObject_Hash(key);
+    size_t j;
+    if (hash == -1) return -1;
+    for (j = (size_t)hash & mask; table[j].key != NULL; j = (j + 1) & mask) {
+        int same;
+        if (table[j].key == key) return 0;
+        if (table[j].hash != hash) continue;
+        same = PyObject_RichCompareBool(table[j].key, key, Py_EQ);
+        if (same != 0) return same < 0 ? -1 : 0;
+    }
+    table[j].key = key;
+    table[j].hash = hash;
+    return 1;
+}
+
+/* 1 (with a ValueError set) where ``list`` does not hold ``n`` items. */
+static inline int length_differs(PyObject *list, Py_ssize_t n, const char *message) {
+    if (PyList_GET_SIZE(list) == n) return 0;
+    PyErr_SetString(PyExc_ValueError, message);
+    return 1;
+}
+
+/* Whether every score.pl match in ``matches`` (None, or a LineMatch: lemma, item, answers,
+ * ...) has str parts and latin-1 answers: what the functions on answer lines read. */
+static inline int latin1_matches(PyObject *matches) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(matches); i++) {
+        PyObject *m = PyList_GET_ITEM(matches, i);
+        if (m == Py_None) continue;
+        if (!PyTuple_Check(m) || PyTuple_GET_SIZE(m) < 3 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(m, 1)) ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(m, 2)) ||
+            PyUnicode_KIND(PyTuple_GET_ITEM(m, 2)) != PyUnicode_1BYTE_KIND)
+            return 0;
+    }
+    return 1;
+}
+
+/* score.pl's fixmisc of one guess (s[0:n], latin-1) into out (room for n bytes): "non" and a
+ * blank or hyphen -> "non", every hyphen -> space, the first apostrophe removed. */
+static inline Py_ssize_t fix_guess(const unsigned char *s, Py_ssize_t n, unsigned char *out) {
+    Py_ssize_t i = 0, k = 0;
+    int apostrophe = 0;
+    if (n >= 4 && memcmp(s, "non", 3) == 0 && (s[3] == '-' || is_blank(s[3]))) {
+        memcpy(out, "non", 3);
+        k = 3;
+        i = 4;
+    }
+    for (; i < n; i++) {
+        if (s[i] == '\'' && !apostrophe) { apostrophe = 1; continue; }
+        out[k++] = s[i] == '-' ? ' ' : s[i];
+    }
+    return k;
+}
+
+/* score.pl's rule for an answer line ``m`` (a LineMatch, or None): the first line of an item
+ * with gold credit counts. 1: it counts (its item added to ``done``, its norms in *norms);
+ * 0: it does not; -1: an error. */
+static inline int counted_line(PyObject *m, PyObject *done, PyObject *norms_of, PyObject **norms) {
+    PyObject *item;
+    int seen;
+    if (m == Py_None) return 0;
+    item = PyTuple_GET_ITEM(m, 1);
+    seen = PySet_Contains(done, item);
+    if (seen) return seen < 0 ? -1 : 0;
+    *norms = PyDict_GetItemWithError(norms_of, item);
+    if (*norms == NULL) return PyErr_Occurred() ? -1 : 0;
+    if (!PyDict_Check(*norms) || PyDict_GET_SIZE(*norms) == 0) return 0;
+    return PySet_Add(done, item) < 0 ? -1 : 1;
+}
+
+PyObject *lexsub_parse_ranked(PyObject *self, PyObject *args);
+PyObject *lexsub_gap_values(PyObject *self, PyObject *args);
+PyObject *lexsub_coverage(PyObject *self, PyObject *args);
+PyObject *lexsub_parse_lines(PyObject *self, PyObject *args);
+PyObject *lexsub_first_answers(PyObject *self, PyObject *args);
+PyObject *lexsub_line_entries(PyObject *self, PyObject *args);
+PyObject *lexsub_scorepl_columns(PyObject *self, PyObject *args);
+PyObject *lexsub_oot_repeats(PyObject *self, PyObject *args);
+PyObject *lexsub_jabbari_rows(PyObject *self, PyObject *args);
+
+#endif

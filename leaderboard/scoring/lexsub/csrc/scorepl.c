@@ -1,0 +1,218 @@
+/* score.pl's best/oot tallies (scorepl.py score_columns) and its count of .oot lines with
+ * duplicates (repeats.py oot_repeats). */
+
+#include "native.h"
+
+static void guesses_clear(PyObject **guesses, Py_ssize_t *n) {
+    for (Py_ssize_t i = 0; i < *n; i++) Py_DECREF(guesses[i]);
+    *n = 0;
+}
+
+/* scorepl_columns(matches, best, norms, modes, row_of, attempted, credits, mode_attempted,
+ * mode_hit) -> bool: scorepl.py score_columns, each column a list of floats added to in
+ * place; False (nothing changed) where an answer part is not latin-1 text, the caller then
+ * runs the Python definition. */
+PyObject *lexsub_scorepl_columns(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *matches, *norms_of, *modes, *row_of, *lists[4], *done = NULL, *result = NULL;
+    PyObject **guesses = NULL;
+    int best;
+    Py_ssize_t n, rows, i, count = 0, room = 0, buf_room = 0;
+    double *cols = NULL;
+    unsigned char *buf = NULL;
+    if (!PyArg_ParseTuple(args, "O!pO!O!O!O!O!O!O!", &PyList_Type, &matches, &best,
+                          &PyDict_Type, &norms_of, &PyDict_Type, &modes, &PyDict_Type, &row_of,
+                          &PyList_Type, &lists[0], &PyList_Type, &lists[1], &PyList_Type,
+                          &lists[2], &PyList_Type, &lists[3]))
+        return NULL;
+    n = PyList_GET_SIZE(matches);
+    rows = PyList_GET_SIZE(lists[0]);
+    if (!latin1_matches(matches)) Py_RETURN_FALSE;  /* nothing is done here */
+    for (int c = 1; c < 4; c++)
+        if (length_differs(lists[c], rows, "the columns differ in length")) return NULL;
+    cols = PyMem_Malloc(4 * (rows ? rows : 1) * sizeof(double));
+    done = PySet_New(NULL);
+    if (cols == NULL || done == NULL) { PyErr_NoMemory(); goto error; }
+    for (int c = 0; c < 4; c++)
+        for (i = 0; i < rows; i++) {
+            PyObject *v = PyList_GET_ITEM(lists[c], i);
+            if (!PyFloat_CheckExact(v)) { result = Py_NewRef(Py_False); goto error; }
+            cols[c * rows + i] = PyFloat_AS_DOUBLE(v);
+        }
+    for (i = 0; i < n; i++) {
+        PyObject *m = PyList_GET_ITEM(matches, i), *item, *norms = NULL, *row, *mode;
+        Py_ssize_t r, len, j, start, used;
+        const unsigned char *text;
+        int counts = counted_line(m, done, norms_of, &norms), blank = 1;
+        if (counts < 0) goto error;
+        if (!counts) continue;
+        item = PyTuple_GET_ITEM(m, 1);
+        row = PyDict_GetItemWithError(row_of, item);
+        if (row == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, item);
+            goto error;
+        }
+        r = PyLong_AsSsize_t(row);
+        if (r == -1 && PyErr_Occurred()) goto error;
+        if (r < 0 || r >= rows) { PyErr_SetString(PyExc_IndexError, "row"); goto error; }
+        text = PyUnicode_1BYTE_DATA(PyTuple_GET_ITEM(m, 2));
+        len = PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(m, 2));
+        for (j = 0; j < len && blank; j++) blank = is_blank(text[j]);
+        if (!blank) {  /* else the previous counted line's answers stay */
+            Py_ssize_t end = len;
+            guesses_clear(guesses, &count);
+            while (end > 0 && text[end - 1] == ';') end--;  /* perl's split: no trailing empties */
+            if (buf_room < len + 1) {
+                PyMem_Free(buf);
+                buf_room = len + 1;
+                buf = PyMem_Malloc(buf_room);
+                if (buf == NULL) { PyErr_NoMemory(); goto error; }
+            }
+            for (start = 0; start <= end && end > 0; ) {
+                const unsigned char *semi = memchr(text + start, ';', end - start);
+                Py_ssize_t stop = semi ? semi - text : end, k;
+                PyObject *guess;
+                if (count >= room) {
+                    Py_ssize_t grown = room ? 2 * room : 64;
+                    PyObject **more = PyMem_Realloc(guesses, grown * sizeof(PyObject *));
+                    if (more == NULL) { PyErr_NoMemory(); goto error; }
+                    guesses = more;
+                    room = grown;
+                }
+                k = fix_guess(text + start, stop - start, buf);
+                guess = PyUnicode_DecodeLatin1((const char *)buf, k, NULL);
+                if (guess == NULL) goto error;
+                guesses[count++] = guess;
+                if (semi == NULL) break;
+                start = stop + 1;
+            }
+            if (count) cols[0 * rows + r] += 1.0;
+        }
+        used = best ? count : (count < 10 ? count : 10);
+        if (!best && used < count) {  /* the cut to 10 stays with these answers */
+            for (j = used; j < count; j++) Py_DECREF(guesses[j]);
+            count = used;
+        }
+        if (used) {
+            double credit = 0.0;
+            mode = PyDict_GetItemWithError(modes, item);
+            if (mode == NULL && PyErr_Occurred()) goto error;
+            if (mode != NULL && PyObject_IsTrue(mode)) {
+                int hit = 0;
+                cols[2 * rows + r] += 1.0;
+                for (j = 0; j < (best ? 1 : used) && !hit; j++) {
+                    hit = PyObject_RichCompareBool(mode, guesses[j], Py_EQ);
+                    if (hit < 0) goto error;
+                }
+                if (hit) cols[3 * rows + r] += 1.0;
+            }
+            for (j = 0; j < used; j++) {  /* added one at a time, in order */
+                PyObject *value = PyDict_GetItemWithError(norms, guesses[j]);
+                if (value == NULL && PyErr_Occurred()) goto error;
+                if (value == NULL) { credit += 0.0; continue; }
+                if (!PyFloat_Check(value)) { result = Py_NewRef(Py_False); goto error; }
+                credit += PyFloat_AS_DOUBLE(value);
+            }
+            if (credit != 0.0) cols[1 * rows + r] += best ? credit / (double)used : credit;
+        }
+    }
+    for (int c = 0; c < 4; c++)
+        for (i = 0; i < rows; i++) {
+            PyObject *v = PyFloat_FromDouble(cols[c * rows + i]);
+            if (v == NULL || PyList_SetItem(lists[c], i, v) < 0) goto error;
+        }
+    result = Py_NewRef(Py_True);
+error:
+    guesses_clear(guesses, &count);
+    PyMem_Free(guesses);
+    PyMem_Free(buf);
+    PyMem_Free(cols);
+    Py_XDECREF(done);
+    return result;
+}
+
+/* oot_repeats(lines, matches, norms) -> list[(number, item)] | None: repeats.py oot_repeats,
+ * the .oot lines score.pl counts in "OOT file contains duplicates on N lines". */
+PyObject *lexsub_oot_repeats(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *lines, *matches, *norms_of, *done = NULL, *out = NULL;
+    Py_ssize_t n, i, buf_room = 0, cap = 0;
+    unsigned char *buf = NULL;
+    struct { size_t hash; Py_ssize_t start, len; } *table = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &lines, &PyList_Type, &matches,
+                          &PyDict_Type, &norms_of))
+        return NULL;
+    n = PyList_GET_SIZE(matches);
+    if (length_differs(lines, n, "lines and matches differ in length")) return NULL;
+    if (!latin1_matches(matches)) Py_RETURN_NONE;  /* the Python definition */
+    done = PySet_New(NULL);
+    out = PyList_New(0);
+    if (done == NULL || out == NULL) goto error;
+    for (i = 0; i < n; i++) {
+        PyObject *m = PyList_GET_ITEM(matches, i), *item, *norms = NULL;
+        const unsigned char *text;
+        Py_ssize_t len, end, start, k = 0, fields = 0, j;
+        size_t slots;
+        int counts = counted_line(m, done, norms_of, &norms), blank = 1, repeated = 0;
+        if (counts < 0) goto error;
+        if (!counts) continue;
+        item = PyTuple_GET_ITEM(m, 1);
+        text = PyUnicode_1BYTE_DATA(PyTuple_GET_ITEM(m, 2));
+        len = PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(m, 2));
+        for (j = 0; j < len && blank; j++) blank = is_blank(text[j]);
+        if (blank) continue;
+        end = len;
+        while (end > 0 && text[end - 1] == ';') end--;  /* perl's split */
+        if (end == 0) continue;
+        for (j = 0; j < end; j++) fields += text[j] == ';';
+        fields++;
+        for (slots = 64; slots < (size_t)fields * 2; slots *= 2) {}
+        if (buf_room < end + 1 || (Py_ssize_t)slots > cap) {
+            PyMem_Free(buf);
+            PyMem_Free(table);
+            buf_room = end + 1;
+            cap = (Py_ssize_t)slots;
+            buf = PyMem_Malloc(buf_room);
+            table = PyMem_Malloc(cap * sizeof(*table));
+            if (buf == NULL || table == NULL) { PyErr_NoMemory(); goto error; }
+        }
+        for (j = 0; j < (Py_ssize_t)slots; j++) table[j].len = -1;
+        for (start = 0; !repeated; ) {  /* each field fixmisc'd, then looked up */
+            const unsigned char *semi = memchr(text + start, ';', end - start);
+            Py_ssize_t stop = semi ? semi - text : end, length = fix_guess(text + start,
+                                                                             stop - start, buf + k);
+            size_t hash = (size_t)_Py_HashBytes(buf + k, length), at;
+            for (at = hash & (slots - 1); table[at].len >= 0; at = (at + 1) & (slots - 1))
+                if (table[at].hash == hash && table[at].len == length &&
+                    memcmp(buf + table[at].start, buf + k, length) == 0) {
+                    repeated = 1;
+                    break;
+                }
+            table[at].hash = hash;
+            table[at].start = k;
+            table[at].len = length;
+            k += length;
+            if (semi == NULL) break;
+            start = stop + 1;
+        }
+        if (repeated) {
+            PyObject *number = PyTuple_Check(PyList_GET_ITEM(lines, i)) &&
+                PyTuple_GET_SIZE(PyList_GET_ITEM(lines, i)) >= 1 ?
+                PyTuple_GET_ITEM(PyList_GET_ITEM(lines, i), 0) : NULL;
+            PyObject *pair;
+            if (number == NULL) {
+                PyErr_SetString(PyExc_TypeError, "lines are (number, text) pairs");
+                goto error;
+            }
+            pair = PyTuple_Pack(2, number, item);
+            if (pair == NULL || PyList_Append(out, pair) < 0) { Py_XDECREF(pair); goto error; }
+            Py_DECREF(pair);
+        }
+    }
+    goto finish;
+error:
+    Py_CLEAR(out);
+finish:
+    Py_XDECREF(done);
+    PyMem_Free(buf);
+    PyMem_Free(table);
+    return out;
+}
