@@ -455,3 +455,40 @@ def test_jabbari_rows_of_made_up_counts() -> None:
         assert _float_bits(got[0]) == _float_bits(row), (counts, answers, top)
     # a count that is not an int: the Python definition
     assert native.jabbari_rows(["1"], [{"a": 1.5}], [1.5], {"1": ["a"]}, None) is None
+
+
+_PIECES = ["RANKED\t", "\t", " ", "  ", " :: ", " ::: ", "::", ";", ";;", ".", "a", "bright.a",
+           "1", "0", "-0", "7.5", ".5", "5.", "1e5", "1E-400", "1e999", "-", "+", "nan", "inf",
+           "_", "'", "non-", "non ", "\r", "\x0b", "\x0c", "\xa0", "\x1c", "\x85", "\xe9", "x5",
+           "0.84442185152504810", "123456789012345678901", "\\", '"', "\n", "\n\n", "e", "0x1"]
+
+
+def _random_file(rng: random.Random) -> bytes:
+    return "".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 60))).encode("latin-1")
+
+
+def test_random_bytes_read_alike_or_left_to_python() -> None:
+    """5,000 files of random pieces (separators, blanks, numbers of every spelling, latin-1
+    letters): where a C reader takes a file, the Python reader reads the same without a
+    warning; where it declines, the Python reader reads it (and no file crashes either)."""
+    rng = random.Random(20261127)
+    taken = {"ranked": 0, "lines": 0}
+    for _ in range(5000):
+        raw = _random_file(rng)
+        if rng.random() < 0.5:
+            raw = b"RANKED\tw.n %d\t" % rng.randint(1, 3) + raw
+        else:
+            raw = b"w.n %d :: " % rng.randint(1, 3) + raw
+        ranked, lines, report = _both(raw)
+        if ranked is not None:
+            taken["ranked"] += 1
+            assert report.ok and not report.warnings, raw
+            _same(ranked, lines)
+        found = native.parse_lines(raw, 5000, reader.MAX_LINES, reader.MAX_LINE_CHARS)
+        report = ValidationReport()
+        want = formats.parse_lines(reader.Upload(raw, 10**9).lines(), report, 5000)
+        if found is not None:
+            taken["lines"] += 1
+            assert report.ok and not report.warnings, raw
+            assert _lines_state(formats.lines_answers(*found)) == _lines_state(want), raw
+    assert taken["ranked"] > 200 and taken["lines"] > 200, taken
