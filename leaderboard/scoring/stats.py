@@ -55,15 +55,20 @@ def resampled_sums(counts: np.ndarray, rows: np.ndarray) -> np.ndarray:
     file fills 2 of the 52 columns, a .best/.oot pair 25), at least :data:`MIN_PRODUCT_COLUMNS`
     of them, below which BLAS takes other kernels whose sums differ in the last bit.
     """
-    out = np.zeros((counts.shape[0], rows.shape[1]))
-    used = np.flatnonzero(rows.any(axis=0))
+    filled = rows.any(axis=0)
+    used = np.flatnonzero(filled)
     if len(used) < MIN_PRODUCT_COLUMNS:
-        spare = np.flatnonzero(~rows.any(axis=0))[:MIN_PRODUCT_COLUMNS - len(used)]
+        spare = np.flatnonzero(~filled)[:MIN_PRODUCT_COLUMNS - len(used)]
         used = np.union1d(used, spare)
-    if len(used) < rows.shape[1]:
-        part = resampled_sums(counts, np.ascontiguousarray(rows[:, used]))
-        out[:, used] = part
-        return out
+    if len(used) == rows.shape[1]:
+        return _product(counts, rows)
+    out = np.zeros((counts.shape[0], rows.shape[1]))
+    out[:, used] = _product(counts, np.ascontiguousarray(rows[:, used]))
+    return out
+
+
+def _product(counts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    out = np.empty((counts.shape[0], rows.shape[1]))
     for start in range(0, counts.shape[0], RESAMPLE_BLOCK):
         block = np.asarray(counts[start:start + RESAMPLE_BLOCK], dtype=np.float64)
         np.matmul(block, rows, out=out[start:start + RESAMPLE_BLOCK])

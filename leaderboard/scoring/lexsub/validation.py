@@ -186,6 +186,8 @@ def _whole_file(upload: reader.Upload, max_substitutes: int, kind: str
         data = upload.read_all()
     except reader.Refused:
         return None
+    if data.count(b"\n") >= reader.MAX_LINES:  # refused by the line reader: not read twice
+        return None
     limits = (max_substitutes, reader.MAX_LINES, reader.MAX_LINE_CHARS)
     if kind == formats.RANKED:
         ranked = native.parse_ranked(data, *limits)
