@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.services.ranking.ranking_table import RankingTable
-from leaderboard.services.ranking.table_rows import TableRow
+from leaderboard.services.ranking.table_rows import row_values
 
 #: Export column -> key of a row's ``coverage`` (blank for reference and reported rows).
 COVERAGE_COLUMNS = {"targets_in_split": "targets", "targets_answered": "answered",
@@ -79,14 +79,9 @@ def export_record(row: dict, kind: str, scores: bool = True) -> list:
 
 
 def score_values(row: dict) -> Iterator[tuple[Any, Any, Any, float | None]]:
-    """(value, low, high, tie p) of each metric of a row: a system row's from its columns
-    (no cell dicts made), another row's from its cells (rounded already)."""
-    if isinstance(row, TableRow) and "cells" not in row:
-        for _, value, interval, p in row.raw_cells():
-            yield (value, *(interval or (None, None)), p)
-    else:
-        for cell in row["cells"]:
-            yield (cell["value"], *(cell["interval"] or (None, None)), cell.get("p"))
+    """(value, low, high, tie p) of each metric of a row (:func:`.table_rows.row_values`)."""
+    for _, value, interval, p in row_values(row):
+        yield (value, *(interval or (None, None)), p)
 
 
 def _note(row: dict, kind: str) -> str:

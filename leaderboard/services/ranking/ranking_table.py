@@ -21,7 +21,13 @@ from leaderboard.services.ranking.metric_info import (
     views_for,
 )
 from leaderboard.services.ranking.set_apart import why
-from leaderboard.services.ranking.table_rows import RowCells, TableRow, cell_json, make_cell
+from leaderboard.services.ranking.table_rows import (
+    RowCells,
+    TableRow,
+    cell_json,
+    make_cell,
+    row_values,
+)
 from leaderboard.services.ranking.table_source import TableSource, WholeSource, block_of
 
 ENTRIES = ("best", "all")
@@ -135,13 +141,8 @@ class RankingTable:
 def _row_json(row: dict[str, Any], row_type: str) -> dict[str, Any]:
     out = {k: v for k, v in row.items() if k not in ("cells", "kind")}
     out["row_type"] = row_type
-    if isinstance(row, TableRow) and "cells" not in row:  # from the columns, no cell dicts
-        out["metrics"] = {key: cell_json(value, interval, p)
-                          for key, value, interval, p in row.raw_cells()}
-    else:
-        out["metrics"] = {c["key"]: {"value": c["value"], "interval": c["interval"],
-                                     "tie_p": c.get("p"), "tied": c.get("tied", False)}
-                          for c in row["cells"]}
+    out["metrics"] = {key: cell_json(value, interval, p)
+                      for key, value, interval, p in row_values(row)}
     return out
 
 

@@ -85,3 +85,14 @@ class TableRow(dict):
         g, i = self.g, self.i
         for key, values, intervals, ties in self.source.columns:
             yield key, values[g], intervals[g], ties[i] if i < len(ties) else None
+
+
+def row_values(row: dict[str, Any]) -> Iterator[tuple[str, Any, Any, float | None]]:
+    """(key, value, interval or None, tie p or None) of each metric of any row: a system
+    row's straight from the columns (no cell dicts made), another's from its cells (made by
+    :func:`make_cell`, so rounded already: rounding them again changes nothing)."""
+    if isinstance(row, TableRow) and "cells" not in row:
+        yield from row.raw_cells()
+    else:
+        for cell in row["cells"]:
+            yield cell["key"], cell["value"], cell["interval"], cell.get("p")
