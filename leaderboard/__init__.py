@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not typing's: its import costs `leaderboard score` 8 ms
 if TYPE_CHECKING:  # Flask is imported when an app is built: `leaderboard score` never needs it
+    from typing import Any
+
     from flask import Flask
 
 

@@ -17,8 +17,8 @@ engine with it: a one-off ``leaderboard score --bootstrap 0`` on LS07/CoInCo nee
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not typing's: its import costs `leaderboard score` 8 ms
 if TYPE_CHECKING:
     from leaderboard.scoring.bootstrap import compare, rank_intervals, resample_counts
     from leaderboard.scoring.engine import ScoreResult, score_submission

@@ -19,7 +19,7 @@ strings and parsed with the same (ASCII) regular expressions:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import lru_cache
 
 GOLD_FIRST = re.compile(r"[\w'\-\s]+ (\d+)", re.ASCII)
@@ -28,13 +28,11 @@ _NON_PREFIX = re.compile(r"^non[\s-](.*)$", re.ASCII)
 OOT_GUESSES = 10
 
 
-@dataclass(frozen=True)
-class SemEvalGold:
-    """One item of score.pl's gold: whether it counts, normalised credits and its mode."""
+class SemEvalGold(namedtuple("SemEvalGold", "counted norms mode")):
+    """One item of score.pl's gold: whether it counts (``counted``), normalised credits
+    (``norms``: answer -> credit) and its mode (None without one)."""
 
-    counted: bool
-    norms: dict[str, float]
-    mode: str | None
+    __slots__ = ()
 
     @property
     def scorable(self) -> bool:

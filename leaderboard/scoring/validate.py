@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections import namedtuple
 
 from leaderboard.scoring.parse import (
     OverBudget,
@@ -20,6 +19,7 @@ from leaderboard.scoring.parse import (
     open_upload,
 )
 
+TYPE_CHECKING = False  # typing's import costs a one-off `leaderboard score` 8 ms (quick.py)
 if TYPE_CHECKING:  # an annotation only: gold's module imports numpy, which the problems
     # and reports of LS07/CoInCo's numpy-free one-off scoring do not need
     from leaderboard.scoring.gold import PreparedSplit
@@ -39,14 +39,10 @@ MAX_TOKEN_BYTES = 64 * 1024
 MAX_SUBSTITUTES_BYTES = 32 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(namedtuple("Problem", "code message target_id position", defaults=(None, None))):
     """One finding: a machine ``code``, where it is, and a message for people."""
 
-    code: str
-    message: str
-    target_id: str | None = None
-    position: int | None = None
+    __slots__ = ()
 
     def to_dict(self) -> dict:
         """JSON-ready form."""
@@ -54,23 +50,28 @@ class Problem:
                 "position": self.position}
 
 
-@dataclass
 class Submission:
     """A valid submission: per target, (substitute, score) in the order submitted."""
 
-    substitutes_lemmatized: bool
-    entries: dict[str, list[tuple[str, float]]]
+    __slots__ = ("substitutes_lemmatized", "entries")
+
+    def __init__(self, substitutes_lemmatized: bool,
+                 entries: dict[str, list[tuple[str, float]]]) -> None:
+        self.substitutes_lemmatized = substitutes_lemmatized
+        self.entries = entries
 
 
-@dataclass
 class ValidationReport:
     """Errors (which make a submission invalid), warnings, counts and the parsed submission."""
 
-    errors: list[Problem] = field(default_factory=list)
-    warnings: list[Problem] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
-    submission: Submission | None = None
-    errors_not_shown: int = 0
+    __slots__ = ("errors", "warnings", "counts", "submission", "errors_not_shown")
+
+    def __init__(self, errors: list[Problem] | None = None,
+                 warnings: list[Problem] | None = None, counts: dict[str, int] | None = None,
+                 submission: Submission | None = None, errors_not_shown: int = 0) -> None:
+        self.errors, self.warnings = errors or [], warnings or []
+        self.counts = {} if counts is None else counts
+        self.submission, self.errors_not_shown = submission, errors_not_shown
 
     @property
     def ok(self) -> bool:

@@ -35,15 +35,25 @@ def semeval_columns(split: LexsubGold, answers: formats.Answers) -> dict[str, li
     gold = scorepl_gold(split)
     row_of = split.item_rows
     n = len(split.targets)
-    cols = {name: [0.0] * n for name in ("se_item", "se_mode")}
-    for item, count in gold.items.items():
-        cols["se_item"][row_of[item]] += count
-    for item, count in gold.mode_items.items():
-        cols["se_mode"][row_of[item]] += count
+    cols = {name: list(values) for name, values in _gold_columns(split).items()}
     for kind in ("best", "oot"):
         score_columns(gold, answers.matches(kind), kind, row_of,
                       tuple(cols.setdefault(name, [0.0] * n) for name in _NAMES[kind]))
     return cols
+
+
+def _gold_columns(split: LexsubGold) -> dict[str, list[float]]:
+    """``se_item`` and ``se_mode``, which the gold alone fills: computed once per split."""
+    found = split.__dict__.get("_gold_columns")
+    if found is None:
+        gold, row_of = scorepl_gold(split), split.item_rows
+        found = {name: [0.0] * len(split.targets) for name in ("se_item", "se_mode")}
+        for item, count in gold.items.items():
+            found["se_item"][row_of[item]] += count
+        for item, count in gold.mode_items.items():
+            found["se_mode"][row_of[item]] += count
+        split.__dict__["_gold_columns"] = found
+    return found
 
 
 def generative_columns(split: LexsubGold, answers: formats.Answers

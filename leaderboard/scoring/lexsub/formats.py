@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from leaderboard.scoring.lexsub import native
 from leaderboard.scoring.lexsub.lines import LineMatch, match_answer_line, match_kind, match_line
@@ -34,24 +33,29 @@ _NON_BLANK = re.compile(r"\S", re.ASCII)
 LINES_LISTED = 10
 
 
-@dataclass
 class Answers:
     """A parsed answer file: scored rankings (RANKED/JSON) or score.pl answer lines."""
 
-    kind: str
-    ranked: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
-    best_lines: list[tuple[int, str]] = field(default_factory=list)
-    oot_lines: list[tuple[int, str]] = field(default_factory=list)
-    substitutes_lemmatized: bool | None = None
-    #: instances whose ranking gives no candidate twice, as the coverage check finds them
-    distinct: set[str] = field(default_factory=set, repr=False, compare=False)
+    __slots__ = ("kind", "ranked", "best_lines", "oot_lines", "substitutes_lemmatized",
+                 "distinct", "_lines_entries", "_line_keys", "_matches")
 
-    #: entries of the LINES kind, computed once: (numbers of lines when computed, entries)
-    _lines_entries: tuple | None = field(default=None, repr=False, compare=False)
-    #: :attr:`line_keys` likewise (:func:`parse_lines` gathers them as it reads the lines)
-    _line_keys: tuple | None = field(default=None, repr=False, compare=False)
-    #: kind -> (the lines matched, their matches): :meth:`matches`
-    _matches: dict = field(default_factory=dict, repr=False, compare=False)
+    def __init__(self, kind: str, ranked: dict[str, list[tuple[str, float]]] | None = None,
+                 best_lines: list[tuple[int, str]] | None = None,
+                 oot_lines: list[tuple[int, str]] | None = None,
+                 substitutes_lemmatized: bool | None = None) -> None:
+        self.kind = kind
+        self.ranked = {} if ranked is None else ranked
+        self.best_lines = [] if best_lines is None else best_lines
+        self.oot_lines = [] if oot_lines is None else oot_lines
+        self.substitutes_lemmatized = substitutes_lemmatized
+        #: instances whose ranking gives no candidate twice, as the coverage check finds them
+        self.distinct: set[str] = set()
+        #: entries of the LINES kind, computed once: (numbers of lines when computed, entries)
+        self._lines_entries: tuple | None = None
+        #: :attr:`line_keys` likewise (:func:`parse_lines` gathers them as it reads the lines)
+        self._line_keys: tuple | None = None
+        #: kind -> (the lines matched, their matches): :meth:`matches`
+        self._matches: dict = {}
 
     def matches(self, kind: str) -> list[LineMatch | None]:
         """score.pl's match of ``kind`` on each line of that kind, in order: as

@@ -21,8 +21,8 @@ Every function here reads a line once or twice at C speed, whatever its content.
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from functools import lru_cache
-from typing import NamedTuple
 
 SEPARATORS = {"best": " :: ", "oot": " ::: "}
 # score.pl's id and separator after a [\w.] character: possessive, so nothing is re-read.
@@ -32,16 +32,13 @@ _AFTER_LEMMA = {kind: re.compile(r"(?<=[\w.]) (\S++)" + re.escape(sep), re.ASCII
 _LEMMA_REVERSED = re.compile(r"[\w.]+", re.ASCII)
 
 
-class LineMatch(NamedTuple):
+class LineMatch(namedtuple("LineMatch", "lemma item answers lemma_end")):
     """What score.pl's pattern captures on one line: ``lemma`` (group 1, the ``[\\w.]`` run
     before the id: ``commerce.J`` of CoInCo's ``e commerce.J``), ``item`` (group 2, score.pl's
     item id), ``answers`` (group 3, the rest of the line up to its first newline) and
     ``lemma_end``, the index just after group 1 (the text before it is the whole lemma)."""
 
-    lemma: str
-    item: str
-    answers: str
-    lemma_end: int
+    __slots__ = ()
 
 
 def match_line(text: str, kind: str) -> LineMatch | None:

@@ -8,6 +8,8 @@ as on SWORDS. The ranking track fills the GAP columns (a skipped instance has ``
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from leaderboard.scoring.engine import ScoreResult, result_from_rows
@@ -30,12 +32,15 @@ def _ranking_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray
 
 def _generative_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
     cols, jabbari = generative_columns(split, answers)
-    # each column written at once (14,000 element writes cost 5 ms a file)
+    n = len(split.targets)
+    # each column written at once (14,000 element writes cost 5 ms a file), read by fromiter
+    # (a third faster than numpy's reading of a list)
     for name, values in cols.items():
-        rows[:, COLUMN_INDEX[name]] += values
+        rows[:, COLUMN_INDEX[name]] += np.fromiter(values, float, count=n)
     if jabbari:  # one write of every row (one per instance cost 2 ms a file)
-        start = COLUMN_INDEX["jb_item"]
-        rows[:, start:start + len(jabbari[0])] = jabbari
+        start, width = COLUMN_INDEX["jb_item"], len(jabbari[0])
+        rows[:, start:start + width] = np.fromiter(chain.from_iterable(jabbari), float,
+                                                   count=n * width).reshape(n, width)
 
 
 def score(split: LexsubSplit, report: ValidationReport, *, track: str,
@@ -58,7 +63,7 @@ def score(split: LexsubSplit, report: ValidationReport, *, track: str,
     given = answers.entries
     if answers.kind == formats.LINES:
         given = split.by_instance(given)
-    lengths = [len(v) for k, v in given.items() if v and k in split.target_index]
+    lengths = split.answer_lengths(given)
     warnings = [p.message for p in report.warnings]
     result = result_from_rows(split, rows, warnings, answered=len(lengths), lengths=lengths,
                               bootstrap=b, seed=s, swords_rules=False,

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
 from functools import reduce
 from itertools import repeat
 from operator import add
@@ -44,18 +43,22 @@ else:
 _NON_BLANK = re.compile(r"\S", re.ASCII)
 
 
-@dataclass
 class GoldItems:
     """score.pl's reading of a gold file: counts per item id, modes and per-line tallies."""
 
-    counts: dict[str, dict[str, int]] = field(default_factory=dict)
-    modes: dict[str, str] = field(default_factory=dict)
-    #: item id -> how many counted lines (score.pl's ``totitems``) and modes it adds
-    items: dict[str, int] = field(default_factory=dict)
-    mode_items: dict[str, int] = field(default_factory=dict)
-    #: item id -> its norms, computed once (the gold is read once per split)
-    _norms: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
-    _every_norm: dict[str, dict[str, float]] | None = field(default=None, repr=False)
+    __slots__ = ("counts", "modes", "items", "mode_items", "_norms", "_every_norm")
+
+    def __init__(self, counts: dict[str, dict[str, int]] | None = None,
+                 modes: dict[str, str] | None = None, items: dict[str, int] | None = None,
+                 mode_items: dict[str, int] | None = None) -> None:
+        self.counts = {} if counts is None else counts
+        self.modes = {} if modes is None else modes
+        #: item id -> how many counted lines (score.pl's ``totitems``) and modes it adds
+        self.items = {} if items is None else items
+        self.mode_items = {} if mode_items is None else mode_items
+        #: item id -> its norms, computed once (the gold is read once per split)
+        self._norms: dict[str, dict[str, float]] = {}
+        self._every_norm: dict[str, dict[str, float]] | None = None
 
     def norms_by_item(self) -> dict[str, dict[str, float]]:
         """Item id -> :meth:`norms`, of every item with gold counts (computed once)."""

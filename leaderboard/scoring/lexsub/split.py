@@ -9,31 +9,32 @@ numpy) both read the gold through :class:`LexsubGold`, so the two score alike.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections import namedtuple
 from functools import cached_property
 from pathlib import Path
-from typing import TypeVar
 
 from leaderboard.scoring.jabbari import gold_total
 from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights, split_last_space
 from leaderboard.scoring.lexsub.scorepl import item_of
 
-V = TypeVar("V")
+TYPE_CHECKING = False  # typing's import costs a one-off `leaderboard score` 8 ms (quick.py)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    V = TypeVar("V")
 POS_NAMES = {"n": "NOUN", "v": "VERB", "a": "ADJ", "j": "ADJ", "r": "ADV"}
 #: What Jabbari et al.'s metrics trim from an answer (:data:`leaderboard.scoring.jabbari.BLANKS`,
 #: whose module imports numpy; a test keeps the two equal).
 BLANKS = " \t\n\r\x0b\x0c"
 
 
-@dataclass(frozen=True)
-class SplitFiles:
-    """Where one split's gold and inputs are, and which pool file goes with them."""
+class SplitFiles(namedtuple("SplitFiles", "gold inputs candidates filter_by_inputs",
+                            defaults=(False,))):
+    """Where one split's gold and inputs are, and which pool file goes with them;
+    ``filter_by_inputs``: CoInCo's dev/test gold is its `all` gold restricted to the ids of
+    these inputs."""
 
-    gold: str
-    inputs: str
-    candidates: str
-    #: CoInCo's dev/test gold is its `all` gold restricted to the ids of these inputs.
-    filter_by_inputs: bool = False
+    __slots__ = ()
 
 
 FILES: dict[str, dict[str, SplitFiles]] = {
@@ -61,15 +62,11 @@ def gold_key(line: str) -> str:
     return line.split("::", 1)[0].strip()
 
 
-@dataclass(frozen=True)
-class LexsubTarget:
-    """One gold instance: its key (``lemma.pos ID``), score.pl's item id and its gold line."""
+class LexsubTarget(namedtuple("LexsubTarget", "target_id item_id lemma pos line")):
+    """One gold instance: its key (``target_id``: ``lemma.pos ID``), score.pl's item id, its
+    lemma and part of speech, and its gold line."""
 
-    target_id: str
-    item_id: str
-    lemma: str
-    pos: str
-    line: str
+    __slots__ = ()
 
     @property
     def scored(self) -> bool:
@@ -199,30 +196,39 @@ class LexsubGold:
         return key if target is None else target.target_id
 
     def by_instance(self, entries: dict[str, V]) -> dict[str, V]:
-        """Answer-line entries re-keyed by :meth:`instance_key` (the first one of an id)."""
+        """Answer-line entries re-keyed by :meth:`instance_key` (the first one of an id);
+        ``entries`` itself when every key is the split's own (the usual file): callers only
+        read it."""
+        if self.target_index.keys() >= entries.keys():
+            return entries
         out: dict[str, V] = {}
         for key, value in entries.items():
             out.setdefault(self.instance_key(key), value)
         return out
+
+    def answer_lengths(self, given: dict[str, list]) -> list[int]:
+        """The length of each non-empty list of ``given`` (by instance) whose key is the
+        split's, in ``given``'s order."""
+        if self.target_index.keys() >= given.keys():  # the usual file: each key the split's
+            return list(map(len, filter(None, given.values())))
+        return [len(v) for k, v in given.items() if v and k in self.target_index]
 
     def pool(self, target: LexsubTarget) -> list[str]:
         """The candidates a ranking system scores for ``target``."""
         return self.pools.get(target.target_id.rpartition(" ")[0], [])
 
 
-@dataclass
 class QuickSplit(LexsubGold):
     """A prepared split for scoring without resamples (no numpy): what
     :class:`.data.LexsubSplit` holds but the inputs, which scoring never reads."""
 
-    name: str
-    checksum: str
-    targets: list[LexsubTarget]
-    family: str = ""
-    split: str = ""
-    pools: dict[str, list[str]] = field(default_factory=dict)
-    bootstrap: int = 0
-    seed: int = 0
+    def __init__(self, name: str, checksum: str, targets: list[LexsubTarget], family: str = "",
+                 split: str = "", pools: dict[str, list[str]] | None = None,
+                 bootstrap: int = 0, seed: int = 0) -> None:
+        self.name, self.checksum, self.targets = name, checksum, targets
+        self.family, self.split = family, split
+        self.pools = {} if pools is None else pools
+        self.bootstrap, self.seed = bootstrap, seed
 
     @cached_property
     def target_index(self) -> dict[str, LexsubTarget]:

@@ -92,9 +92,12 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
     given = answers.entries
     if answers.kind == formats.LINES:  # lines match by the id, as score.pl matches them
         given = split.by_instance(given)
-    missing = [t.target_id for t in split.targets if not given.get(t.target_id)]
+    if split.target_index.keys() <= given.keys() and all(given.values()):
+        missing = []  # the usual file: every instance answered
+    else:
+        missing = [t.target_id for t in split.targets if not given.get(t.target_id)]
     blank: list[str] = []
-    if answers.kind == formats.LINES:
+    if missing and answers.kind == formats.LINES:
         with_line = {split.instance_key(k) for k in answers.line_keys}
         blank = [key for key in missing if key in with_line]
         missing = [key for key in missing if key not in with_line]
@@ -103,7 +106,8 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
         no_pool = [key for key in missing if key in split.no_candidates]
         missing = [key for key in missing if key not in split.no_candidates]
         report.counts["targets_no_candidates"] = len(no_pool)
-    unknown = [k for k in given if k not in split.target_index]
+    unknown = ([] if given.keys() <= split.target_index.keys()
+               else [k for k in given if k not in split.target_index])
     report.counts.update({"targets_in_split": len(split.targets),
                           "targets_answered": len(split.targets) - len(missing) - len(blank)
                           - len(no_pool),

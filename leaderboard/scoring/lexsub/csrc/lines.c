@@ -87,22 +87,35 @@ PyObject *lexsub_parse_lines(PyObject *Py_UNUSED(self), PyObject *args) {
         status = PySet_Contains(seen[kind], item);
         if (status != 0) goto line_decline;  /* an id twice: the duplicate warning */
         if (PySet_Add(seen[kind], item) < 0) goto line_error;
-        {  /* LineMatch(lemma, item, answers, space), made as tuple.__new__ makes it (the
-            * named tuple's own __new__ is Python code) */
-            PyObject *end_at = PyLong_FromSsize_t(space), *fields, *wrapped;
-            fields = end_at == NULL ? NULL : PyTuple_Pack(4, lemma, item, answers, end_at);
-            wrapped = fields == NULL ? NULL : PyTuple_Pack(1, fields);
-            match = wrapped == NULL ? NULL : PyTuple_Type.tp_new(
-                (PyTypeObject *)line_match, wrapped, NULL);
-            Py_XDECREF(end_at);
-            Py_XDECREF(fields);
-            Py_XDECREF(wrapped);
+        {  /* LineMatch(lemma, item, answers, space), made as tuple.__new__ makes a tuple
+            * subclass's instance (allocated, then filled; the named tuple's own __new__ is
+            * Python code) */
+            PyObject *end_at = PyLong_FromSsize_t(space);
+            match = end_at == NULL ? NULL
+                : ((PyTypeObject *)line_match)->tp_alloc((PyTypeObject *)line_match, 4);
+            if (match == NULL) {
+                Py_XDECREF(end_at);
+            } else {
+                PyTuple_SET_ITEM(match, 0, Py_NewRef(lemma));
+                PyTuple_SET_ITEM(match, 1, Py_NewRef(item));
+                PyTuple_SET_ITEM(match, 2, Py_NewRef(answers));
+                PyTuple_SET_ITEM(match, 3, end_at);
+            }
         }
-        {  /* the key: "lemma.pos ID", the lemma with whatever precedes the match, trimmed */
-            PyObject *head = PyUnicode_DecodeLatin1((const char *)s + key_start,
-                                                    key_end - key_start, NULL);
-            if (head != NULL) key = PyUnicode_FromFormat("%U %U", head, item);
-            Py_XDECREF(head);
+        {  /* the key: "lemma.pos ID", the lemma with whatever precedes the match, trimmed,
+            * written as bytes and decoded once */
+            Py_ssize_t head = key_end - key_start, tail = run_end - space - 1;
+            char small[256], *buf = head + 1 + tail <= (Py_ssize_t)sizeof small
+                ? small : PyMem_Malloc(head + 1 + tail);
+            if (buf != NULL) {
+                memcpy(buf, s + key_start, head);
+                buf[head] = ' ';
+                memcpy(buf + head + 1, s + space + 1, tail);
+                key = PyUnicode_DecodeLatin1(buf, head + 1 + tail, NULL);
+                if (buf != small) PyMem_Free(buf);
+            } else {
+                PyErr_NoMemory();
+            }
         }
         pair = PyTuple_Pack(2, num, text);
         if (match == NULL || key == NULL || pair == NULL) goto line_error;
