@@ -108,8 +108,9 @@ def _score_files(spec: str, paths: tuple[Path, ...], prepared, family, track: st
         keys = (family.score_keys(file_track) if hasattr(family, "score_keys")
                 else RANKING_KEYS if file_track == "ranking" else GENERATIVE_KEYS)
         if family is None:
+            # the table prints no per-POS block: only JSON lines compute them
             result = lexsub_score(prepared, report, track=file_track, pos_intervals=False,
-                                  keys=keys)
+                                  pos_blocks=as_json, keys=keys)
         else:
             result = family.score(prepared, report, track=file_track)
         # what the family's own script prints (TSAR-2022: tsar_eval.py's floors)

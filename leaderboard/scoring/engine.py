@@ -123,22 +123,23 @@ def score_submission(prepared: PreparedSplit, report_or_parsed: object, *,
 def result_from_rows(prepared: PreparedSplit, rows: np.ndarray, warnings: list[str], *,
                      answered: int, lengths: list[int], bootstrap: int, seed: int,
                      swords_rules: bool = True, given: int | None = None,
-                     pos_intervals: bool = True,
+                     pos_intervals: bool = True, pos_blocks: bool = True,
                      keys: tuple[str, ...] | None = None) -> ScoreResult:
     """Point estimates, intervals and per-POS blocks from per-target rows (any benchmark);
     ``swords_rules`` adds the warnings of the original SWORDS scorer's own rules. ``given``
     (targets the file has an entry for) splits the unanswered targets into empty lists
     (``targets_empty``) and targets left out (``targets_missing``). ``pos_intervals=False``:
     the per-POS blocks hold their metrics and no interval (``leaderboard score`` on the
-    field's splits prints none of them: it resamples no POS block); ``keys``: those metrics
-    only, their values and intervals (what it prints)."""
+    field's splits prints none of them: it resamples no POS block); ``pos_blocks=False``: no
+    per-POS block at all (its table prints none); ``keys``: those metrics only, their values
+    and intervals (what it prints)."""
     b, s = bootstrap, seed
     stats = TargetStats(rows, prepared.scored_pos.copy(), prepared.checksum, s, b, SCORER_VERSION)
     if swords_rules:
         warnings = warnings + rule_warnings(stats)
     metrics, intervals = _block(stats, prepared.resamples(bootstrap=b, seed=s), None, keys)
     by_pos = {}
-    present = set(stats.pos)
+    present = set(stats.pos) if pos_blocks else set()
     for pos in [p for p in POS_ORDER if p in present] + sorted(present - set(POS_ORDER)):
         if pos_intervals:
             pm, pi = _block(stats, prepared.resamples(pos, bootstrap=b, seed=s), pos, keys)

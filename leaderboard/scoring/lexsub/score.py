@@ -45,11 +45,11 @@ def _generative_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndar
 
 def score(split: LexsubSplit, report: ValidationReport, *, track: str,
           bootstrap: int | None = None, seed: int | None = None,
-          pos_intervals: bool = True,
+          pos_intervals: bool = True, pos_blocks: bool = True,
           keys: tuple[str, ...] | None = None) -> ScoreResult:
     """Score a valid report of :func:`validate` on ``split``; ``pos_intervals=False``: no
-    interval in the per-POS blocks, ``keys``: those metrics only, values and intervals
-    (:func:`leaderboard.scoring.engine.result_from_rows`)."""
+    interval in the per-POS blocks, ``pos_blocks=False``: no per-POS block, ``keys``: those
+    metrics only, values and intervals (:func:`leaderboard.scoring.engine.result_from_rows`)."""
     if not report.ok or report.submission is None:
         raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
     answers = report.submission
@@ -67,7 +67,8 @@ def score(split: LexsubSplit, report: ValidationReport, *, track: str,
     warnings = [p.message for p in report.warnings]
     result = result_from_rows(split, rows, warnings, answered=len(lengths), lengths=lengths,
                               bootstrap=b, seed=s, swords_rules=False,
-                              pos_intervals=pos_intervals, keys=keys)
+                              pos_intervals=pos_intervals, pos_blocks=pos_blocks,
+                              keys=keys)
     # instances that enter the mean: GAP's non-skipped ones, score.pl's counted items
     scored = rows[:, COLUMN_INDEX["gap_valid" if track == RANKING else "se_item"]]
     result.counts["targets_scored"] = int(scored.sum())
