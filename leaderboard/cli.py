@@ -58,8 +58,20 @@ def full_group() -> click.Group:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: app-free commands skip the web stack entirely."""
-    args = sys.argv[1:] if argv is None else argv
+    """Console-script entry point: app-free commands skip the web stack entirely. A reader
+    that stops reading (``leaderboard score ... | head``) ends the command quietly, as a
+    Unix tool does, not with a traceback."""
+    try:
+        _main(sys.argv[1:] if argv is None else argv)
+    except BrokenPipeError:
+        # Python's advice: point stdout at devnull, so that the flush at exit fails no more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+def _main(args: list[str]) -> None:
     if args[:1] == ["score"]:
         # LS07/CoInCo: click is not imported (nor numpy for RANKED files without intervals)
         from leaderboard.commands.score_family import quick_main

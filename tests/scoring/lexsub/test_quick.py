@@ -274,3 +274,18 @@ def test_a_batch_prints_what_single_runs_print(folder) -> None:
     assert split.resamples().dtype.name == "float64" and split.resamples() is split.resamples()
     assert (split.resamples() == FAMILIES["semeval07"].prepare_files(
         "trial", tmp, name="x", bootstrap=40).resamples()).all()
+
+
+def test_a_reader_that_stops_reading_ends_the_command_without_a_traceback(folder) -> None:
+    """``leaderboard score ... | head``: 300 files print about 400 KB, more than a pipe
+    holds, so the command writes after the reader has gone."""
+    tmp, files, env = folder
+    code = "import sys\nfrom leaderboard.cli import main\nmain(sys.argv[1:])\n"
+    proc = subprocess.Popen([sys.executable, "-c", code, "score", "--split", "semeval07:trial",
+                             "--bootstrap", "0", *[files[0]] * 300], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    assert proc.stdout.readline().startswith(b"== ")
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr
