@@ -8,6 +8,8 @@ read the same lists, so the two cannot differ.
 
 from __future__ import annotations
 
+from array import array
+
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.jabbari_rows import jabbari_values
 from leaderboard.scoring.lexsub.repeats import scorepl_gold
@@ -25,29 +27,31 @@ def as_lines(answers: formats.Answers) -> None:
     answers.kind = formats.LINES
 
 
-def semeval_columns(split: LexsubGold, answers: formats.Answers) -> dict[str, list[float]]:
-    """Column name -> a value per instance: score.pl's tallies (``se_item``, ``se_mode``, best
-    and oot); an item's credit goes to the first instance of its id (score.pl keys items by
-    the id). Each value is the sum, in order, of what the item adds (what numpy's element
-    additions gave, one at a time)."""
+def semeval_columns(split: LexsubGold, answers: formats.Answers) -> dict[str, array]:
+    """Column name -> a value per instance (an ``array('d')``, which numpy reads without a
+    copy): score.pl's tallies (``se_item``, ``se_mode``, best and oot); an item's credit goes
+    to the first instance of its id (score.pl keys items by the id). Each value is the sum,
+    in order, of what the item adds (what numpy's element additions gave, one at a time)."""
     if answers.kind != formats.LINES:
         as_lines(answers)
     gold = scorepl_gold(split)
     row_of = split.item_rows
     n = len(split.targets)
-    cols = {name: list(values) for name, values in _gold_columns(split).items()}
+    cols = {name: array("d", values) for name, values in _gold_columns(split).items()}
+    zeros = array("d", bytes(8 * n))
     for kind in ("best", "oot"):
         score_columns(gold, answers.matches(kind), kind, row_of,
-                      tuple(cols.setdefault(name, [0.0] * n) for name in _NAMES[kind]))
+                      tuple(cols.setdefault(name, array("d", zeros)) for name in _NAMES[kind]))
     return cols
 
 
-def _gold_columns(split: LexsubGold) -> dict[str, list[float]]:
+def _gold_columns(split: LexsubGold) -> dict[str, array]:
     """``se_item`` and ``se_mode``, which the gold alone fills: computed once per split."""
     found = split.__dict__.get("_gold_columns")
     if found is None:
         gold, row_of = scorepl_gold(split), split.item_rows
-        found = {name: [0.0] * len(split.targets) for name in ("se_item", "se_mode")}
+        found = {name: array("d", bytes(8 * len(split.targets)))
+                 for name in ("se_item", "se_mode")}
         for item, count in gold.items.items():
             found["se_item"][row_of[item]] += count
         for item, count in gold.mode_items.items():
@@ -57,7 +61,8 @@ def _gold_columns(split: LexsubGold) -> dict[str, list[float]]:
 
 
 def generative_columns(split: LexsubGold, answers: formats.Answers
-                       ) -> tuple[dict[str, list[float]], list[tuple[float, ...]]]:
-    """:func:`semeval_columns` and the Jabbari values (a tuple per instance)."""
+                       ) -> tuple[dict[str, array], array]:
+    """:func:`semeval_columns` and the Jabbari values (each instance's row in turn,
+    :func:`.jabbari_rows.jabbari_values`)."""
     cols = semeval_columns(split, answers)
     return cols, jabbari_values(split, answers)

@@ -15,9 +15,10 @@
 
 from __future__ import annotations
 
+from array import array
 from itertools import repeat
 
-from leaderboard.scoring.jabbari import BLANKS, jabbari_row
+from leaderboard.scoring.jabbari import BLANKS, COLUMNS, jabbari_row
 from leaderboard.scoring.lexsub import formats, native
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.lexsub.split import LexsubGold
@@ -44,25 +45,26 @@ def first_lines(lines: list[tuple[int, str]], kind: str,
     return first
 
 
-def jabbari_values(split: LexsubGold, answers: formats.Answers) -> list[tuple[float, ...]]:
-    """The Jabbari columns' values (:data:`leaderboard.scoring.jabbari.COLUMNS`), a tuple per
-    instance of ``split`` in its order (numpy-free: :mod:`.quick` sums them itself)."""
+def jabbari_values(split: LexsubGold, answers: formats.Answers) -> array:
+    """The Jabbari columns' values (:data:`leaderboard.scoring.jabbari.COLUMNS`), an
+    ``array('d')`` holding each instance's row in turn, in the order of ``split``
+    (numpy-free: :mod:`.quick` sums them itself; numpy reads them in place)."""
     oot = (first_lines(answers.oot_lines, "oot", answers.matches("oot"))
            if answers.oot_lines else None)
     best = (first_lines(answers.best_lines, "best", answers.matches("best"))
             if answers.best_lines else None)
     coverage = (oot if oot is not None else best) or {}
     first = (best if best is not None else oot) or {}
-    rows = native.jabbari_rows(split.item_ids, split.jabbari_counts, split.jabbari_totals,
-                               coverage, None if first is coverage else first)
-    if rows is not None:
-        return rows
-    found = []
+    found = array("d", bytes(8 * len(COLUMNS) * len(split.targets)))
+    if native.jabbari_rows(split.item_ids, split.jabbari_counts, split.jabbari_totals,
+                           coverage, None if first is coverage else first, found):
+        return found
+    found = array("d")
     for target, counts, total in zip(split.targets, split.jabbari_counts, split.jabbari_totals,
                                      strict=True):
         row = jabbari_row(counts, coverage.get(target.item_id, ()), total, trimmed=True)
         top = first.get(target.item_id)
         if row[0] and top and first is not coverage:  # best1 of the .best line's first answer
             row = (row[0], max(counts.get(top[0], 0), 0) / max(counts.values()), *row[2:])
-        found.append(row)
+        found.extend(row)
     return found

@@ -23,6 +23,7 @@ the definition. ``tests/scoring/lexsub/test_native.py`` holds both equal.
 from __future__ import annotations
 
 import os
+from array import array
 
 from leaderboard.scoring.lexsub.lines import LineMatch
 
@@ -68,24 +69,26 @@ def gap_values(ranked: dict, target_ids: list[str],
 
 def scorepl_columns(matches: list, best: bool, norms: dict[str, dict[str, float]],
                     modes: dict[str, str], row_of: dict[str, int],
-                    columns: tuple[list[float], ...]) -> bool:
+                    columns: tuple[array, ...]) -> bool:
     """score.pl's (attempted, credit, mode attempted, mode hit) of each counted line added to
-    ``columns`` in place (``norms``: item id -> its norms); False, with nothing changed,
-    without the extension or where an answer part is not latin-1 text."""
+    ``columns`` (``array('d')`` of one length) in place (``norms``: item id -> its norms);
+    False, with nothing changed, without the extension or where an answer part is not
+    latin-1 text."""
     if _native is None:
         return False
     return _native.scorepl_columns(matches, best, norms, modes, row_of, *columns)
 
 
 def jabbari_rows(item_ids: list[str], counts: list[dict[str, int]], totals: list[int],
-                 coverage: dict[str, list[str]],
-                 first: dict[str, list[str]] | None) -> list[tuple[float, ...]] | None:
-    """Each instance's Jabbari values: ``coverage`` maps an item id to the (trimmed) answers
-    coverage reads, ``first`` (None: the same lines) to those best1 reads. None without the
-    extension or where a count is not an int."""
+                 coverage: dict[str, list[str]], first: dict[str, list[str]] | None,
+                 out: array) -> bool:
+    """Each instance's Jabbari values, written row after row to ``out`` (an ``array('d')`` of
+    ``len(item_ids) * 15`` values): ``coverage`` maps an item id to the (trimmed) answers
+    coverage reads, ``first`` (None: the same lines) to those best1 reads. False (``out``
+    holds nothing to read) without the extension or where a count is not an int."""
     if _native is None:
-        return None
-    return _native.jabbari_rows(item_ids, counts, totals, coverage, first)
+        return False
+    return _native.jabbari_rows(item_ids, counts, totals, coverage, first, out)
 
 
 def oot_repeats(lines: list[tuple[int, str]], matches: list,

@@ -295,7 +295,8 @@ def score_generative(split: QuickSplit, report: ValidationReport) -> QuickResult
     if not report.ok or report.submission is None:
         raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
     cols, jabbari = generative_columns(split, report.submission)
-    jabbari_cols = list(zip(*jabbari, strict=True)) if jabbari else [()] * len(JABBARI_COLUMNS)
+    width = len(JABBARI_COLUMNS)
+    jabbari_cols = [jabbari[j::width] for j in range(width)]
     # each column added one value at a time, in order: numpy's sum down a C-ordered column
     sums = {name: ordered_sum(values) for name, values in cols.items()}
     metrics = _generative_metrics(sums, [ordered_sum(c) for c in jabbari_cols])

@@ -8,11 +8,10 @@ as on SWORDS. The ranking track fills the GAP columns (a skipped instance has ``
 
 from __future__ import annotations
 
-from itertools import chain
-
 import numpy as np
 
 from leaderboard.scoring.engine import ScoreResult, result_from_rows
+from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.columns import generative_columns
 from leaderboard.scoring.lexsub.data import LexsubSplit
@@ -33,14 +32,12 @@ def _ranking_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray
 def _generative_rows(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray) -> None:
     cols, jabbari = generative_columns(split, answers)
     n = len(split.targets)
-    # each column written at once (14,000 element writes cost 5 ms a file), read by fromiter
-    # (a third faster than numpy's reading of a list)
+    # each column written at once (14,000 element writes cost 5 ms a file), read in place
     for name, values in cols.items():
-        rows[:, COLUMN_INDEX[name]] += np.fromiter(values, float, count=n)
-    if jabbari:  # one write of every row (one per instance cost 2 ms a file)
-        start, width = COLUMN_INDEX["jb_item"], len(jabbari[0])
-        rows[:, start:start + width] = np.fromiter(chain.from_iterable(jabbari), float,
-                                                   count=n * width).reshape(n, width)
+        rows[:, COLUMN_INDEX[name]] += np.frombuffer(values)
+    if n:  # one write of every row (one per instance cost 2 ms a file)
+        start, width = COLUMN_INDEX["jb_item"], len(JABBARI_COLUMNS)
+        rows[:, start:start + width] = np.frombuffer(jabbari).reshape(n, width)
 
 
 def score(split: LexsubSplit, report: ValidationReport, *, track: str,

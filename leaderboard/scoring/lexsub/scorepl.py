@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import sys
+from array import array
 from functools import reduce
 from itertools import repeat
 from operator import add
@@ -121,11 +122,11 @@ def read_gold(lines: list[str]) -> GoldItems:
 
 
 def score_columns(gold: GoldItems, matches: list[LineMatch | None], kind: str,
-                  row_of: dict[str, int], columns: tuple[list[float], ...]) -> None:
+                  row_of: dict[str, int], columns: tuple[array, ...]) -> None:
     """Add what each counted answer line of ``kind`` (its score.pl match, :func:`.lines.
     match_line`, in file order) gives its item to the item's row (``row_of``) of
-    ``columns``: attempted, credit, mode attempted, mode hit (score.pl's running totals; a
-    line it skips adds nothing). C where built (:mod:`.native`)."""
+    ``columns`` (each an ``array('d')``): attempted, credit, mode attempted, mode hit
+    (score.pl's running totals; a line it skips adds nothing). C where built (:mod:`.native`)."""
     if native.scorepl_columns(matches, kind == "best", gold.norms_by_item(), gold.modes, row_of,
                               columns):
         return

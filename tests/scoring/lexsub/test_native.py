@@ -36,6 +36,7 @@ import shutil
 import struct
 import subprocess
 import sys
+from array import array
 from decimal import Decimal
 from pathlib import Path
 
@@ -46,8 +47,10 @@ from leaderboard.scoring.jabbari import gold_total, jabbari_row
 from leaderboard.scoring.lexsub import formats, native, reader
 from leaderboard.scoring.lexsub.columns import generative_columns
 from leaderboard.scoring.lexsub.gap import instance_gaps
+from leaderboard.scoring.lexsub.lines import LineMatch
 from leaderboard.scoring.lexsub.ranked import parse_ranked
 from leaderboard.scoring.lexsub.repeats import oot_repeats, scorepl_gold
+from leaderboard.scoring.lexsub.scorepl import GoldItems, score_columns
 from leaderboard.scoring.lexsub.split import QuickSplit, target_of
 from leaderboard.scoring.lexsub.validation import _pool_counts, validate
 from leaderboard.scoring.validate import ValidationReport
@@ -420,7 +423,7 @@ def test_answer_lines_read_and_score_alike(family, name, monkeypatch) -> None:
         assert c_report.counts == want.counts
         assert {k: _float_bits(v) for k, v in c_columns.items()} == {
             k: _float_bits(v) for k, v in columns.items()}
-        assert [_float_bits(row) for row in c_jabbari] == [_float_bits(row) for row in jabbari]
+        assert _float_bits(c_jabbari) == _float_bits(jabbari)
         assert c_repeats == repeats
 
 
@@ -434,6 +437,43 @@ def test_odd_answer_lines_take_the_line_reader_or_read_alike(raw: bytes, monkeyp
         return
     assert report.ok and not report.warnings
     assert _lines_state(formats.lines_answers(*found)) == _lines_state(want)
+
+
+def test_scorepl_tallies_of_made_up_gold(monkeypatch) -> None:
+    """Items of 1-40 gold answers (the C tally compares small ones byte by byte, looks large
+    ones up as str), hyphens and apostrophes, ties without a mode, keys past latin-1, blank
+    answer parts (the previous line's answers stay), repeated ids, up to 14 answers: C's
+    columns are the Python definition's, bit for bit."""
+    rng = random.Random(11)
+    words = ["a", "b-c", "b c", "d'e", "de", "non-f", "nonf", "h", "i j", "\xe9", ""]
+    words += [f"w{i}" for i in range(60)]
+    keys_only = ["g\u0151", "h\u0151"]  # past latin-1: equal to no answer
+    for _ in range(300):
+        counts, modes, matches = {}, {}, []
+        for item in map(str, range(rng.randint(1, 12))):
+            if rng.random() < 0.8:
+                keys = rng.sample(words[:-1] + keys_only, rng.randint(1, 40))
+                counts[item] = {k: rng.randint(1, 5) for k in keys}
+                if rng.random() < 0.7:
+                    modes[item] = keys[0]
+        for _ in range(rng.randint(0, 20)):
+            item = str(rng.randint(0, 12))
+            answers = ";".join(rng.choice(words) for _ in range(rng.randint(0, 14)))
+            if rng.random() < 0.15:
+                answers = " " * rng.randint(0, 2)
+            matches.append(None if rng.random() < 0.05 else LineMatch("x.n", item, answers, 3))
+        gold = GoldItems(counts, modes)
+        row_of = {str(i): i for i in range(13)}
+        for kind in ("best", "oot"):
+            got = tuple(array("d", [float(c)] * 13) for c in range(4))
+            want = tuple(array("d", [float(c)] * 13) for c in range(4))
+            assert native.scorepl_columns(matches, kind == "best", gold.norms_by_item(),
+                                          modes, row_of, got)
+            with monkeypatch.context() as m:
+                m.setattr(native, "_native", None)
+                score_columns(GoldItems(counts, modes), matches, kind, row_of, want)
+            assert [_float_bits(c) for c in got] == [_float_bits(c) for c in want], (
+                counts, modes, matches, kind)
 
 
 def test_jabbari_rows_of_made_up_counts() -> None:
@@ -450,11 +490,15 @@ def test_jabbari_rows_of_made_up_counts() -> None:
         row = jabbari_row(counts, answers, total, trimmed=True)
         if row[0] and top:
             row = (row[0], max(counts.get(top[0], 0), 0) / max(counts.values()), *row[2:])
-        got = native.jabbari_rows(["1"], [counts], [total], {"1": answers},
-                                  None if top is None else {"1": top})
-        assert _float_bits(got[0]) == _float_bits(row), (counts, answers, top)
+        got = array("d", bytes(8 * len(row)))
+        assert native.jabbari_rows(["1"], [counts], [total], {"1": answers},
+                                   None if top is None else {"1": top}, got)
+        assert _float_bits(got) == _float_bits(row), (counts, answers, top)
     # a count that is not an int: the Python definition
-    assert native.jabbari_rows(["1"], [{"a": 1.5}], [1.5], {"1": ["a"]}, None) is None
+    assert not native.jabbari_rows(["1"], [{"a": 1.5}], [1.5], {"1": ["a"]}, None,
+                                   array("d", bytes(8 * 15)))
+    with pytest.raises(ValueError):  # an array of another length
+        native.jabbari_rows(["1"], [{"a": 1}], [1], {"1": ["a"]}, None, array("d", [0.0]))
 
 
 _PIECES = ["RANKED\t", "\t", " ", "  ", " :: ", " ::: ", "::", ";", ";;", ".", "a", "bright.a",

@@ -98,19 +98,24 @@ static int jabbari_one(PyObject *counts, double total, PyObject *answers, PyObje
     return 0;
 }
 
-/* jabbari_rows(item_ids, counts, totals, coverage, first) -> list[tuple] | None: each
- * instance's Jabbari values (jabbari_rows.py jabbari_values): ``coverage`` maps score.pl's
+/* jabbari_rows(item_ids, counts, totals, coverage, first, out) -> bool: each instance's
+ * Jabbari values (jabbari_rows.py jabbari_values) written to ``out``, a writable buffer of
+ * len(item_ids) * 15 C doubles (an array('d')), row after row: ``coverage`` maps score.pl's
  * item id to the answers of the line coverage reads, ``first`` (or None) to those of the
- * line best1 reads where that is another line. */
+ * line best1 reads where that is another line. False where Python must do it (``out`` then
+ * holds nothing to read). */
 PyObject *lexsub_jabbari_rows(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *ids, *counts, *totals, *cover, *first, *out = NULL;
+    PyObject *ids, *counts, *totals, *cover, *first, *target, *out = NULL;
+    Py_buffer view;
+    int held = 0;
     Py_ssize_t n, i;
     size_t capacity = 64;
+    double *values;
     Entry *table = PyMem_Malloc(capacity * sizeof(Entry));
     PyObject **order = PyMem_Malloc(capacity * sizeof(PyObject *));
     if (table == NULL || order == NULL) { PyErr_NoMemory(); goto done; }
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O", &PyList_Type, &ids, &PyList_Type, &counts,
-                          &PyList_Type, &totals, &PyDict_Type, &cover, &first))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OO", &PyList_Type, &ids, &PyList_Type, &counts,
+                          &PyList_Type, &totals, &PyDict_Type, &cover, &first, &target))
         goto done;
     if (first != Py_None && !PyDict_Check(first)) {
         PyErr_SetString(PyExc_TypeError, "first must be a dict or None");
@@ -120,19 +125,25 @@ PyObject *lexsub_jabbari_rows(PyObject *Py_UNUSED(self), PyObject *args) {
     if (length_differs(counts, n, "item_ids and counts differ in length") ||
         length_differs(totals, n, "item_ids and totals differ in length"))
         goto done;
-    out = PyList_New(n);
-    if (out == NULL) goto done;
+    if (PyObject_GetBuffer(target, &view, PyBUF_WRITABLE | PyBUF_FORMAT) < 0) goto done;
+    held = 1;
+    if (view.format == NULL || strcmp(view.format, "d") != 0 ||
+        view.len != n * JB_VALUES * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "out is not an array of 15 doubles an item");
+        goto done;
+    }
+    values = view.buf;
     for (i = 0; i < n; i++) {
         PyObject *id = PyList_GET_ITEM(ids, i), *gold = PyList_GET_ITEM(counts, i);
-        PyObject *answers, *fast = NULL, *top = NULL, *tuple;
-        double row[JB_VALUES], total;
+        PyObject *answers, *fast = NULL, *top = NULL;
+        double total;
         int status;
         if (!PyDict_Check(gold) || count_value(PyList_GET_ITEM(totals, i), &total)) goto fallback;
         answers = PyDict_GetItemWithError(cover, id);
-        if (answers == NULL && PyErr_Occurred()) goto error;
+        if (answers == NULL && PyErr_Occurred()) goto done;
         if (answers != NULL) {
             fast = PySequence_Fast(answers, "answers must be a sequence");
-            if (fast == NULL) goto error;
+            if (fast == NULL) goto done;
             for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(fast); j++)
                 if (!PyUnicode_CheckExact(PySequence_Fast_GET_ITEM(fast, j))) {
                     Py_DECREF(fast);
@@ -141,9 +152,10 @@ PyObject *lexsub_jabbari_rows(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         if (first != Py_None) {
             top = PyDict_GetItemWithError(first, id);
-            if (top == NULL && PyErr_Occurred()) { Py_XDECREF(fast); goto error; }
+            if (top == NULL && PyErr_Occurred()) { Py_XDECREF(fast); goto done; }
         }
-        while ((status = jabbari_one(gold, total, fast, top, table, capacity, order, row)) == 2) {
+        while ((status = jabbari_one(gold, total, fast, top, table, capacity, order,
+                                     values + i * JB_VALUES)) == 2) {
             PyMem_Free(table);
             PyMem_Free(order);
             capacity *= 2;
@@ -152,29 +164,19 @@ PyObject *lexsub_jabbari_rows(PyObject *Py_UNUSED(self), PyObject *args) {
             if (table == NULL || order == NULL) {
                 PyErr_NoMemory();
                 Py_XDECREF(fast);
-                goto error;
+                goto done;
             }
         }
         Py_XDECREF(fast);
-        if (status < 0) goto error;
+        if (status < 0) goto done;
         if (status > 0) goto fallback;
-        tuple = PyTuple_New(JB_VALUES);
-        if (tuple == NULL) goto error;
-        for (int k = 0; k < JB_VALUES; k++) {
-            PyObject *v = PyFloat_FromDouble(row[k]);
-            if (v == NULL) { Py_DECREF(tuple); goto error; }
-            PyTuple_SET_ITEM(tuple, k, v);
-        }
-        PyList_SET_ITEM(out, i, tuple);
     }
+    out = Py_NewRef(Py_True);
     goto done;
 fallback:
-    Py_DECREF(out);
-    out = Py_NewRef(Py_None);
-    goto done;
-error:
-    Py_CLEAR(out);
+    out = Py_NewRef(Py_False);
 done:
+    if (held) PyBuffer_Release(&view);
     PyMem_Free(table);
     PyMem_Free(order);
     return out;

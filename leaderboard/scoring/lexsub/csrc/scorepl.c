@@ -3,41 +3,78 @@
 
 #include "native.h"
 
-static void guesses_clear(PyObject **guesses, Py_ssize_t *n) {
-    for (Py_ssize_t i = 0; i < *n; i++) Py_DECREF(guesses[i]);
-    *n = 0;
+/* A guess as fixmisc leaves it: bytes [start, start + len) of the line's buffer. */
+typedef struct { Py_ssize_t start, len; } Span;
+
+/* Whether ``key`` (a str) is the latin-1 text s[0:len]: a key with a character past latin-1
+ * equals no guess. */
+static inline int key_is(PyObject *key, const unsigned char *s, Py_ssize_t len) {
+    return PyUnicode_Check(key) && PyUnicode_KIND(key) == PyUnicode_1BYTE_KIND &&
+           PyUnicode_GET_LENGTH(key) == len && memcmp(PyUnicode_1BYTE_DATA(key), s, len) == 0;
+}
+
+/* Dicts up to this size are searched key by key, comparing bytes: no str is made or hashed
+ * for a guess (which cost about 500 instructions a guess); larger ones by a str lookup. */
+#define SCAN_KEYS 24
+
+/* norms.get(guess): 1 and *value where found, 0 where not, -1 on error, 2 where the value is
+ * not a float (the caller hands the line to Python). */
+static int norm_of(PyObject *norms, const unsigned char *s, Py_ssize_t len, double *value) {
+    PyObject *key, *found;
+    Py_ssize_t pos = 0;
+    if (PyDict_GET_SIZE(norms) <= SCAN_KEYS) {
+        while (PyDict_Next(norms, &pos, &key, &found))
+            if (key_is(key, s, len)) {
+                if (!PyFloat_Check(found)) return 2;
+                *value = PyFloat_AS_DOUBLE(found);
+                return 1;
+            }
+        return 0;
+    }
+    key = PyUnicode_DecodeLatin1((const char *)s, len, NULL);
+    if (key == NULL) return -1;
+    found = PyDict_GetItemWithError(norms, key);
+    Py_DECREF(key);
+    if (found == NULL) return PyErr_Occurred() ? -1 : 0;
+    if (!PyFloat_Check(found)) return 2;
+    *value = PyFloat_AS_DOUBLE(found);
+    return 1;
 }
 
 /* scorepl_columns(matches, best, norms, modes, row_of, attempted, credits, mode_attempted,
- * mode_hit) -> bool: scorepl.py score_columns, each column a list of floats added to in
- * place; False (nothing changed) where an answer part is not latin-1 text, the caller then
- * runs the Python definition. */
+ * mode_hit) -> bool: scorepl.py score_columns, each column a writable buffer of C doubles
+ * (an array('d')) added to in place; False (nothing changed) where an answer part is not
+ * latin-1 text, a norm is not a float or a mode not a str, the caller then runs the Python
+ * definition. */
 PyObject *lexsub_scorepl_columns(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *matches, *norms_of, *modes, *row_of, *lists[4], *done = NULL, *result = NULL;
-    PyObject **guesses = NULL;
-    int best;
+    PyObject *matches, *norms_of, *modes, *row_of, *objects[4], *done = NULL, *result = NULL;
+    Span *spans = NULL;
+    Py_buffer views[4];
+    int best, held = 0;
     Py_ssize_t n, rows, i, count = 0, room = 0, buf_room = 0;
     double *cols = NULL;
     unsigned char *buf = NULL;
-    if (!PyArg_ParseTuple(args, "O!pO!O!O!O!O!O!O!", &PyList_Type, &matches, &best,
+    if (!PyArg_ParseTuple(args, "O!pO!O!O!OOOO", &PyList_Type, &matches, &best,
                           &PyDict_Type, &norms_of, &PyDict_Type, &modes, &PyDict_Type, &row_of,
-                          &PyList_Type, &lists[0], &PyList_Type, &lists[1], &PyList_Type,
-                          &lists[2], &PyList_Type, &lists[3]))
+                          &objects[0], &objects[1], &objects[2], &objects[3]))
         return NULL;
     n = PyList_GET_SIZE(matches);
-    rows = PyList_GET_SIZE(lists[0]);
     if (!latin1_matches(matches)) Py_RETURN_FALSE;  /* nothing is done here */
-    for (int c = 1; c < 4; c++)
-        if (length_differs(lists[c], rows, "the columns differ in length")) return NULL;
+    for (; held < 4; held++)
+        if (PyObject_GetBuffer(objects[held], &views[held], PyBUF_WRITABLE | PyBUF_FORMAT) < 0)
+            goto error;
+    rows = views[0].len / (Py_ssize_t)sizeof(double);
+    for (int c = 0; c < 4; c++)
+        if (views[c].itemsize != sizeof(double) || views[c].format == NULL ||
+            strcmp(views[c].format, "d") != 0 || views[c].len != rows * (Py_ssize_t)sizeof(double)) {
+            PyErr_SetString(PyExc_ValueError, "the columns are not equal arrays of doubles");
+            goto error;
+        }
+    /* worked on in a copy: a norm that is not a float leaves the columns as they were */
     cols = PyMem_Malloc(4 * (rows ? rows : 1) * sizeof(double));
     done = PySet_New(NULL);
     if (cols == NULL || done == NULL) { PyErr_NoMemory(); goto error; }
-    for (int c = 0; c < 4; c++)
-        for (i = 0; i < rows; i++) {
-            PyObject *v = PyList_GET_ITEM(lists[c], i);
-            if (!PyFloat_CheckExact(v)) { result = Py_NewRef(Py_False); goto error; }
-            cols[c * rows + i] = PyFloat_AS_DOUBLE(v);
-        }
+    for (int c = 0; c < 4; c++) memcpy(cols + c * rows, views[c].buf, rows * sizeof(double));
     for (i = 0; i < n; i++) {
         PyObject *m = PyList_GET_ITEM(matches, i), *item, *norms = NULL, *row, *mode;
         Py_ssize_t r, len, j, start, used;
@@ -58,8 +95,8 @@ PyObject *lexsub_scorepl_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         len = PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(m, 2));
         for (j = 0; j < len && blank; j++) blank = is_blank(text[j]);
         if (!blank) {  /* else the previous counted line's answers stay */
-            Py_ssize_t end = len;
-            guesses_clear(guesses, &count);
+            Py_ssize_t end = len, k = 0;
+            count = 0;
             while (end > 0 && text[end - 1] == ';') end--;  /* perl's split: no trailing empties */
             if (buf_room < len + 1) {
                 PyMem_Free(buf);
@@ -69,61 +106,50 @@ PyObject *lexsub_scorepl_columns(PyObject *Py_UNUSED(self), PyObject *args) {
             }
             for (start = 0; start <= end && end > 0; ) {
                 const unsigned char *semi = memchr(text + start, ';', end - start);
-                Py_ssize_t stop = semi ? semi - text : end, k;
-                PyObject *guess;
+                Py_ssize_t stop = semi ? semi - text : end;
                 if (count >= room) {
                     Py_ssize_t grown = room ? 2 * room : 64;
-                    PyObject **more = PyMem_Realloc(guesses, grown * sizeof(PyObject *));
+                    Span *more = PyMem_Realloc(spans, grown * sizeof(Span));
                     if (more == NULL) { PyErr_NoMemory(); goto error; }
-                    guesses = more;
+                    spans = more;
                     room = grown;
                 }
-                k = fix_guess(text + start, stop - start, buf);
-                guess = PyUnicode_DecodeLatin1((const char *)buf, k, NULL);
-                if (guess == NULL) goto error;
-                guesses[count++] = guess;
+                spans[count].start = k;
+                spans[count].len = fix_guess(text + start, stop - start, buf + k);
+                k += spans[count++].len;
                 if (semi == NULL) break;
                 start = stop + 1;
             }
             if (count) cols[0 * rows + r] += 1.0;
         }
         used = best ? count : (count < 10 ? count : 10);
-        if (!best && used < count) {  /* the cut to 10 stays with these answers */
-            for (j = used; j < count; j++) Py_DECREF(guesses[j]);
-            count = used;
-        }
+        if (!best) count = used;  /* the cut to 10 stays with these answers */
         if (used) {
-            double credit = 0.0;
+            double credit = 0.0, value;
             mode = PyDict_GetItemWithError(modes, item);
             if (mode == NULL && PyErr_Occurred()) goto error;
-            if (mode != NULL && PyObject_IsTrue(mode)) {
+            if (mode != NULL && !PyUnicode_Check(mode)) { result = Py_NewRef(Py_False); goto error; }
+            if (mode != NULL && PyUnicode_GET_LENGTH(mode) > 0) {
                 int hit = 0;
                 cols[2 * rows + r] += 1.0;
-                for (j = 0; j < (best ? 1 : used) && !hit; j++) {
-                    hit = PyObject_RichCompareBool(mode, guesses[j], Py_EQ);
-                    if (hit < 0) goto error;
-                }
+                for (j = 0; j < (best ? 1 : used) && !hit; j++)
+                    hit = key_is(mode, buf + spans[j].start, spans[j].len);
                 if (hit) cols[3 * rows + r] += 1.0;
             }
             for (j = 0; j < used; j++) {  /* added one at a time, in order */
-                PyObject *value = PyDict_GetItemWithError(norms, guesses[j]);
-                if (value == NULL && PyErr_Occurred()) goto error;
-                if (value == NULL) { credit += 0.0; continue; }
-                if (!PyFloat_Check(value)) { result = Py_NewRef(Py_False); goto error; }
-                credit += PyFloat_AS_DOUBLE(value);
+                int found = norm_of(norms, buf + spans[j].start, spans[j].len, &value);
+                if (found < 0) goto error;
+                if (found == 2) { result = Py_NewRef(Py_False); goto error; }
+                credit += found ? value : 0.0;
             }
             if (credit != 0.0) cols[1 * rows + r] += best ? credit / (double)used : credit;
         }
     }
-    for (int c = 0; c < 4; c++)
-        for (i = 0; i < rows; i++) {
-            PyObject *v = PyFloat_FromDouble(cols[c * rows + i]);
-            if (v == NULL || PyList_SetItem(lists[c], i, v) < 0) goto error;
-        }
+    for (int c = 0; c < 4; c++) memcpy(views[c].buf, cols + c * rows, rows * sizeof(double));
     result = Py_NewRef(Py_True);
 error:
-    guesses_clear(guesses, &count);
-    PyMem_Free(guesses);
+    for (int c = 0; c < held; c++) PyBuffer_Release(&views[c]);
+    PyMem_Free(spans);
     PyMem_Free(buf);
     PyMem_Free(cols);
     Py_XDECREF(done);
