@@ -45,14 +45,17 @@ def first_lines(lines: list[tuple[int, str]], kind: str,
     return first
 
 
+def first_texts(matches: list[LineMatch | None]) -> dict[str, str]:
+    """score.pl's item id -> the answer part of its first line (of ``matches``)."""
+    return {m.item: m.answers for m in reversed(matches) if m is not None}
+
+
 def jabbari_values(split: LexsubGold, answers: formats.Answers) -> array:
     """The Jabbari columns' values (:data:`leaderboard.scoring.jabbari.COLUMNS`), an
     ``array('d')`` holding each instance's row in turn, in the order of ``split``
     (numpy-free: :mod:`.quick` sums them itself; numpy reads them in place)."""
-    oot = (first_lines(answers.oot_lines, "oot", answers.matches("oot"))
-           if answers.oot_lines else None)
-    best = (first_lines(answers.best_lines, "best", answers.matches("best"))
-            if answers.best_lines else None)
+    oot = first_texts(answers.matches("oot")) if answers.oot_lines else None
+    best = first_texts(answers.matches("best")) if answers.best_lines else None
     coverage = (oot if oot is not None else best) or {}
     first = (best if best is not None else oot) or {}
     found = array("d", bytes(8 * len(COLUMNS) * len(split.targets)))
@@ -62,8 +65,11 @@ def jabbari_values(split: LexsubGold, answers: formats.Answers) -> array:
     found = array("d")
     for target, counts, total in zip(split.targets, split.jabbari_counts, split.jabbari_totals,
                                      strict=True):
-        row = jabbari_row(counts, coverage.get(target.item_id, ()), total, trimmed=True)
+        given = coverage.get(target.item_id)
+        row = jabbari_row(counts, () if given is None else answer_list(given), total,
+                          trimmed=True)
         top = first.get(target.item_id)
+        top = answer_list(top) if top is not None else None
         if row[0] and top and first is not coverage:  # best1 of the .best line's first answer
             row = (row[0], max(counts.get(top[0], 0), 0) / max(counts.values()), *row[2:])
         found.extend(row)

@@ -10,7 +10,8 @@
 * :func:`oot_repeats`: the .oot lines score.pl finds duplicates on (:func:`.repeats.
   oot_repeats`);
 * :func:`line_entries` and :func:`first_answers`: what :class:`.formats.Answers` and
-  :func:`.jabbari_rows.first_lines` make of each key's (item's) first answer part;
+  :func:`.jabbari_rows.first_lines` (the diagnostics) make of each key's (item's) first
+  answer part;
 * :func:`jabbari_rows`: Jabbari et al.'s values (:func:`leaderboard.scoring.jabbari.
   jabbari_row` per instance, as :func:`.jabbari_rows.jabbari_values` calls it).
 
@@ -80,12 +81,12 @@ def scorepl_columns(matches: list, best: bool, norms: dict[str, dict[str, float]
 
 
 def jabbari_rows(item_ids: list[str], counts: list[dict[str, int]], totals: list[int],
-                 coverage: dict[str, list[str]], first: dict[str, list[str]] | None,
-                 out: array) -> bool:
+                 coverage: dict[str, str], first: dict[str, str] | None, out: array) -> bool:
     """Each instance's Jabbari values, written row after row to ``out`` (an ``array('d')`` of
-    ``len(item_ids) * 15`` values): ``coverage`` maps an item id to the (trimmed) answers
-    coverage reads, ``first`` (None: the same lines) to those best1 reads. False (``out``
-    holds nothing to read) without the extension or where a count is not an int."""
+    ``len(item_ids) * 15`` values): ``coverage`` maps an item id to the answer part of the
+    line coverage reads, ``first`` (None: the same lines) to that of the line best1 reads;
+    answers are compared as bytes, no str made for one. False (``out`` holds nothing to read)
+    without the extension, where a count is not an int or a text not latin-1."""
     if _native is None:
         return False
     return _native.jabbari_rows(item_ids, counts, totals, coverage, first, out)

@@ -47,6 +47,7 @@ from leaderboard.scoring.jabbari import gold_total, jabbari_row
 from leaderboard.scoring.lexsub import formats, native, reader
 from leaderboard.scoring.lexsub.columns import generative_columns
 from leaderboard.scoring.lexsub.gap import instance_gaps
+from leaderboard.scoring.lexsub.jabbari_rows import answer_list
 from leaderboard.scoring.lexsub.lines import LineMatch
 from leaderboard.scoring.lexsub.ranked import parse_ranked
 from leaderboard.scoring.lexsub.repeats import oot_repeats, scorepl_gold
@@ -477,28 +478,38 @@ def test_scorepl_tallies_of_made_up_gold(monkeypatch) -> None:
 
 
 def test_jabbari_rows_of_made_up_counts() -> None:
-    """Counts of 0 and below, answers outside the gold, repeats, more than ten answers, no
-    gold at all, a best1 line of its own: C's rows are the Python definition's, bit for bit."""
+    """Counts of 0 and below, answers outside the gold, repeats (more than the 32 compared
+    byte by byte too), blanks around and between answers, keys past latin-1, more than ten
+    answers, 25-40 gold answers (looked up as str), no gold at all, a best1 line of its own:
+    C's rows are the Python definition's, bit for bit."""
     rng = random.Random(5)
-    words = [f"w{i}" for i in range(30)]
-    for _ in range(2000):
+    words = [f"w{i}" for i in range(50)] + ["a b", "\xe9t\xe9"]
+    keys_only = ["g\u0151"]  # past latin-1: equal to no answer
+    for _ in range(3000):
         counts = {w: rng.choice([-1, 0, 1, 1, 2, 3, 7])
-                  for w in rng.sample(words, rng.randint(0, 6))}
-        answers = [rng.choice(words) for _ in range(rng.randint(0, 16))]
-        top = [rng.choice(words)] if rng.random() < 0.5 else None
+                  for w in rng.sample(words + keys_only, rng.choice([0, 1, 3, 6, 30, 40]))}
+        many = rng.random() < 0.1
+        answers = [rng.choice(words if not many else words[:6])
+                   for _ in range(rng.randint(0, 80 if many else 16))]
+        text = ";".join(rng.choice(["", " ", "\t"]) + a + rng.choice(["", " "])
+                        for a in answers) + rng.choice(["", ";", "; ;"])
+        top = rng.choice([None, " ; " + rng.choice(words), ";;", rng.choice(words) + ";x"])
         total = gold_total(counts)
-        row = jabbari_row(counts, answers, total, trimmed=True)
-        if row[0] and top:
-            row = (row[0], max(counts.get(top[0], 0), 0) / max(counts.values()), *row[2:])
+        row = jabbari_row(counts, answer_list(text), total, trimmed=True)
+        first = None if top is None else answer_list(top)
+        if row[0] and first:
+            row = (row[0], max(counts.get(first[0], 0), 0) / max(counts.values()), *row[2:])
         got = array("d", bytes(8 * len(row)))
-        assert native.jabbari_rows(["1"], [counts], [total], {"1": answers},
+        assert native.jabbari_rows(["1"], [counts], [total], {"1": text},
                                    None if top is None else {"1": top}, got)
-        assert _float_bits(got) == _float_bits(row), (counts, answers, top)
-    # a count that is not an int: the Python definition
-    assert not native.jabbari_rows(["1"], [{"a": 1.5}], [1.5], {"1": ["a"]}, None,
+        assert _float_bits(got) == _float_bits(row), (counts, text, top)
+    # a count that is not an int, a text past latin-1: the Python definition
+    assert not native.jabbari_rows(["1"], [{"a": 1.5}], [1.5], {"1": "a"}, None,
+                                   array("d", bytes(8 * 15)))
+    assert not native.jabbari_rows(["1"], [{"a": 1}], [1], {"1": "a;\u0151"}, None,
                                    array("d", bytes(8 * 15)))
     with pytest.raises(ValueError):  # an array of another length
-        native.jabbari_rows(["1"], [{"a": 1}], [1], {"1": ["a"]}, None, array("d", [0.0]))
+        native.jabbari_rows(["1"], [{"a": 1}], [1], {"1": "a"}, None, array("d", [0.0]))
 
 
 _PIECES = ["RANKED\t", "\t", " ", "  ", " :: ", " ::: ", "::", ";", ";;", ".", "a", "bright.a",

@@ -24,53 +24,108 @@ static void coverage_prf(double found, double wrong, double total, double *p, do
 
 #define JB_VALUES 15  /* jabbari.COLUMNS: jb_item, best1, P, R, F, F@1..10 */
 #define JB_CUTS 10
+#define LINEAR_DISTINCT 32  /* up to this many answers, repeats are found by comparing bytes */
 
-/* One instance's row (jabbari.py jabbari_row with trimmed answers, and jabbari_rows.py's
- * best1 of the .best line's first answer where ``top`` is given); 1 where Python must do it,
- * -1 on error. */
-static int jabbari_one(PyObject *counts, double total, PyObject *answers, PyObject *top,
-                       Entry *table, size_t capacity, PyObject **order, double *row) {
-    Py_ssize_t n = answers ? PySequence_Fast_GET_SIZE(answers) : 0, size = 0, j, pos = 0;
-    size_t slots;
-    double max_count = 0.0, found = 0.0, wrong = 0.0, h, p, r;
-    PyObject *key, *value;
-    int any_gold = 0, first = 1, status;
+/* counts.get(answer, 0) as a double: 0 where found or not (*h 0 then, *found 0), -1 on error,
+ * 1 where the count is not an int a double holds (Python must do it). */
+static int count_of(PyObject *counts, const unsigned char *s, Py_ssize_t len, double *h,
+                    int *found) {
+    PyObject *value;
+    int status = get_latin1(counts, s, len, &value);
+    *h = 0.0;
+    *found = status == 1;
+    if (status < 0) return -1;
+    return status == 1 && count_value(value, h) ? 1 : 0;
+}
+
+/* The ';' fields of text[0:n] trimmed of ASCII blanks, empty ones left out (jabbari_rows.py
+ * answer_list), into *fields (grown as needed); their number, -1 on error. */
+static Py_ssize_t answer_fields(const unsigned char *text, Py_ssize_t n, Span **fields,
+                                Py_ssize_t *room) {
+    Py_ssize_t count = 0, start = 0;
+    while (start <= n) {
+        const unsigned char *semi = memchr(text + start, ';', n - start);
+        Py_ssize_t a = start, b = semi ? semi - text : n;
+        start = b + 1;
+        while (a < b && is_blank(text[a])) a++;
+        while (b > a && is_blank(text[b - 1])) b--;
+        if (a == b) continue;
+        if (count >= *room) {
+            Py_ssize_t grown = *room ? 2 * *room : 64;
+            Span *more = PyMem_Realloc(*fields, grown * sizeof(Span));
+            if (more == NULL) { PyErr_NoMemory(); return -1; }
+            *fields = more;
+            *room = grown;
+        }
+        (*fields)[count].start = a;
+        (*fields)[count++].len = b - a;
+    }
+    return count;
+}
+
+static inline int same_field(const unsigned char *text, Span a, Span b) {
+    return a.len == b.len && memcmp(text + a.start, text + b.start, a.len) == 0;
+}
+
+/* dict.fromkeys(fields): the first of each, in order, left in fields[0:result]; -1 on error. */
+static Py_ssize_t distinct_fields(const unsigned char *text, Span *fields, Py_ssize_t n) {
+    Py_ssize_t size = 0, j, k;
+    if (n <= LINEAR_DISTINCT) {
+        for (j = 0; j < n; j++) {
+            for (k = 0; k < size && !same_field(text, fields[k], fields[j]); k++) {}
+            if (k == size) fields[size++] = fields[j];
+        }
+        return size;
+    } else {
+        /* SipHash (the process's key): a file cannot be written to make its answers collide */
+        size_t slots = 64, at, *table;
+        while (slots < (size_t)n * 2) slots *= 2;
+        table = PyMem_Malloc(slots * sizeof(size_t));  /* index + 1 into fields, 0: free */
+        if (table == NULL) { PyErr_NoMemory(); return -1; }
+        memset(table, 0, slots * sizeof(size_t));
+        for (j = 0; j < n; j++) {
+            at = (size_t)_Py_HashBytes(text + fields[j].start, fields[j].len) & (slots - 1);
+            for (; table[at] && !same_field(text, fields[table[at] - 1], fields[j]);
+                 at = (at + 1) & (slots - 1)) {}
+            if (table[at]) continue;
+            fields[size] = fields[j];
+            table[at] = (size_t)++size;
+        }
+        PyMem_Free(table);
+        return size;
+    }
+}
+
+/* One instance's row (jabbari.py jabbari_row of the distinct trimmed answers, the same
+ * floating-point operations in order; jabbari_rows.py's best1 of ``top``, the .best line's
+ * first answer, where given), each answer's count (``h``, room for ``size``) looked up once:
+ * 0 done, 1 where Python must do it, -1 on error. */
+static int jabbari_one(PyObject *counts, double total, const unsigned char *text,
+                       const Span *order, Py_ssize_t size, const unsigned char *top,
+                       Py_ssize_t top_len, double *h, double *row) {
+    Py_ssize_t j, pos = 0;
+    double max_count = 0.0, found = 0.0, wrong = 0.0, value, p, r;
+    PyObject *key, *count;
+    int any_gold = 0, first = 1, status, present;
     memset(row, 0, JB_VALUES * sizeof(double));
     if (total <= 0) return 0;
     row[0] = 1.0;
-    while (PyDict_Next(counts, &pos, &key, &value)) {  /* max(counts.values()) */
-        if (count_value(value, &h)) return 1;
-        if (first || h > max_count) max_count = h;
+    while (PyDict_Next(counts, &pos, &key, &count)) {  /* max(counts.values()) */
+        if (count_value(count, &value)) return 1;
+        if (first || value > max_count) max_count = value;
         first = 0;
     }
-    for (slots = 64; slots < (size_t)n * 2; slots *= 2) {}
-    if (slots > capacity) return 2;  /* the caller grows the table */
-    memset(table, 0, slots * sizeof(Entry));
-    for (j = 0; j < n; j++) {  /* dict.fromkeys(answers): first of each, in order */
-        PyObject *answer = PySequence_Fast_GET_ITEM(answers, j);
-        status = distinct_add(table, slots - 1, answer);
-        if (status < 0) return -1;
-        if (status) order[size++] = answer;
-    }
-    for (j = 0; j < size && !any_gold; j++) {
-        status = PyDict_Contains(counts, order[j]);
-        if (status < 0) return -1;
-        any_gold = status;
+    for (j = 0; j < size; j++) {
+        status = count_of(counts, text + order[j].start, order[j].len, &h[j], &present);
+        if (status) return status;
+        any_gold |= present;
     }
     if (any_gold) {
         double cut[JB_CUTS];
-        value = PyDict_GetItemWithError(counts, order[0]);
-        if (value == NULL && PyErr_Occurred()) return -1;
-        h = 0.0;
-        if (value != NULL && count_value(value, &h)) return 1;
-        row[1] = (h > 0.0 ? h : 0.0) / max_count;
+        row[1] = (h[0] > 0.0 ? h[0] : 0.0) / max_count;
         for (j = 0; j < size; j++) {
-            value = PyDict_GetItemWithError(counts, order[j]);
-            if (value == NULL && PyErr_Occurred()) return -1;
-            h = 0.0;
-            if (value != NULL && count_value(value, &h)) return 1;
-            found += h;
-            wrong += h <= 0.0;
+            found += h[j];
+            wrong += h[j] <= 0.0;
             if (j >= JB_CUTS) continue;
             if (found > 0) {
                 p = found / (found + 1.0 * wrong);
@@ -86,46 +141,48 @@ static int jabbari_one(PyObject *counts, double total, PyObject *answers, PyObje
         coverage_prf(found, wrong, total, &row[2], &row[3], &row[4]);
         memcpy(row + 5, cut, sizeof(cut));
     }
-    if (top != NULL && PyList_Check(top) && PyList_GET_SIZE(top) > 0) {
-        value = PyDict_GetItemWithError(counts, PyList_GET_ITEM(top, 0));
-        if (value == NULL && PyErr_Occurred()) return -1;
-        h = 0.0;
-        if (value != NULL && count_value(value, &h)) return 1;
-        row[1] = (h > 0.0 ? h : 0.0) / max_count;
-    } else if (top != NULL && top != Py_None && !PyList_Check(top)) {
-        return 1;
+    if (top != NULL) {
+        status = count_of(counts, top, top_len, &value, &present);
+        if (status) return status;
+        row[1] = (value > 0.0 ? value : 0.0) / max_count;
     }
     return 0;
+}
+
+/* The latin-1 text of dict[id] (a str), or NULL where absent; 1 where it is not latin-1 text
+ * (Python must do it), -1 on error. */
+static int text_of(PyObject *dict, PyObject *id, PyObject **text) {
+    *text = PyDict_GetItemWithError(dict, id);
+    if (*text == NULL) return PyErr_Occurred() ? -1 : 0;
+    return PyUnicode_Check(*text) && PyUnicode_KIND(*text) == PyUnicode_1BYTE_KIND ? 0 : 1;
 }
 
 /* jabbari_rows(item_ids, counts, totals, coverage, first, out) -> bool: each instance's
  * Jabbari values (jabbari_rows.py jabbari_values) written to ``out``, a writable buffer of
  * len(item_ids) * 15 C doubles (an array('d')), row after row: ``coverage`` maps score.pl's
- * item id to the answers of the line coverage reads, ``first`` (or None) to those of the
- * line best1 reads where that is another line. False where Python must do it (``out`` then
- * holds nothing to read). */
+ * item id to the answer part of the line coverage reads, ``first`` (or None) to that of the
+ * line best1 reads where that is another line. No str is made for an answer. False where
+ * Python must do it (``out`` then holds nothing to read). */
 PyObject *lexsub_jabbari_rows(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *ids, *counts, *totals, *cover, *first, *target, *out = NULL;
     Py_buffer view;
+    Span *fields = NULL;
+    double *counted = NULL;  /* each distinct answer's count, room for ``room`` */
     int held = 0;
-    Py_ssize_t n, i;
-    size_t capacity = 64;
+    Py_ssize_t n, i, room = 0, counted_room = 0;
     double *values;
-    Entry *table = PyMem_Malloc(capacity * sizeof(Entry));
-    PyObject **order = PyMem_Malloc(capacity * sizeof(PyObject *));
-    if (table == NULL || order == NULL) { PyErr_NoMemory(); goto done; }
     if (!PyArg_ParseTuple(args, "O!O!O!O!OO", &PyList_Type, &ids, &PyList_Type, &counts,
                           &PyList_Type, &totals, &PyDict_Type, &cover, &first, &target))
-        goto done;
+        return NULL;
     if (first != Py_None && !PyDict_Check(first)) {
         PyErr_SetString(PyExc_TypeError, "first must be a dict or None");
-        goto done;
+        return NULL;
     }
     n = PyList_GET_SIZE(ids);
     if (length_differs(counts, n, "item_ids and counts differ in length") ||
         length_differs(totals, n, "item_ids and totals differ in length"))
-        goto done;
-    if (PyObject_GetBuffer(target, &view, PyBUF_WRITABLE | PyBUF_FORMAT) < 0) goto done;
+        return NULL;
+    if (PyObject_GetBuffer(target, &view, PyBUF_WRITABLE | PyBUF_FORMAT) < 0) return NULL;
     held = 1;
     if (view.format == NULL || strcmp(view.format, "d") != 0 ||
         view.len != n * JB_VALUES * (Py_ssize_t)sizeof(double)) {
@@ -135,39 +192,43 @@ PyObject *lexsub_jabbari_rows(PyObject *Py_UNUSED(self), PyObject *args) {
     values = view.buf;
     for (i = 0; i < n; i++) {
         PyObject *id = PyList_GET_ITEM(ids, i), *gold = PyList_GET_ITEM(counts, i);
-        PyObject *answers, *fast = NULL, *top = NULL;
+        PyObject *answers, *best = NULL;
+        const unsigned char *text = (const unsigned char *)"", *top = NULL;
+        Py_ssize_t size = 0, top_len = 0;
         double total;
         int status;
         if (!PyDict_Check(gold) || count_value(PyList_GET_ITEM(totals, i), &total)) goto fallback;
-        answers = PyDict_GetItemWithError(cover, id);
-        if (answers == NULL && PyErr_Occurred()) goto done;
-        if (answers != NULL) {
-            fast = PySequence_Fast(answers, "answers must be a sequence");
-            if (fast == NULL) goto done;
-            for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(fast); j++)
-                if (!PyUnicode_CheckExact(PySequence_Fast_GET_ITEM(fast, j))) {
-                    Py_DECREF(fast);
-                    goto fallback;
-                }
-        }
+        status = text_of(cover, id, &answers);
+        if (status < 0) goto done;
+        if (status > 0) goto fallback;
         if (first != Py_None) {
-            top = PyDict_GetItemWithError(first, id);
-            if (top == NULL && PyErr_Occurred()) { Py_XDECREF(fast); goto done; }
+            status = text_of(first, id, &best);
+            if (status < 0) goto done;
+            if (status > 0) goto fallback;
         }
-        while ((status = jabbari_one(gold, total, fast, top, table, capacity, order,
-                                     values + i * JB_VALUES)) == 2) {
-            PyMem_Free(table);
-            PyMem_Free(order);
-            capacity *= 2;
-            table = PyMem_Malloc(capacity * sizeof(Entry));
-            order = PyMem_Malloc(capacity * sizeof(PyObject *));
-            if (table == NULL || order == NULL) {
-                PyErr_NoMemory();
-                Py_XDECREF(fast);
-                goto done;
+        if (best != NULL) {  /* its first answer, where it has one */
+            Py_ssize_t count = answer_fields(PyUnicode_1BYTE_DATA(best),
+                                             PyUnicode_GET_LENGTH(best), &fields, &room);
+            if (count < 0) goto done;
+            if (count) {
+                top = PyUnicode_1BYTE_DATA(best) + fields[0].start;
+                top_len = fields[0].len;
             }
         }
-        Py_XDECREF(fast);
+        if (answers != NULL) {
+            text = PyUnicode_1BYTE_DATA(answers);
+            size = answer_fields(text, PyUnicode_GET_LENGTH(answers), &fields, &room);
+            if (size >= 0) size = distinct_fields(text, fields, size);
+            if (size < 0) goto done;
+        }
+        if (size > counted_room) {
+            PyMem_Free(counted);
+            counted_room = room;
+            counted = PyMem_Malloc(counted_room * sizeof(double));
+            if (counted == NULL) { PyErr_NoMemory(); goto done; }
+        }
+        status = jabbari_one(gold, total, text, fields, size, top, top_len, counted,
+                             values + i * JB_VALUES);
         if (status < 0) goto done;
         if (status > 0) goto fallback;
     }
@@ -177,7 +238,7 @@ fallback:
     out = Py_NewRef(Py_False);
 done:
     if (held) PyBuffer_Release(&view);
-    PyMem_Free(table);
-    PyMem_Free(order);
+    PyMem_Free(fields);
+    PyMem_Free(counted);
     return out;
 }

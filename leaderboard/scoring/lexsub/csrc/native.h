@@ -108,6 +108,39 @@ static inline int counted_line(PyObject *m, PyObject *done, PyObject *norms_of, 
     return PySet_Add(done, item) < 0 ? -1 : 1;
 }
 
+/* A field of a line: bytes [start, start + len) of its text (or of a buffer). */
+typedef struct { Py_ssize_t start, len; } Span;
+
+/* Whether ``key`` is the str of the latin-1 text s[0:len]: a key with a character past latin-1
+ * equals no such text. */
+static inline int key_is(PyObject *key, const unsigned char *s, Py_ssize_t len) {
+    return PyUnicode_Check(key) && PyUnicode_KIND(key) == PyUnicode_1BYTE_KIND &&
+           PyUnicode_GET_LENGTH(key) == len && memcmp(PyUnicode_1BYTE_DATA(key), s, len) == 0;
+}
+
+/* Dicts up to this size are searched key by key, comparing bytes: no str is made or hashed
+ * for a lookup (which cost about 500 instructions an answer); larger ones by a str lookup. */
+#define SCAN_KEYS 24
+
+/* dict.get(s[0:len] read as latin-1): 1 and *found (borrowed) where there, 0 where not, -1 on
+ * error. */
+static inline int get_latin1(PyObject *dict, const unsigned char *s, Py_ssize_t len,
+                             PyObject **found) {
+    PyObject *key;
+    Py_ssize_t pos = 0;
+    if (PyDict_GET_SIZE(dict) <= SCAN_KEYS) {
+        while (PyDict_Next(dict, &pos, &key, found))
+            if (key_is(key, s, len)) return 1;
+        return 0;
+    }
+    key = PyUnicode_DecodeLatin1((const char *)s, len, NULL);
+    if (key == NULL) return -1;
+    *found = PyDict_GetItemWithError(dict, key);
+    Py_DECREF(key);
+    if (*found == NULL) return PyErr_Occurred() ? -1 : 0;
+    return 1;
+}
+
 PyObject *lexsub_parse_ranked(PyObject *self, PyObject *args);
 PyObject *lexsub_gap_values(PyObject *self, PyObject *args);
 PyObject *lexsub_coverage(PyObject *self, PyObject *args);

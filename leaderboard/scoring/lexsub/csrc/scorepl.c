@@ -3,39 +3,12 @@
 
 #include "native.h"
 
-/* A guess as fixmisc leaves it: bytes [start, start + len) of the line's buffer. */
-typedef struct { Py_ssize_t start, len; } Span;
-
-/* Whether ``key`` (a str) is the latin-1 text s[0:len]: a key with a character past latin-1
- * equals no guess. */
-static inline int key_is(PyObject *key, const unsigned char *s, Py_ssize_t len) {
-    return PyUnicode_Check(key) && PyUnicode_KIND(key) == PyUnicode_1BYTE_KIND &&
-           PyUnicode_GET_LENGTH(key) == len && memcmp(PyUnicode_1BYTE_DATA(key), s, len) == 0;
-}
-
-/* Dicts up to this size are searched key by key, comparing bytes: no str is made or hashed
- * for a guess (which cost about 500 instructions a guess); larger ones by a str lookup. */
-#define SCAN_KEYS 24
-
 /* norms.get(guess): 1 and *value where found, 0 where not, -1 on error, 2 where the value is
- * not a float (the caller hands the line to Python). */
+ * not a float (the caller hands the file to Python). */
 static int norm_of(PyObject *norms, const unsigned char *s, Py_ssize_t len, double *value) {
-    PyObject *key, *found;
-    Py_ssize_t pos = 0;
-    if (PyDict_GET_SIZE(norms) <= SCAN_KEYS) {
-        while (PyDict_Next(norms, &pos, &key, &found))
-            if (key_is(key, s, len)) {
-                if (!PyFloat_Check(found)) return 2;
-                *value = PyFloat_AS_DOUBLE(found);
-                return 1;
-            }
-        return 0;
-    }
-    key = PyUnicode_DecodeLatin1((const char *)s, len, NULL);
-    if (key == NULL) return -1;
-    found = PyDict_GetItemWithError(norms, key);
-    Py_DECREF(key);
-    if (found == NULL) return PyErr_Occurred() ? -1 : 0;
+    PyObject *found;
+    int status = get_latin1(norms, s, len, &found);
+    if (status != 1) return status;
     if (!PyFloat_Check(found)) return 2;
     *value = PyFloat_AS_DOUBLE(found);
     return 1;
