@@ -26,8 +26,8 @@ static void coverage_prf(double found, double wrong, double total, double *p, do
 #define JB_CUTS 10
 #define LINEAR_DISTINCT 32  /* up to this many answers, repeats are found by comparing bytes */
 
-/* counts.get(answer, 0) as a double: 0 where found or not (*h 0 then, *found 0), -1 on error,
- * 1 where the count is not an int a double holds (Python must do it). */
+/* counts.get(answer, 0) as a double in *h, and whether the answer is a key in *found: 0 done,
+ * -1 on error, 1 where its count is not an int a double holds (Python must do it). */
 static int count_of(PyObject *counts, const unsigned char *s, Py_ssize_t len, double *h,
                     int *found) {
     PyObject *value;
