@@ -443,8 +443,9 @@ def test_odd_answer_lines_take_the_line_reader_or_read_alike(raw: bytes, monkeyp
 def test_scorepl_tallies_of_made_up_gold(monkeypatch) -> None:
     """Items of 1-40 gold answers (the C tally compares small ones byte by byte, looks large
     ones up as str), hyphens and apostrophes, ties without a mode, keys past latin-1, blank
-    answer parts (the previous line's answers stay), repeated ids, up to 14 answers: C's
-    columns are the Python definition's, bit for bit."""
+    answer parts (the previous line's answers stay), repeated ids, up to 70 answers: C's
+    columns are the Python definition's, bit for bit, and so are the lines it finds
+    repeating an answer."""
     rng = random.Random(11)
     words = ["a", "b-c", "b c", "d'e", "de", "non-f", "nonf", "h", "i j", "\xe9", ""]
     words += [f"w{i}" for i in range(60)]
@@ -459,7 +460,8 @@ def test_scorepl_tallies_of_made_up_gold(monkeypatch) -> None:
                     modes[item] = keys[0]
         for _ in range(rng.randint(0, 20)):
             item = str(rng.randint(0, 12))
-            answers = ";".join(rng.choice(words) for _ in range(rng.randint(0, 14)))
+            answers = ";".join(rng.choice(words) for _ in range(rng.choice(
+                [rng.randint(0, 14), rng.randint(33, 70)])))
             if rng.random() < 0.15:
                 answers = " " * rng.randint(0, 2)
             matches.append(None if rng.random() < 0.05 else LineMatch("x.n", item, answers, 3))
@@ -475,6 +477,13 @@ def test_scorepl_tallies_of_made_up_gold(monkeypatch) -> None:
                 score_columns(GoldItems(counts, modes), matches, kind, row_of, want)
             assert [_float_bits(c) for c in got] == [_float_bits(c) for c in want], (
                 counts, modes, matches, kind)
+        # the .oot lines score.pl counts as repeating an answer (past 32 answers: a hash table)
+        lines = [(number, "") for number in range(1, len(matches) + 1)]
+        got_repeats = native.oot_repeats(lines, matches, gold.norms_by_item())
+        assert got_repeats is not None
+        with monkeypatch.context() as m:
+            m.setattr(native, "_native", None)
+            assert got_repeats == oot_repeats(GoldItems(counts, modes), lines, matches)
 
 
 def test_jabbari_rows_of_made_up_counts() -> None:

@@ -24,7 +24,6 @@ static void coverage_prf(double found, double wrong, double total, double *p, do
 
 #define JB_VALUES 15  /* jabbari.COLUMNS: jb_item, best1, P, R, F, F@1..10 */
 #define JB_CUTS 10
-#define LINEAR_DISTINCT 32  /* up to this many answers, repeats are found by comparing bytes */
 
 /* counts.get(answer, 0) as a double in *h, and whether the answer is a key in *found: 0 done,
  * -1 on error, 1 where its count is not an int a double holds (Python must do it). */
@@ -50,50 +49,11 @@ static Py_ssize_t answer_fields(const unsigned char *text, Py_ssize_t n, Span **
         while (a < b && is_blank(text[a])) a++;
         while (b > a && is_blank(text[b - 1])) b--;
         if (a == b) continue;
-        if (count >= *room) {
-            Py_ssize_t grown = *room ? 2 * *room : 64;
-            Span *more = PyMem_Realloc(*fields, grown * sizeof(Span));
-            if (more == NULL) { PyErr_NoMemory(); return -1; }
-            *fields = more;
-            *room = grown;
-        }
+        if (spans_room(fields, room, count) < 0) return -1;
         (*fields)[count].start = a;
         (*fields)[count++].len = b - a;
     }
     return count;
-}
-
-static inline int same_field(const unsigned char *text, Span a, Span b) {
-    return a.len == b.len && memcmp(text + a.start, text + b.start, a.len) == 0;
-}
-
-/* dict.fromkeys(fields): the first of each, in order, left in fields[0:result]; -1 on error. */
-static Py_ssize_t distinct_fields(const unsigned char *text, Span *fields, Py_ssize_t n) {
-    Py_ssize_t size = 0, j, k;
-    if (n <= LINEAR_DISTINCT) {
-        for (j = 0; j < n; j++) {
-            for (k = 0; k < size && !same_field(text, fields[k], fields[j]); k++) {}
-            if (k == size) fields[size++] = fields[j];
-        }
-        return size;
-    } else {
-        /* SipHash (the process's key): a file cannot be written to make its answers collide */
-        size_t slots = 64, at, *table;
-        while (slots < (size_t)n * 2) slots *= 2;
-        table = PyMem_Malloc(slots * sizeof(size_t));  /* index + 1 into fields, 0: free */
-        if (table == NULL) { PyErr_NoMemory(); return -1; }
-        memset(table, 0, slots * sizeof(size_t));
-        for (j = 0; j < n; j++) {
-            at = (size_t)_Py_HashBytes(text + fields[j].start, fields[j].len) & (slots - 1);
-            for (; table[at] && !same_field(text, fields[table[at] - 1], fields[j]);
-                 at = (at + 1) & (slots - 1)) {}
-            if (table[at]) continue;
-            fields[size] = fields[j];
-            table[at] = (size_t)++size;
-        }
-        PyMem_Free(table);
-        return size;
-    }
 }
 
 /* One instance's row (jabbari.py jabbari_row of the distinct trimmed answers, the same
@@ -218,7 +178,7 @@ PyObject *lexsub_jabbari_rows(PyObject *Py_UNUSED(self), PyObject *args) {
         if (answers != NULL) {
             text = PyUnicode_1BYTE_DATA(answers);
             size = answer_fields(text, PyUnicode_GET_LENGTH(answers), &fields, &room);
-            if (size >= 0) size = distinct_fields(text, fields, size);
+            if (size >= 0) size = distinct_spans(text, fields, size);
             if (size < 0) goto done;
         }
         if (size > counted_room) {

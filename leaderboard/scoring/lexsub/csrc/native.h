@@ -111,6 +111,72 @@ static inline int counted_line(PyObject *m, PyObject *done, PyObject *norms_of, 
 /* A field of a line: bytes [start, start + len) of its text (or of a buffer). */
 typedef struct { Py_ssize_t start, len; } Span;
 
+/* Grows *spans (room for *room) to hold at least ``count + 1``; -1 (MemoryError) on failure. */
+static inline int spans_room(Span **spans, Py_ssize_t *room, Py_ssize_t count) {
+    Py_ssize_t grown;
+    Span *more;
+    if (count < *room) return 0;
+    grown = *room ? 2 * *room : 64;
+    more = PyMem_Realloc(*spans, grown * sizeof(Span));
+    if (more == NULL) { PyErr_NoMemory(); return -1; }
+    *spans = more;
+    *room = grown;
+    return 0;
+}
+
+/* score.pl's answers of an answer part text[0:end] (``end`` past its last non-';': perl's
+ * split keeps no trailing empty field), each fixmisc'd into buf (room for ``end`` bytes) as
+ * (*spans)[0:result]; -1 on error. */
+static inline Py_ssize_t fixed_guesses(const unsigned char *text, Py_ssize_t end,
+                                       unsigned char *buf, Span **spans, Py_ssize_t *room) {
+    Py_ssize_t count = 0, start = 0, k = 0;
+    while (end > 0) {
+        const unsigned char *semi = memchr(text + start, ';', end - start);
+        Py_ssize_t stop = semi ? semi - text : end;
+        if (spans_room(spans, room, count) < 0) return -1;
+        (*spans)[count].start = k;
+        (*spans)[count].len = fix_guess(text + start, stop - start, buf + k);
+        k += (*spans)[count++].len;
+        if (semi == NULL) break;
+        start = stop + 1;
+    }
+    return count;
+}
+
+static inline int same_span(const unsigned char *text, Span a, Span b) {
+    return a.len == b.len && memcmp(text + a.start, text + b.start, a.len) == 0;
+}
+
+#define LINEAR_DISTINCT 32  /* up to this many fields, repeats are found by comparing bytes */
+
+/* dict.fromkeys of the fields spans[0:n] of text: the first of each, in order, left in
+ * spans[0:result]; -1 on error. Past LINEAR_DISTINCT fields, a table keyed by SipHash (the
+ * process's key): a file cannot be written to make its fields collide. */
+static inline Py_ssize_t distinct_spans(const unsigned char *text, Span *spans, Py_ssize_t n) {
+    Py_ssize_t size = 0, j, k;
+    size_t slots = 64, at, *table;
+    if (n <= LINEAR_DISTINCT) {
+        for (j = 0; j < n; j++) {
+            for (k = 0; k < size && !same_span(text, spans[k], spans[j]); k++) {}
+            if (k == size) spans[size++] = spans[j];
+        }
+        return size;
+    }
+    while (slots < (size_t)n * 2) slots *= 2;
+    table = PyMem_Calloc(slots, sizeof(size_t));  /* 1 + an index into spans; 0: free */
+    if (table == NULL) { PyErr_NoMemory(); return -1; }
+    for (j = 0; j < n; j++) {
+        at = (size_t)_Py_HashBytes(text + spans[j].start, spans[j].len) & (slots - 1);
+        for (; table[at] && !same_span(text, spans[table[at] - 1], spans[j]);
+             at = (at + 1) & (slots - 1)) {}
+        if (table[at]) continue;
+        spans[size] = spans[j];
+        table[at] = (size_t)++size;
+    }
+    PyMem_Free(table);
+    return size;
+}
+
 /* Whether ``key`` is the str of the latin-1 text s[0:len]: a key with a character past latin-1
  * equals no such text. */
 static inline int key_is(PyObject *key, const unsigned char *s, Py_ssize_t len) {

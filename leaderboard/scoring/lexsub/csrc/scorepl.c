@@ -50,7 +50,7 @@ PyObject *lexsub_scorepl_columns(PyObject *Py_UNUSED(self), PyObject *args) {
     for (int c = 0; c < 4; c++) memcpy(cols + c * rows, views[c].buf, rows * sizeof(double));
     for (i = 0; i < n; i++) {
         PyObject *m = PyList_GET_ITEM(matches, i), *item, *norms = NULL, *row, *mode;
-        Py_ssize_t r, len, j, start, used;
+        Py_ssize_t r, len, j, used;
         const unsigned char *text;
         int counts = counted_line(m, done, norms_of, &norms), blank = 1;
         if (counts < 0) goto error;
@@ -68,8 +68,7 @@ PyObject *lexsub_scorepl_columns(PyObject *Py_UNUSED(self), PyObject *args) {
         len = PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(m, 2));
         for (j = 0; j < len && blank; j++) blank = is_blank(text[j]);
         if (!blank) {  /* else the previous counted line's answers stay */
-            Py_ssize_t end = len, k = 0;
-            count = 0;
+            Py_ssize_t end = len;
             while (end > 0 && text[end - 1] == ';') end--;  /* perl's split: no trailing empties */
             if (buf_room < len + 1) {
                 PyMem_Free(buf);
@@ -77,22 +76,8 @@ PyObject *lexsub_scorepl_columns(PyObject *Py_UNUSED(self), PyObject *args) {
                 buf = PyMem_Malloc(buf_room);
                 if (buf == NULL) { PyErr_NoMemory(); goto error; }
             }
-            for (start = 0; start <= end && end > 0; ) {
-                const unsigned char *semi = memchr(text + start, ';', end - start);
-                Py_ssize_t stop = semi ? semi - text : end;
-                if (count >= room) {
-                    Py_ssize_t grown = room ? 2 * room : 64;
-                    Span *more = PyMem_Realloc(spans, grown * sizeof(Span));
-                    if (more == NULL) { PyErr_NoMemory(); goto error; }
-                    spans = more;
-                    room = grown;
-                }
-                spans[count].start = k;
-                spans[count].len = fix_guess(text + start, stop - start, buf + k);
-                k += spans[count++].len;
-                if (semi == NULL) break;
-                start = stop + 1;
-            }
+            count = fixed_guesses(text, end, buf, &spans, &room);
+            if (count < 0) goto error;
             if (count) cols[0 * rows + r] += 1.0;
         }
         used = best ? count : (count < 10 ? count : 10);
@@ -133,9 +118,9 @@ error:
  * the .oot lines score.pl counts in "OOT file contains duplicates on N lines". */
 PyObject *lexsub_oot_repeats(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *lines, *matches, *norms_of, *done = NULL, *out = NULL;
-    Py_ssize_t n, i, buf_room = 0, cap = 0;
+    Py_ssize_t n, i, buf_room = 0, room = 0;
     unsigned char *buf = NULL;
-    struct { size_t hash; Py_ssize_t start, len; } *table = NULL;
+    Span *spans = NULL;
     if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &lines, &PyList_Type, &matches,
                           &PyDict_Type, &norms_of))
         return NULL;
@@ -146,11 +131,10 @@ PyObject *lexsub_oot_repeats(PyObject *Py_UNUSED(self), PyObject *args) {
     out = PyList_New(0);
     if (done == NULL || out == NULL) goto error;
     for (i = 0; i < n; i++) {
-        PyObject *m = PyList_GET_ITEM(matches, i), *item, *norms = NULL;
+        PyObject *m = PyList_GET_ITEM(matches, i), *item, *norms = NULL, *number, *pair;
         const unsigned char *text;
-        Py_ssize_t len, end, start, k = 0, fields = 0, j;
-        size_t slots;
-        int counts = counted_line(m, done, norms_of, &norms), blank = 1, repeated = 0;
+        Py_ssize_t len, end, count, j;
+        int counts = counted_line(m, done, norms_of, &norms), blank = 1;
         if (counts < 0) goto error;
         if (!counts) continue;
         item = PyTuple_GET_ITEM(m, 1);
@@ -160,51 +144,28 @@ PyObject *lexsub_oot_repeats(PyObject *Py_UNUSED(self), PyObject *args) {
         if (blank) continue;
         end = len;
         while (end > 0 && text[end - 1] == ';') end--;  /* perl's split */
-        if (end == 0) continue;
-        for (j = 0; j < end; j++) fields += text[j] == ';';
-        fields++;
-        for (slots = 64; slots < (size_t)fields * 2; slots *= 2) {}
-        if (buf_room < end + 1 || (Py_ssize_t)slots > cap) {
+        if (buf_room < end + 1) {
             PyMem_Free(buf);
-            PyMem_Free(table);
             buf_room = end + 1;
-            cap = (Py_ssize_t)slots;
             buf = PyMem_Malloc(buf_room);
-            table = PyMem_Malloc(cap * sizeof(*table));
-            if (buf == NULL || table == NULL) { PyErr_NoMemory(); goto error; }
+            if (buf == NULL) { PyErr_NoMemory(); goto error; }
         }
-        for (j = 0; j < (Py_ssize_t)slots; j++) table[j].len = -1;
-        for (start = 0; !repeated; ) {  /* each field fixmisc'd, then looked up */
-            const unsigned char *semi = memchr(text + start, ';', end - start);
-            Py_ssize_t stop = semi ? semi - text : end, length = fix_guess(text + start,
-                                                                             stop - start, buf + k);
-            size_t hash = (size_t)_Py_HashBytes(buf + k, length), at;
-            for (at = hash & (slots - 1); table[at].len >= 0; at = (at + 1) & (slots - 1))
-                if (table[at].hash == hash && table[at].len == length &&
-                    memcmp(buf + table[at].start, buf + k, length) == 0) {
-                    repeated = 1;
-                    break;
-                }
-            table[at].hash = hash;
-            table[at].start = k;
-            table[at].len = length;
-            k += length;
-            if (semi == NULL) break;
-            start = stop + 1;
+        /* every answer fixmisc'd (all of them, before the cut to 10): one twice? */
+        count = fixed_guesses(text, end, buf, &spans, &room);
+        if (count < 0) goto error;
+        j = distinct_spans(buf, spans, count);
+        if (j < 0) goto error;
+        if (j == count) continue;
+        number = PyTuple_Check(PyList_GET_ITEM(lines, i)) &&
+            PyTuple_GET_SIZE(PyList_GET_ITEM(lines, i)) >= 1 ?
+            PyTuple_GET_ITEM(PyList_GET_ITEM(lines, i), 0) : NULL;
+        if (number == NULL) {
+            PyErr_SetString(PyExc_TypeError, "lines are (number, text) pairs");
+            goto error;
         }
-        if (repeated) {
-            PyObject *number = PyTuple_Check(PyList_GET_ITEM(lines, i)) &&
-                PyTuple_GET_SIZE(PyList_GET_ITEM(lines, i)) >= 1 ?
-                PyTuple_GET_ITEM(PyList_GET_ITEM(lines, i), 0) : NULL;
-            PyObject *pair;
-            if (number == NULL) {
-                PyErr_SetString(PyExc_TypeError, "lines are (number, text) pairs");
-                goto error;
-            }
-            pair = PyTuple_Pack(2, number, item);
-            if (pair == NULL || PyList_Append(out, pair) < 0) { Py_XDECREF(pair); goto error; }
-            Py_DECREF(pair);
-        }
+        pair = PyTuple_Pack(2, number, item);
+        if (pair == NULL || PyList_Append(out, pair) < 0) { Py_XDECREF(pair); goto error; }
+        Py_DECREF(pair);
     }
     goto finish;
 error:
@@ -212,6 +173,6 @@ error:
 finish:
     Py_XDECREF(done);
     PyMem_Free(buf);
-    PyMem_Free(table);
+    PyMem_Free(spans);
     return out;
 }
