@@ -214,3 +214,55 @@ def test_csv_is_what_pandas_writes_of_the_frame(session, seeded):
                                            entries="all")))
     assert '"say ""hi"", then\nleave"' in text and "'" + FORMULA_TEAM.replace('"', '""') in text
     assert checked == 2 * 3 * 2 * len(views_for("generative"))
+
+
+def test_a_system_line_is_what_the_csv_writer_writes_of_its_cells():
+    """The CSV writes a system row's line field by field (no ``csv.writer`` call per row):
+    the same text as the writer gives of the generic path's cells, for a set-apart row whose
+    reason has commas and quotes, flags, coverage, a signature, % of Humans, missing values
+    and intervals, a negative zero, and a name the writer quotes; a second export (the
+    numbers' text then comes from the memo) is the same again."""
+    from leaderboard.services.ranking.exports import to_csv
+    from leaderboard.services.ranking.metric_info import VIEWS
+    from leaderboard.services.ranking.ranking_table import RankingTable
+    from leaderboard.services.ranking.table_rows import RowCells, TableRow
+
+    view = VIEWS["strict-a"]
+    n = len(view.columns)
+    values = [[40.123, -0.0, None, 0.0] for _ in range(n)]
+    intervals = [[(38.005, 42.5), (-0.004, 0.0), None, (-0.004, 0.0)] for _ in range(n)]
+    ties = [[0.0496, None, 1e-7, None] for _ in range(n)]
+    cells = RowCells([(k, values[j], intervals[j], ties[j])
+                      for j, k in enumerate(view.columns)], 1)
+    base = {"rank": 1, "rank_lo": 1, "rank_hi": 3, "conservative_rank": None,
+            "tied_with_next_better": True, "team": "=Team", "team_id": 1, "date": "2026-01-02",
+            "paper_url": None, "code_url": None, "headline": 40.12, "pct_humans": 52.25,
+            "coverage": {"targets": 10, "answered": 9, "empty": 1, "missing": 0},
+            "signature": {"scorer_version": "1.2", "split_checksum": "ab", "seed": 7,
+                          "bootstrap": 1000}, "flags": ["repeats", "odd"],
+            "items_with_duplicates": 1234}
+    fields = [{**base, "id": 5, "system": 'say "hi", then\nleave',
+               "set_apart": 'repeats answers on 1,234 items; "score.pl" counts each'},
+              {**base, "id": 6, "system": "plain", "set_apart": "", "flags": [],
+               "pct_humans": None, "coverage": None, "signature": None, "rank": None,
+               "items_with_duplicates": None},
+              {**base, "id": 7, "system": "-x", "set_apart": ""},
+              {**base, "id": 8, "system": "zero", "set_apart": ""}]
+    rows = [TableRow(f, cells, g, g) for g, f in enumerate(fields)]
+    table = RankingTable(view=view, pos=None, sort="rank", direction="asc", rows=rows,
+                         references=[], benchmark={}, generated_at=None, snapshot_id=None)
+    # The generic path: the same rows with their cell dicts made (export_record, the writer).
+    generic = [TableRow(dict(r), cells, r.g, r.i) for r in rows]
+    for r in generic:
+        r["cells"]  # noqa: B018 - made now: the row then goes through the generic path
+    expected = to_csv(RankingTable(view=view, pos=None, sort="rank", direction="asc",
+                                   rows=generic, references=[], benchmark={},
+                                   generated_at=None, snapshot_id=None))
+    assert to_csv(table) == expected
+    assert to_csv(table) == expected
+    line = expected.splitlines()[1]
+    assert line.startswith('system,1,1,3,,True,"say ""hi"", then')
+    assert '"repeats answers on 1,234 items; ""score.pl"" counts each",repeats odd,1234,' \
+        "40.12,38.01,42.50,0.0496," in expected
+    assert ",-0.00,-0.00,0.00," in expected and ",0.00,-0.00,0.00," in expected
+    assert ",'-x,'=Team," in expected

@@ -8,13 +8,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
 
 from leaderboard.services.ranking.ranking_table import RankingTable
-from leaderboard.services.ranking.table_rows import row_values
+from leaderboard.services.ranking.table_rows import TableRow, row_values
 
 #: Export column -> key of a row's ``coverage`` (blank for reference and reported rows).
 COVERAGE_COLUMNS = {"targets_in_split": "targets", "targets_answered": "answered",
@@ -129,22 +130,133 @@ def csv_chunks(table: RankingTable, size: int = CHUNK_ROWS) -> Iterator[str]:
         if start == 0:
             writer.writerow([neutralise_cell(c) for c in columns])
         for row, row_type in rows[start:start + size]:
+            if isinstance(row, TableRow) and "cells" not in row:
+                out.write(_system_line(row))
+                continue
             values = [write(v) for write, v in zip(base, export_record(row, row_type, False),
                                                    strict=True)]
-            scores: list[str] = []
-            for value, low, high, p in score_values(row):
-                # "%.2f" of a full value prints what it prints of the value rounded to two
-                # decimals (both correctly rounded), which is what pandas printed
-                scores += ("" if value is None else f"{value:.2f}",
-                           "" if low is None else f"{low:.2f}",
-                           "" if high is None else f"{high:.2f}",
-                           "" if p is None else f"{float(p):.6g}")
-            values[head:head] = scores
+            values[head:head] = _score_texts(row)
             writer.writerow(values)
         yield out.getvalue()
 
 
 _SCORE_SUFFIXES = (" lo", " hi", " tie_p")
+
+
+def _system_line(row: TableRow) -> str:
+    """A system row's CSV line: what ``csv.writer`` writes of the generic path's cells
+    (``export_record`` through the column writers, then :func:`_score_texts`), written
+    field by field: at 1,000 rows the per-cell calls were most of the file's CPU."""
+    flags, items = row["flags"], row["items_with_duplicates"]
+    rank, low, high, cons = row["rank"], row["rank_lo"], row["rank_hi"], row["conservative_rank"]
+    pct = row["pct_humans"]
+    coverage = row["coverage"] or {}
+    signature = row["signature"] or {"scorer_version": None}
+    fields = [
+        "system", "" if rank is None else str(int(rank)), "" if low is None else str(int(low)),
+        "" if high is None else str(int(high)), "" if cons is None else str(int(cons)),
+        str(row["tied_with_next_better"]), _csv_text(row["system"]), _csv_text(row["team"]),
+        "" if row["id"] is None else str(int(row["id"])), _csv_text(row["date"]), "", "",
+        _csv_text(row["set_apart"]), _csv_text(" ".join(flags)) if flags else "",
+        "" if items is None else str(int(items)), _system_scores(row),
+        "" if pct is None else _csv_text(pct),
+        *(_int_text(coverage.get(key)) for key in COVERAGE_COLUMNS.values()),
+        *(write(signature.get(key)) for write, key in _SIGNATURE_WRITERS)]
+    return ",".join(fields) + "\n"
+
+
+def _quoted_by_csv() -> str:
+    """The characters that make ``csv.writer`` (this module's dialect) quote a field."""
+    found = ""
+    for char in ',"\r\n\t;':
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerow([f"a{char}b", "c"])
+        if out.getvalue().startswith('"'):
+            found += char
+    return found
+
+
+_NEEDS_QUOTES = re.compile(f"[{re.escape(_quoted_by_csv())}]").search
+
+
+def _csv_text(value: Any) -> str:
+    """A text cell as :func:`_text` and ``csv.writer`` write it: neutralised, quoted where
+    the writer would quote it (its quotes doubled)."""
+    text = str(_text(value))
+    if _NEEDS_QUOTES(text):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _int_text(value: Any) -> str:
+    """A whole-number cell as :func:`_int` and ``csv.writer`` write it."""
+    return "" if value is None else str(int(value))
+
+
+#: How each signature column is written (:data:`INT_COLUMNS` or text).
+_SIGNATURE_WRITERS = tuple((_int_text if column in INT_COLUMNS else _csv_text, key)
+                           for column, key in SIGNATURE_COLUMNS.items())
+
+
+def _score_texts(row: dict) -> list[str]:
+    """A row's four cells of each metric (value, lo, hi, tie p). "%.2f" of a full value
+    prints what it prints of the value rounded to two decimals (both correctly rounded),
+    which is what pandas printed."""
+    texts: list[str] = []
+    for value, low, high, p in score_values(row):
+        texts += ("" if value is None else f"{value:.2f}",
+                  "" if low is None else f"{low:.2f}",
+                  "" if high is None else f"{high:.2f}",
+                  "" if p is None else f"{float(p):.6g}")
+    return texts
+
+
+#: A score's three CSV cells ("value,lo,hi") by its numbers, and a tie p's cell by p: a
+#: cell's text is a function of its numbers alone, and a new snapshot leaves most systems'
+#: numbers as they were, so the first export after it formats few (formatting was most of
+#: an export's CPU: 1,000 rows of the all-metrics view print 92,000 numbers). Emptied when
+#: full; zeros are not kept (0.0 and -0.0 are one key and print apart).
+_SCORE_CELLS: dict[tuple[float, float | None, float | None], str] = {}
+_P_CELLS: dict[float, str] = {}
+_MEMO_MAX = 100_000
+
+
+def _system_scores(row: TableRow) -> str:
+    """A system row's score cells (:func:`_score_texts`), joined, read straight from its
+    table's columns."""
+    g, i = row.g, row.i
+    texts = []
+    for _key, values, intervals, ties in row.source.columns:
+        value, interval = values[g], intervals[g]
+        memo = (value, *interval) if interval else (value, None, None)
+        text = _SCORE_CELLS.get(memo)
+        if text is None:
+            text = ",".join(("" if value is None else f"{value:.2f}",
+                             *(("", "") if not interval else
+                               (f"{interval[0]:.2f}", f"{interval[1]:.2f}"))))
+            if all(memo):
+                if len(_SCORE_CELLS) >= _MEMO_MAX:
+                    _SCORE_CELLS.clear()
+                _SCORE_CELLS[memo] = text
+        p = ties[i] if i < len(ties) else None
+        if p is None:
+            texts += (text, "")
+            continue
+        p_text = _P_CELLS.get(p)
+        if p_text is None:
+            p_text = f"{float(p):.6g}"
+            if p:
+                if len(_P_CELLS) >= _MEMO_MAX:
+                    _P_CELLS.clear()
+                _P_CELLS[p] = p_text
+        texts += (text, p_text)
+    return ",".join(texts)
+    for value, low, high, p in score_values(row):
+        texts += ("" if value is None else f"{value:.2f}",
+                  "" if low is None else f"{low:.2f}",
+                  "" if high is None else f"{high:.2f}",
+                  "" if p is None else f"{float(p):.6g}")
+    return texts
 
 
 def _int(value: Any) -> object:
