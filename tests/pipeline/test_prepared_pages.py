@@ -4,6 +4,7 @@ to computing when they are missing, made by other code, or systems were withdraw
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from types import SimpleNamespace
 
@@ -16,9 +17,10 @@ from leaderboard.blueprints.public import render
 from leaderboard.blueprints.public import systems as public_systems
 from leaderboard.blueprints.public.prepare import page_preparer, prepare_board
 from leaderboard.demo.synthetic import add_systems, synthetic_board
-from leaderboard.models import Board, PreparedPage, Submission
+from leaderboard.models import Benchmark, Board, PreparedPage, Submission
 from leaderboard.queue import get_redis, request_snapshot_refresh
 from leaderboard.rankers import ranking_queue_name
+from leaderboard.services.catalog.boards import create_board
 from leaderboard.services.ranking import metric_info, prepared_pages, read_filter, snapshot_reader
 from leaderboard.services.ranking.metric_info import views_for
 from leaderboard.services.ranking.snapshot_reader import clear_caches
@@ -258,6 +260,28 @@ def _tamper_all(session, snapshot_id, old=b"Team 01", new=MARK_BYTES) -> None:
         session.add(row)
     session.commit()
     _forget()
+
+
+def _chips(client) -> list[str]:
+    return re.findall(r'<span class="chip-meta">([^<]*)</span>',
+                      client.get("/").get_data(as_text=True))
+
+
+def test_the_board_bar_counts_what_the_ranking_shows(app, client, session, board):
+    """The shown board's count is its snapshot's systems less those withdrawn since (read
+    from the prepared values, no count over the database); another board's is counted."""
+    shown = session.get(Board, board.id)
+    other = create_board(session, session.get(Benchmark, shown.benchmark_id), track="ranking")
+    refresh_snapshot(session=session, board_id=other.id)
+    session.commit()
+    prepare_board(app, board.id, board.snapshot_id)
+    assert _chips(client) == ["test phase · labels hidden · 30 submissions · default",
+                              "test phase · labels hidden · 0 submissions"]
+    rows = client.get("/api/v1/leaderboard?entries=all").get_json()["rows"]
+    with app.app_context():
+        read_filter.mark_hidden(get_redis(), app.config["LEADERBOARD"]["QUEUE_NAME"],
+                                {board.id: [rows[0]["id"], rows[1]["id"]]})
+    assert _chips(client)[0] == "test phase · labels hidden · 28 submissions · default"
 
 
 #: Pages showing team names that a ranker prepares, and the system page (its chart).
