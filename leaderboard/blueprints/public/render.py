@@ -58,11 +58,12 @@ def _score_html(shown: str, exact: tuple[str, str] | None, compact: Any, tie: st
             f'<span class="sr-only">, 95% interval {low} to {high}</span>')
 
 
-#: A score's HTML (no tie mark) by its numbers: (value, low, high, decimals). A cell's HTML
-#: is a function of its numbers alone, and a new snapshot changes the numbers of the systems
-#: it scored (one, after an upload) and leaves the others': the first page after it writes
-#: most cells from here (an all-metrics page has 2,300). Emptied when full; zeros are not
-#: kept (0.0 and -0.0 are one key and print apart).
+#: A score cell's HTML after its class (its sort value, printed value and interval; no tie
+#: mark) by its numbers: (value, low, high, decimals). A cell's HTML is a function of its
+#: numbers alone, and a new snapshot changes the numbers of the systems it scored (one,
+#: after an upload) and leaves the others': the first page after it writes most cells from
+#: here (an all-metrics page has 2,300). Emptied when full; zeros are not kept (0.0 and
+#: -0.0 are one key and print apart).
 _SCORES: dict[tuple[float, float | None, float | None, int], str] = {}
 _SCORES_MAX = 50_000
 
@@ -73,25 +74,30 @@ def _score_cells(r: TableRow, headline: str, sort: str, human_pct: str | None) -
     decimals = r.source.decimals
     form = FORMATS.get(decimals) or f"%.{decimals}f"
     parts = []
-    for key, value, interval, p in r.raw_cells():
-        cls = "num headline" if key == headline else "num"
+    g, i = r.g, r.i
+    for key, values, intervals, ties in r.source.columns:
+        value = values[g]
+        cls = '<td class="num headline" ' if key == headline else '<td class="num" '
         if value is None:
-            parts.append(f'<td class="{cls}" data-value="">{_NOT_PROVIDED}</td>')
+            parts.append(f'{cls}data-value="">{_NOT_PROVIDED}</td>')
         else:
             value = float(value)
+            interval = intervals[g]
             low, high = (float(interval[0]), float(interval[1])) if interval else (None, None)
-            tie = _tie_mark(p) if key == sort and p is not None and not significant(p) else ""
+            p = ties[i] if key == sort and i < len(ties) else None
+            tie = _tie_mark(p) if p is not None and not significant(p) else ""
             memo = (value, low, high, decimals)
-            html = None if tie else _SCORES.get(memo)
-            if html is None:
+            cell = None if tie else _SCORES.get(memo)
+            if cell is None:
                 html = (_score_html(form % value, None, None, tie) if low is None else
                         _score_html(form % value, (f"{low:.2f}", f"{high:.2f}"),
                                     (form % low, form % high), tie))
+                cell = f'data-value="{round(value, 2)}">{html}</td>'
                 if not tie and value and low and high:
                     if len(_SCORES) >= _SCORES_MAX:
                         _SCORES.clear()
-                    _SCORES[memo] = html
-            parts.append(f'<td class="{cls}" data-value="{round(value, 2)}">{html}</td>')
+                    _SCORES[memo] = cell
+            parts.append(cls + cell)
         if key == headline and human_pct is not None:
             parts.append(f'<td class="num pct">{human_pct}</td>')
     return "".join(parts)
