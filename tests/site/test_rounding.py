@@ -49,3 +49,34 @@ def test_page_cells_are_what_cell_html_writes_of_the_api_cells(session, seeded):
                 compared += len(row["cells"])
                 ties += expected.count('class="tie"')
     assert compared > 100 and ties > 0
+
+
+#: The matrix's rows as its template wrote them with a Jinja loop (before they were written
+#: in Python).
+_MATRIX_LOOP = (
+    "{% for r in rows %}<tr{% if r.set_apart %} class=\"apart\"{% endif %}><th scope=\"row\" "
+    "class=\"col-system sticky\"><a href=\"{{ url_for('public.system', submission_id=r.id) }}"
+    "\">{{ r.system }}</a>{% if r.set_apart %}<span class=\"apart-why\">set apart: "
+    "{{ r.set_apart }}</span>{% endif %}</th><td>{{ r.team }}</td>{% for cell in r.cells %}"
+    "<td class=\"num\">{{ cell_html(cell) }}</td>{% endfor %}</tr>\n    {% endfor %}")
+
+
+def test_matrix_rows_are_what_the_template_loop_wrote(app):
+    """A set-apart row (its reason shown), markup in system, team and reason (escaped), a
+    missing value and one without an interval: the same HTML as the Jinja loop."""
+    from flask import render_template_string
+
+    from leaderboard.blueprints.public.render import matrix_rows_html
+
+    rows = [{"id": 7, "system": "<b>bold</b> & co", "team": 'T "1"',
+             "set_apart": "repeats answers on 1,204 items; <i>score.pl</i> counts each",
+             "cells": [_cell("oot_r", 135.7479, [120.0, 140.25], decimals=2),
+                       _cell("oot_r", None, None, decimals=2)]},
+            {"id": 8, "system": "plain", "team": "T2", "set_apart": "",
+             "cells": [_cell("oot_r", 12.5, None, decimals=2)]}]
+    with app.test_request_context("/matrix"):
+        expected = render_template_string(_MATRIX_LOOP, rows=rows)
+        written = str(matrix_rows_html(rows, "/systems/"))
+    assert written == expected
+    assert "&lt;b&gt;bold&lt;/b&gt; &amp; co" in written and "&lt;i&gt;score.pl" in written
+    assert '<tr class="apart">' in written and written.count("<tr") == 2

@@ -102,11 +102,17 @@ def template_helpers() -> dict[str, object]:
     import plotly
 
     from leaderboard.blueprints.public.common import board_bar, board_nav, shown_board_has_pos
-    from leaderboard.blueprints.public.render import cell_html, reported_rows_html, rows_html
+    from leaderboard.blueprints.public.render import (
+        cell_html,
+        matrix_rows_html,
+        reported_rows_html,
+        rows_html,
+    )
     from leaderboard.scoring.version import SCORER_VERSION
 
     return {"plotly_version": plotly.__version__, "plotly_style_ids": plotly_style_ids,
-            "cell_html": cell_html, "rows_html": rows_html, "inputs_url": inputs_url,
+            "cell_html": cell_html, "rows_html": rows_html, "matrix_rows_html": matrix_rows_html,
+            "inputs_url": inputs_url,
             "reported_rows_html": reported_rows_html,
             "board_nav": board_nav, "board_bar": board_bar, "scorer_version": SCORER_VERSION,
             "shown_board_has_pos": shown_board_has_pos}
