@@ -21,7 +21,13 @@ from leaderboard.models import Benchmark, Board, PreparedPage, Submission
 from leaderboard.queue import get_redis, request_snapshot_refresh
 from leaderboard.rankers import ranking_queue_name
 from leaderboard.services.catalog.boards import create_board
-from leaderboard.services.ranking import metric_info, prepared_pages, read_filter, snapshot_reader
+from leaderboard.services.ranking import (
+    metric_info,
+    pairwise,
+    prepared_pages,
+    read_filter,
+    snapshot_reader,
+)
 from leaderboard.services.ranking.metric_info import views_for
 from leaderboard.services.ranking.snapshot_reader import clear_caches
 from leaderboard.services.ranking.snapshots import refresh_snapshot
@@ -49,12 +55,13 @@ def _expected_items(n_views: int) -> int:
     page, the API's answer, the CSV and JSON exports; the one page of ``?entries=all`` and
     its two exports;
     values: the small keys, charts and history per view but "all", significance, matrix
-    (one page) and window source of each headline; the table parts: the systems, and on
+    (one page) and window index and block of each headline; the table parts: the systems, and on
     "all" and each of the 4 POS a column per displayed metric (27) and a shown block for
     every entry and for each headline's best entries; 30 system charts."""
     headlines = set(metric_info.headlines("generative")) | {
         metric_info.default_sort("generative")}
-    values = 1 + 2 * (n_views - 1) + 3 * len(headlines)  # a window source per headline
+    # a window index and one block (30 ranks) per headline
+    values = 1 + 2 * (n_views - 1) + 4 * len(headlines)
     parts = 1 + 5 * (len(metric_info.displayed("generative")) + 1 + len(headlines))
     return 4 * n_views + 3 + values + parts + 30
 
@@ -243,6 +250,38 @@ def test_every_page_served_from_prepared_values_equals_the_computed_one(app, cli
         assert served.data == computed[url].data, url
         assert served.headers.get("ETag") == computed[url].headers.get("ETag"), url
     # No page of the board parsed the snapshot: each read only what the ranker prepared.
+    assert not snapshot_reader._data
+
+
+def test_a_window_reads_its_block_of_the_band(app, client, session, monkeypatch):
+    """45 systems in blocks of 7 ranks (a window of 30 spans five of them): every system's window
+    page and every fifth system's API answer, from the prepared index and block, equal the
+    computed ones; an id not ranked is refused alike; no page parsed the snapshot."""
+    app.config["RATELIMIT_ENABLED"] = False
+    made = synthetic_board(session, n_targets=40)
+    add_systems(session, made, n_systems=45, n_teams=9, rng=np.random.default_rng(8),
+                n_targets=40, bootstrap=50)
+    snapshot = refresh_snapshot(session=session, board_id=made.id)
+    session.commit()
+    _forget()
+    rows = client.get("/api/v1/leaderboard?entries=all&per_page=1000").get_json()["rows"]
+    assert len(rows) == 45
+    urls = [f"/significance?around={r['id']}" for r in rows] + [
+        f"/api/v1/significance?around={r['id']}" for r in rows[::5]] + [
+        "/significance?around=999999", "/api/v1/significance?around=999999"]
+    computed = {url: client.get(url) for url in urls}
+    monkeypatch.setattr(pairwise, "WINDOW_BLOCK", 7)
+    prepare_board(app, made.id, snapshot.id)
+    variants = [v for kind, v in prepared_pages.stored_variants(session, snapshot.id)
+                if '"window"' in v]
+    assert len(variants) == 8 * len(set(metric_info.headlines("generative")) | {
+        metric_info.default_sort("generative")})   # an index and blocks 0-6 per metric
+    _forget()
+    for url in urls:
+        served = client.get(url)
+        assert (served.status_code, served.data) == (computed[url].status_code,
+                                                     computed[url].data), url
+    assert computed[urls[-1]].status_code == 400
     assert not snapshot_reader._data
 
 

@@ -21,6 +21,7 @@ from leaderboard.services.ranking.pairwise import (
     pairwise_table,
     parse_around,
     parse_top,
+    prepared_window,
     window_start,
     window_table,
 )
@@ -78,7 +79,7 @@ def significance():
         # window's part of the snapshot), else the whole snapshot.
         data = SnapshotParts(ref, lambda: load_data(session, ref))
         if around is not None:
-            data = data.prepared("window", (metric,)) or data
+            data = prepared_window(data.prepared, metric, around) or data
         # Every system of one window shares its table: built once per snapshot and window.
         window = None if around is None else window_start(data, metric, around)
         table = cached_value(ref, "pairwise", (metric, top if around is None else None,

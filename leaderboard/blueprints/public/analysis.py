@@ -37,6 +37,7 @@ from leaderboard.services.ranking.pairwise import (
     MAX_TOP,
     pairwise_table,
     parse_around,
+    prepared_window,
     window_start,
     window_table,
 )
@@ -114,7 +115,8 @@ def significance():
     try:
         around = parse_around(request.args.get("around"))
         # A window reads its metric's part of the snapshot, as the ranker prepared it.
-        source = (data.prepared("window", (metric,)) or data) if around is not None else data
+        source = ((prepared_window(data.prepared, metric, around) or data)
+                  if around is not None else data)
         # Every system of one window shares its table and chart: built once per snapshot.
         window = None if around is None else window_start(source, metric, around)
         table, figure = per_snapshot("significance", (metric, MAX_TOP, window),
@@ -143,19 +145,6 @@ def grid_of(data: Mapping[str, Any], metric: str,
              else window_table(data, metric, around))
     figure = charts.heatmap_json(table) if len(table["systems"]) > 1 else None
     return table, figure
-
-
-def window_source(data: Mapping[str, Any], metric: str) -> dict[str, Any]:
-    """What :func:`grid_of` reads of the snapshot for a window around a system on a ranked
-    ``metric``: the board, the metric's neighbour band and, of each system, its name, team,
-    score on ``metric`` and flags (a ranker prepares it: a window page reads a tenth of the
-    snapshot)."""
-    keep = ("id", "system", "team", "flags", "items_with_duplicates")
-    return {"board": data.get("board"), "neighbours": {metric: data["neighbours"][metric]},
-            "systems": [{**{k: s[k] for k in keep if k in s},
-                         "metrics": ({metric: s["metrics"][metric]}
-                                     if metric in s["metrics"] else {})}
-                        for s in data.get("systems", [])]}
 
 
 @bp.get("/history")

@@ -17,7 +17,7 @@ from flask import Flask
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from leaderboard.blueprints.public.analysis import grid_of, window_source
+from leaderboard.blueprints.public.analysis import grid_of
 from leaderboard.blueprints.public.common import BOARD_ARG
 from leaderboard.blueprints.public.prepared import (
     api_variant,
@@ -40,7 +40,7 @@ from leaderboard.services.ranking.metric_info import (
     headlines,
     views_for,
 )
-from leaderboard.services.ranking.pairwise import MAX_TOP
+from leaderboard.services.ranking.pairwise import MAX_TOP, window_parts
 from leaderboard.services.ranking.ranking_table import (
     API_PER_PAGE,
     HTML_PAGE_SIZE,
@@ -172,7 +172,7 @@ def _values(data: dict[str, Any], views: str) -> dict[tuple[str, str], bytes]:
     compute it: the snapshot's small keys, each view's charts and history, for each
     headline metric the significance grid (top 30) and the matrix (every page of the
     board's headline, the first of the others), for each ranked metric what its
-    windows around a system read (:func:`window_source`), and the parts any query of the
+    windows around a system read (:func:`window_parts`), and the parts any query of the
     ranking, the API, the exports and the matrix reads (:func:`table_parts`)."""
     values: dict[tuple[str, tuple], Any] = {("meta", ()): snapshot_meta(data)}
     for key, view in views_for(views).items():
@@ -181,7 +181,7 @@ def _values(data: dict[str, Any], views: str) -> dict[tuple[str, str], bytes]:
         values[("charts", (key,))] = chart_figures(data, view)
         values[("history", (key,))] = charts.to_json(charts.history(data, view.headline))
     for metric in data.get("neighbours", {}):
-        values[("window", (metric,))] = window_source(data, metric)
+        values.update(window_parts(data, metric))
     headline = default_sort(views)
     for metric in dict.fromkeys((headline, *headlines(views))):
         values[("significance", (metric, MAX_TOP, None))] = grid_of(data, metric, None)
