@@ -120,6 +120,7 @@ def _register_commands(app: Flask) -> None:
 
 def _register_blueprints(app: Flask) -> None:
     from leaderboard.blueprints import account, admin, api, downloads, errors, public
+    from leaderboard.blueprints.template_urls import template_url_for
 
     app.register_blueprint(public.bp)
     app.register_blueprint(account.bp)
@@ -127,6 +128,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(admin.bp)
     app.register_blueprint(downloads.bp)
     errors.register(app)
+    app.jinja_env.globals["url_for"] = template_url_for
 
 
 def compile_templates(app: Flask) -> int:
