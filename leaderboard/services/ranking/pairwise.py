@@ -154,7 +154,7 @@ def window_parts(data: dict[str, Any], metric: str) -> dict[tuple[str, tuple], A
     by_id = {s["id"]: s for s in systems}
     for number in range(max(1, -(-len(ids) // block))):
         low, high = number * block, min(len(ids), (number + 1) * block + WINDOW - 1)
-        named = [by_id[i] for i in ids[low:high] if i in by_id]
+        named = [by_id[i] for i in ids[low:high] if i in by_id and not is_apart(by_id[i], metric)]
         parts[("window", (metric, number))] = {
             "down": band["down"][low:high], "up": band["up"][low:high],
             "systems": [_window_system(s, metric) for s in named + apart]}
