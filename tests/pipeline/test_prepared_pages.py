@@ -52,8 +52,8 @@ def board(session):
 
 def _expected_items(n_views: int) -> int:
     """What a generative board of 30 systems (6 teams) gets prepared: per view the ranking
-    page, the API's answer, the CSV and JSON exports; the one page of ``?entries=all`` and
-    its two exports;
+    page, the API's answer, the CSV and JSON exports and their layouts; the one page of
+    ``?entries=all`` and its two exports with their layouts;
     values: the small keys, charts and history per view but "all", significance, matrix
     (one page) and window index and block of each headline; the table parts: the systems, and on
     "all" and each of the 4 POS a column per displayed metric (27) and a shown block for
@@ -63,7 +63,7 @@ def _expected_items(n_views: int) -> int:
     # a window index and one block (30 ranks) per headline
     values = 1 + 2 * (n_views - 1) + 4 * len(headlines)
     parts = 1 + 5 * (len(metric_info.displayed("generative")) + 1 + len(headlines))
-    return 4 * n_views + 3 + values + parts + 30
+    return 6 * n_views + 5 + values + parts + 30
 
 
 def _rows(session, snapshot_id):
@@ -283,6 +283,31 @@ def test_a_window_reads_its_block_of_the_band(app, client, session, monkeypatch)
                                                      computed[url].data), url
     assert computed[urls[-1]].status_code == 400
     assert not snapshot_reader._data
+
+
+def test_an_export_in_another_sort_reorders_the_prepared_file(app, client, session, board):
+    """A CSV or JSON export that only sorts otherwise than a prepared one (any column or
+    direction, best or all entries) is the prepared file with its system rows reordered:
+    byte for byte the computed one. A filtered query, or a POS nobody prepared, is computed."""
+    queries = [f"{sort}&entries={entries}" for entries in ("best", "all")
+               for sort in ("sort=date", "sort=team&dir=desc", "sort=strict_a_p@10&dir=asc",
+                            "sort=rank&dir=desc", "sort=system")]
+    urls = [f"/leaderboard.{kind}?{q}" for kind in ("csv", "json") for q in queries]
+    computed = {url: client.get(url).data for url in urls}
+    assert all(b"Team 01" in body for body in computed.values())
+    prepare_board(app, board.id, board.snapshot_id)
+    # The same length: the rows' spans in the prepared files still hold.
+    for row in _rows(session, board.snapshot_id):
+        if row.kind == prepared_pages.EXPORT and "layout" not in row.variant:
+            row.body = row.body.replace(b"Team 01", b"TEAM!01")
+            session.add(row)
+    session.commit()
+    _forget()
+    for url in urls:
+        served = client.get(url).data
+        assert served == computed[url].replace(b"Team 01", b"TEAM!01"), url
+    for url in ("/leaderboard.csv?sort=date&q=team", "/leaderboard.csv?sort=date&pos=NOUN"):
+        assert b"TEAM!01" not in client.get(url).data
 
 
 def _tamper_all(session, snapshot_id, old=b"Team 01", new=MARK_BYTES) -> None:

@@ -157,9 +157,12 @@ def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: st
                                            **page_context())
             (first if default else items)[
                 (prepared_pages.PAGE, page_variant((*core, number)))] = _json(blocks)
-        for kind, chunks in (("csv", exports.csv_chunks), ("json", exports.json_chunks)):
-            items[(prepared_pages.EXPORT, export_variant(kind, core))] = (
-                "".join(chunks(whole)).encode("utf-8"))
+        for kind in ("csv", "json"):
+            # The file, and where its rows lie: a query in another sort reorders them.
+            body, layout = exports.export_layout(whole, kind)
+            items[(prepared_pages.EXPORT, export_variant(kind, core))] = body
+            items[(prepared_pages.EXPORT, export_variant(f"{kind} layout", core))] = (
+                _json(layout))
         if default:
             doc = paged(whole.to_dict(), 1, API_PER_PAGE)
             first[(prepared_pages.API, api_variant((*core, None), 1, API_PER_PAGE))] = (

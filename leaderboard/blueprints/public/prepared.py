@@ -21,9 +21,10 @@ from jinja2 import Template
 from jinja2.runtime import Context
 
 from leaderboard.db import get_session
-from leaderboard.services.ranking import prepared_pages
+from leaderboard.services.ranking import exports, prepared_pages
+from leaderboard.services.ranking.ranking_table import parse_query, ranking_order
 from leaderboard.services.ranking.snapshot_reader import SnapshotRef, cached_value, table_source
-from leaderboard.services.ranking.table_source import TableSource, WholeSource
+from leaderboard.services.ranking.table_source import MissingPart, TableSource, WholeSource
 
 
 def _context(name: str, context: dict[str, Any]) -> tuple[Template, Context]:
@@ -98,6 +99,31 @@ def api_variant(core: tuple, page: int, per_page: int) -> str:
 def export_variant(kind: str, core: tuple) -> str:
     """The stored name of a ranking export (``csv``, ``json``) of the parsed query."""
     return prepared_pages.variant_key(prepared_pages.EXPORT, kind, list(core))
+
+
+def prepared_export(ref: SnapshotRef, kind: str, core: tuple, views: str | None) -> bytes | None:
+    """The export (``csv``, ``json``) of the parsed query ``core`` as the ranker prepared it;
+    else, for a query that only sorts otherwise (no filter) a file the ranker prepared for
+    the same view, POS and entries, its system rows reordered (:func:`exports.reordered`):
+    the rows are the same, only their order differs, and ordering 1,000 systems costs a
+    tenth of writing them. None when neither was prepared."""
+    found = stored(ref, prepared_pages.EXPORT, export_variant(kind, core))
+    view, pos, sort, direction, entries, query = core
+    if found is not None or query:
+        return found
+    base = (view, pos, *parse_query(view, pos, None, None, views)[2:], entries, "")
+    body = stored(ref, prepared_pages.EXPORT, export_variant(kind, base))
+    layout = stored(ref, prepared_pages.EXPORT, export_variant(f"{kind} layout", base),
+                    parse_json)
+    source = table_source(get_session(), ref, snapshot_top(ref))
+    if body is None or layout is None or source is None:
+        return None
+    try:
+        order = ranking_order(source, view=view, pos=pos, sort=sort, direction=direction,
+                              entries=entries)
+    except MissingPart:
+        return None
+    return exports.reordered(body, layout, kind, order)
 
 
 def system_variant(result_id: int, chart_keys: list[str]) -> str:

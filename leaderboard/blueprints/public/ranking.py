@@ -20,11 +20,10 @@ from leaderboard.blueprints.public.common import (
 )
 from leaderboard.blueprints.public.prepared import (
     SnapshotParts,
-    export_variant,
+    prepared_export,
     prepared_page,
-    stored,
 )
-from leaderboard.services.ranking import charts, exports, prepared_pages
+from leaderboard.services.ranking import charts, exports
 from leaderboard.services.ranking.metric_info import (
     LABELS,
     POS_VALUES,
@@ -156,8 +155,8 @@ def _export(kind: str) -> Response:
     mimetype = "text/csv" if kind == "csv" else "application/json"
     try:
         response = ranking_file(board.id, f"export.{kind}", chunks, mimetype,
-                                prepared=lambda ref, query: stored(
-                                    ref, prepared_pages.EXPORT, export_variant(kind, query)))
+                                prepared=lambda ref, query: prepared_export(
+                                    ref, kind, query, current_views()))
     except BadQuery as exc:
         # A script (pandas, curl) asked for a file: the reason as plain text, not a page.
         return Response(f"{exc}\n", status=400, mimetype="text/plain")

@@ -324,3 +324,47 @@ def to_csv(table: RankingTable) -> str:
 def to_json(table: RankingTable) -> str:
     """:func:`json_chunks` in one string."""
     return "".join(json_chunks(table))
+
+
+def export_layout(table: RankingTable, kind: str) -> tuple[bytes, dict[str, Any]]:
+    """An export (``csv`` or ``json``) of ``table`` and where its system rows lie in it, for
+    :func:`reordered`: the ids of the system rows in order, the byte span of each one's
+    record, and (CSV) where the header ends and the rows after the systems' start; (JSON)
+    the spans of those rows' records too."""
+    # A CSV chunk of one row is that row's line; a JSON chunk is one record whatever the
+    # size (its p-values are rounded per chunk of rows, by pandas: not one row at a time).
+    pieces = [piece.encode("utf-8") for piece in (
+        csv_chunks(table, size=1) if kind == "csv" else json_chunks(table))]
+    n = len(table.rows)
+    spans, at = [], 0
+    if kind == "csv":
+        # one piece a row, the header in the first (a header has no line break)
+        head = pieces[0].index(b"\n") + 1
+        for k, piece in enumerate(pieces):
+            start = at + (head if k == 0 else 0)
+            at += len(piece)
+            spans.append([start, at])
+        layout = {"head": head, "tail": spans[n][0] if n < len(spans) else at}
+    else:
+        # "[", then each record after its separator ("\n", then ",\n"), then "\n]\n"
+        at = len(pieces[0])
+        for k, piece in enumerate(pieces[1:-1]):
+            separator = 1 if k == 0 else 2
+            spans.append([at + separator, at + len(piece)])
+            at += len(piece)
+        layout = {"others": spans[n:]}
+    return b"".join(pieces), {**layout, "ids": [r["id"] for r in table.rows],
+                              "spans": spans[:n]}
+
+
+def reordered(body: bytes, layout: dict[str, Any], kind: str, ids: list[int]) -> bytes | None:
+    """The export :func:`export_layout` wrote, with its system rows in the order of ``ids``
+    (the same systems in another sort; None when they are not the same systems)."""
+    at = dict(zip(layout["ids"], layout["spans"], strict=True))
+    if len(ids) != len(at) or any(i not in at for i in ids):
+        return None
+    rows = [body[at[i][0]:at[i][1]] for i in ids]
+    if kind == "csv":
+        return body[:layout["head"]] + b"".join(rows) + body[layout["tail"]:]
+    records = rows + [body[start:end] for start, end in layout["others"]]
+    return b"[" + (b"\n" + b",\n".join(records) if records else b"") + b"\n]\n"

@@ -329,30 +329,12 @@ def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = 
     entries_value, query = parse_entries(entries), parse_q(q)
     headline = view_obj.headline
     source.want((pos,), view_obj.columns, ((headline, entries_value),))
-    indices, stats = source.shown(headline, entries_value, pos)
+    stats = source.shown(headline, entries_value, pos)[1]
     ties = stats.get("ties", {})
     ranks = stats.get("ranks", {}).get(headline, {})
     all_systems = source.systems()
-    heads = source.column(pos, headline)[0]
-    sorted_by = (source.column(pos, sort)[0] if sort in view_obj.columns and sort != headline
-                 else heads)
-    light = []
-    for i, g in enumerate(indices):
-        system = all_systems[g]
-        if hidden and system["id"] in hidden:
-            continue
-        value, key = heads[g], sorted_by[g]
-        light.append({"i": i, "g": g, "id": system["id"], "system": system["system"],
-                      "team": system["team"], "submitted_at": system["date"],
-                      "headline": None if value is None else round(float(value), 2),
-                      "sort_value": None if key is None else round(float(key), 2),
-                      "rank": _at(ranks, "rank", i), "set_apart": why(system, headline)})
-    total = len(light)
-    if query:
-        light = [r for r in light if matches(r, query)]
-    _sort_rows(light, sort, direction)
-    # set apart: their own group below the ranked rows, whatever the sort
-    light = [r for r in light if not r["set_apart"]] + [r for r in light if r["set_apart"]]
+    light, total = _ordered(source, view_obj, pos, sort, direction, entries_value, query,
+                            hidden)
     reported = reported_rows(top, view_obj, pos)
     place_reported(reported, [r for r in light if not r["set_apart"]], view_obj, sort,
                    direction)
@@ -375,6 +357,53 @@ def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = 
                         dict(top.get("signature") or {}), n_systems,
                         bool(top.get("updating")),
                         matching=None if window is None else len(light))
+
+
+def ranking_order(source: TableSource, *, view: str | None, pos: str | None, sort: str | None,
+                  direction: str | None, entries: str | None,
+                  hidden: frozenset[int] = frozenset()) -> list[int]:
+    """The system ids of :func:`table_of`'s rows for the query (no filter), in order, without
+    making a row: what reorders an export the ranker wrote in another order."""
+    view_obj, pos, sort, direction = parse_query(view, pos, sort, direction,
+                                                 track_of(source.top))
+    entries_value = parse_entries(entries)
+    source.want((pos,), (view_obj.headline, *((sort,) if sort in view_obj.columns else ())),
+                ((view_obj.headline, entries_value),))
+    light = _ordered(source, view_obj, pos, sort, direction, entries_value, "", hidden)[0]
+    return [r["id"] for r in light]
+
+
+def _ordered(source: TableSource, view: View, pos: str | None, sort: str, direction: str,
+             entries: str, query: str,
+             hidden: frozenset[int]) -> tuple[list[dict[str, Any]], int]:
+    """The shown entries as light rows (what sorting and filtering read), filtered by
+    ``query``, sorted, the set-apart ones last; and how many there are unfiltered."""
+    headline = view.headline
+    indices, stats = source.shown(headline, entries, pos)
+    ranks = stats.get("ranks", {}).get(headline, {})
+    all_systems = source.systems()
+    heads = source.column(pos, headline)[0]
+    sorted_by = (source.column(pos, sort)[0] if sort in view.columns and sort != headline
+                 else heads)
+    light = []
+    for i, g in enumerate(indices):
+        system = all_systems[g]
+        if hidden and system["id"] in hidden:
+            continue
+        value, key = heads[g], sorted_by[g]
+        light.append({"i": i, "g": g, "id": system["id"], "system": system["system"],
+                      "team": system["team"], "submitted_at": system["date"],
+                      "headline": None if value is None else round(float(value), 2),
+                      "sort_value": None if key is None else round(float(key), 2),
+                      "rank": _at(ranks, "rank", i),
+                      # only a flagged system can be set apart
+                      "set_apart": why(system, headline) if system.get("flags") else ""})
+    total = len(light)
+    if query:
+        light = [r for r in light if matches(r, query)]
+    _sort_rows(light, sort, direction)
+    # set apart: their own group below the ranked rows, whatever the sort
+    return [r for r in light if not r["set_apart"]] + [r for r in light if r["set_apart"]], total
 
 
 def _full_rows(source: TableSource, light: list[dict[str, Any]], view: View, pos: str | None,
@@ -456,12 +485,15 @@ def place_reported(reported: list[dict[str, Any]], rows: list[dict[str, Any]], v
             row["place"] = beaten[0] if best_first else beaten[-1] + 1
 
 
+_LAST = float("inf")
+
+
 def _sort_rows(rows: list[dict[str, Any]], sort: str, direction: str) -> None:
     """Sort :func:`table_of`'s light rows (``sort_value``: the sort column's value)."""
-    # Stable base order: headline descending, then date and id, so equal keys stay ranked.
-    rows.sort(key=lambda r: r["id"])
-    rows.sort(key=lambda r: r["submitted_at"])
-    rows.sort(key=lambda r: -(r["headline"] if r["headline"] is not None else float("-inf")))
+    # Base order: headline descending (none last), then date and id, so equal keys stay
+    # ranked.
+    rows.sort(key=lambda r: (-r["headline"] if r["headline"] is not None else _LAST,
+                             r["submitted_at"], r["id"]))
     reverse = direction == "desc"
     if sort == "rank":
         if reverse:
