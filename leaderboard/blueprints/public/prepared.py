@@ -115,8 +115,10 @@ def prepared_export(ref: SnapshotRef, kind: str, core: tuple, views: str | None)
     body = stored(ref, prepared_pages.EXPORT, export_variant(kind, base))
     layout = stored(ref, prepared_pages.EXPORT, export_variant(f"{kind} layout", base),
                     parse_json)
+    if body is None or layout is None:
+        return None
     source = table_source(get_session(), ref, snapshot_top(ref))
-    if body is None or layout is None or source is None:
+    if source is None:
         return None
     try:
         order = ranking_order(source, view=view, pos=pos, sort=sort, direction=direction,
