@@ -38,16 +38,22 @@ MARK = "Team prepared"
 MARK_BYTES = MARK.encode()
 
 
-@pytest.fixture
-def board(session):
-    """30 public systems of 6 teams (40 targets, B = 50) and one snapshot, nothing prepared."""
+def _synthetic(session, n_systems: int, n_teams: int, seed: int) -> SimpleNamespace:
+    """A synthetic board of public systems (40 targets, B = 50) and one snapshot, nothing
+    prepared."""
     board = synthetic_board(session, n_targets=40)
-    add_systems(session, board, n_systems=30, n_teams=6, rng=np.random.default_rng(5),
-                n_targets=40, bootstrap=50)
+    add_systems(session, board, n_systems=n_systems, n_teams=n_teams,
+                rng=np.random.default_rng(seed), n_targets=40, bootstrap=50)
     snapshot = refresh_snapshot(session=session, board_id=board.id)
     session.commit()
     clear_caches()
     return SimpleNamespace(id=board.id, snapshot_id=snapshot.id)
+
+
+@pytest.fixture
+def board(session):
+    """30 public systems of 6 teams and one snapshot, nothing prepared."""
+    return _synthetic(session, 30, 6, 5)
 
 
 def _expected_items(n_views: int) -> int:
@@ -258,11 +264,7 @@ def test_a_window_reads_its_block_of_the_band(app, client, session, monkeypatch)
     page and every fifth system's API answer, from the prepared index and block, equal the
     computed ones; an id not ranked is refused alike; no page parsed the snapshot."""
     app.config["RATELIMIT_ENABLED"] = False
-    made = synthetic_board(session, n_targets=40)
-    add_systems(session, made, n_systems=45, n_teams=9, rng=np.random.default_rng(8),
-                n_targets=40, bootstrap=50)
-    snapshot = refresh_snapshot(session=session, board_id=made.id)
-    session.commit()
+    made = _synthetic(session, 45, 9, 8)
     _forget()
     rows = client.get("/api/v1/leaderboard?entries=all&per_page=1000").get_json()["rows"]
     assert len(rows) == 45
@@ -271,8 +273,8 @@ def test_a_window_reads_its_block_of_the_band(app, client, session, monkeypatch)
         "/significance?around=999999", "/api/v1/significance?around=999999"]
     computed = {url: client.get(url) for url in urls}
     monkeypatch.setattr(pairwise, "WINDOW_BLOCK", 7)
-    prepare_board(app, made.id, snapshot.id)
-    variants = [v for kind, v in prepared_pages.stored_variants(session, snapshot.id)
+    prepare_board(app, made.id, made.snapshot_id)
+    variants = [v for kind, v in prepared_pages.stored_variants(session, made.snapshot_id)
                 if '"window"' in v]
     assert len(variants) == 8 * len(set(metric_info.headlines("generative")) | {
         metric_info.default_sort("generative")})   # an index and blocks 0-6 per metric

@@ -170,14 +170,17 @@ def boards_signature() -> tuple:
     """Every board's id, slug, default flag and latest snapshot: part of a cached page's key,
     so a page showing the board bar changes when a board is made, the default moves or another
     board's ranking (its count of systems) changes; none of that makes a new snapshot of the
-    board already shown."""
-    session = get_session()
-    boards = session.exec(select(Board.id, Board.slug, Board.is_default)
-                          .order_by(col(Board.id))).all()
-    latest = session.exec(select(LeaderboardSnapshot.board_id,
-                                 func.max(col(LeaderboardSnapshot.id)))
-                          .group_by(col(LeaderboardSnapshot.board_id))).all()
-    return (tuple(tuple(r) for r in boards), tuple(sorted((int(b), int(i)) for b, i in latest)))
+    board already shown. Read once per request (the page's key and the bar's counts)."""
+    if "boards_signature" not in g:
+        session = get_session()
+        boards = session.exec(select(Board.id, Board.slug, Board.is_default)
+                              .order_by(col(Board.id))).all()
+        latest = session.exec(select(LeaderboardSnapshot.board_id,
+                                     func.max(col(LeaderboardSnapshot.id)))
+                              .group_by(col(LeaderboardSnapshot.board_id))).all()
+        g.boards_signature = (tuple(tuple(r) for r in boards),
+                              tuple(sorted((int(b), int(i)) for b, i in latest)))
+    return g.boards_signature
 
 
 def shown_benchmark() -> Benchmark | None:

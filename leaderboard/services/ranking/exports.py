@@ -221,6 +221,13 @@ _P_CELLS: dict[float, str] = {}
 _MEMO_MAX = 100_000
 
 
+def _keep(memo: dict, key: Any, text: str) -> None:
+    """Keep ``text`` under ``key``, emptying ``memo`` first when it is full."""
+    if len(memo) >= _MEMO_MAX:
+        memo.clear()
+    memo[key] = text
+
+
 def _system_scores(row: TableRow) -> str:
     """A system row's score cells (:func:`_score_texts`), joined, read straight from its
     table's columns."""
@@ -235,9 +242,7 @@ def _system_scores(row: TableRow) -> str:
                              *(("", "") if not interval else
                                (f"{interval[0]:.2f}", f"{interval[1]:.2f}"))))
             if all(memo):
-                if len(_SCORE_CELLS) >= _MEMO_MAX:
-                    _SCORE_CELLS.clear()
-                _SCORE_CELLS[memo] = text
+                _keep(_SCORE_CELLS, memo, text)
         p = ties[i] if i < len(ties) else None
         if p is None:
             texts += (text, "")
@@ -246,17 +251,9 @@ def _system_scores(row: TableRow) -> str:
         if p_text is None:
             p_text = f"{float(p):.6g}"
             if p:
-                if len(_P_CELLS) >= _MEMO_MAX:
-                    _P_CELLS.clear()
-                _P_CELLS[p] = p_text
+                _keep(_P_CELLS, p, p_text)
         texts += (text, p_text)
     return ",".join(texts)
-    for value, low, high, p in score_values(row):
-        texts += ("" if value is None else f"{value:.2f}",
-                  "" if low is None else f"{low:.2f}",
-                  "" if high is None else f"{high:.2f}",
-                  "" if p is None else f"{float(p):.6g}")
-    return texts
 
 
 def _int(value: Any) -> object:
