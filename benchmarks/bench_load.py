@@ -5,7 +5,8 @@ Seeds a fresh SQLite database with the synthetic board (``benchmarks/bulk_seed.p
 computes its snapshot and, as a ranker does after each snapshot, prepares what the public
 pages read (``leaderboard/blueprints/public/prepare.py``: each view's ranking page, API
 answer and exports, every page of ``?entries=all``, the charts, history, significance and
-matrix values, the snapshot's small keys and each system's chart; ``--no-prepare``: not,
+matrix values, the snapshot's small keys and each system's chart; then, once readers are
+shown it, the ranking pages those link to: ``prepare_clicks.py``; ``--no-prepare``: not,
 the web computes every page as before issue 31). Then, with gunicorn (the Procfile's
 ``web`` command, gevent) on a free port and
 ``LEADERBOARD_CPU_TIME_HEADER=1`` (each response says its CPU time, ``X-CPU-ms``):
@@ -63,6 +64,7 @@ def seed_database(url: str, instance: str, systems: int, prepare: bool = True) -
 
     from benchmarks.bulk_seed import seed
     from leaderboard.blueprints.public.prepare import prepare_board
+    from leaderboard.blueprints.public.prepare_clicks import prepare_clicks
     from leaderboard.db import create_all
     from leaderboard.services.ranking.snapshots import refresh_snapshot
 
@@ -76,6 +78,7 @@ def seed_database(url: str, instance: str, systems: int, prepare: bool = True) -
         board_id, snapshot_id = board.id, snapshot.id
     if prepare:
         prepare_board(app, board_id, snapshot_id)  # type: ignore[arg-type]
+        prepare_clicks(app, board_id, snapshot_id)  # type: ignore[arg-type]
     engine.dispose()
 
 
@@ -87,6 +90,7 @@ def new_snapshot(url: str, instance: str, prepare: bool) -> None:
     from sqlmodel import Session, col, select
 
     from leaderboard.blueprints.public.prepare import prepare_board
+    from leaderboard.blueprints.public.prepare_clicks import prepare_clicks
     from leaderboard.models import LeaderboardSnapshot
     from leaderboard.services.ranking import prepared_pages
 
@@ -108,6 +112,8 @@ def new_snapshot(url: str, instance: str, prepare: bool) -> None:
         with Session(engine) as session:
             prepared_pages.clear_pending(session, snapshot_id)  # type: ignore[arg-type]
             session.commit()
+        # then, shown to readers, the pages one click away (a ranker with nothing queued)
+        prepare_clicks(app, board_id, snapshot_id)  # type: ignore[arg-type]
     engine.dispose()
 
 
@@ -123,12 +129,16 @@ def public_urls(url: str, instance: str) -> list[str]:
         sub = session.exec(select(Submission).limit(1)).first()
     app.extensions["db_engine"].dispose()
     views = [f"/?view={v}" for v in views_for("generative") if v != default_view("generative")]
-    # The rest are queries a ranker does not prepare whole (a system's significance
-    # window; other sorts, POS, filters, API pages; a metric no view ranks on): made from
-    # the snapshot's prepared parts (the table's columns and ranks), never the snapshot.
+    # Then pages one click from a view's page (a column's sort, a POS: prepared once readers
+    # are shown the snapshot), and queries a ranker does not prepare whole (a system's
+    # significance window; two clicks away; filters, API pages; a metric no view ranks on):
+    # made from the snapshot's prepared parts (the table's columns and ranks), never the
+    # snapshot.
     return ["/", *views, "/?entries=all", "/?entries=all&page=2", "/api/v1/leaderboard",
             f"/systems/{sub.id}", f"/teams/{sub.team_id}", "/significance", "/matrix",
             "/charts", "/history", "/compare", "/about", "/leaderboard.csv",
+            "/?view=all&sort=date&dir=desc", "/?view=lenient-a&pos=NOUN",
+            "/api/v1/leaderboard?view=lenient-a&pos=ADJ", "/leaderboard.csv?pos=VERB",
             f"/significance?around={sub.id}", "/?sort=date", "/?pos=NOUN&sort=gap",
             "/?entries=all&sort=team&page=4", "/?view=all&pos=VERB&entries=all&page=7",
             "/?entries=all&q=Team%2007", "/api/v1/leaderboard?sort=date&per_page=1000",

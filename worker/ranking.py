@@ -73,6 +73,7 @@ def refresh_snapshot_job(board_id: int) -> str:
             _mark_pending(session, board_id, snapshot_id)
             session.commit()
         prepare_pages(settings, engine, board_id, snapshot_id)
+        prepare_clicks(engine, board_id, snapshot_id, lambda: False)
         return "refreshed"
     connection, queue_name = job.connection, settings["QUEUE_NAME"]
     lease = Lease(connection, refresh_keys(board_id, queue_name)["lock"], ttl=LEASE_SECONDS,
@@ -101,6 +102,7 @@ def refresh_snapshot_job(board_id: int) -> str:
         # Only now: until readers are shown the new snapshot, the filter must still drop
         # what the one they are shown lists and it does not.
         _after_commit(connection, queue_name, board_id)
+        prepare_clicks(engine, board_id, snapshot_id, _busy(connection, queue_name, board_id))
     finally:
         connection.hdel(running, str(board_id))
         release_memory()
@@ -112,12 +114,20 @@ def refresh_snapshot_job(board_id: int) -> str:
 #: (:func:`leaderboard.blueprints.public.prepare.page_preparer`), so this module imports
 #: nothing of the web layer; without one (a job called directly) the web computes pages.
 PagePreparer = Callable[[Any, int, int], int]
+#: What it prepares once readers are shown the snapshot, until told to stop (the pages one
+#: click away: :func:`leaderboard.blueprints.public.prepare_clicks.click_preparer`):
+#: (engine, board id, snapshot id, stop) -> how many items.
+ClickPreparer = Callable[[Any, int, int, Callable[[], bool]], int]
 _preparers: list[PagePreparer] = []
+_click_preparers: list[ClickPreparer] = []
 
 
-def use_page_preparer(preparer: PagePreparer | None) -> None:
-    """Prepare pages with ``preparer`` after each snapshot this process writes (None: stop)."""
+def use_page_preparer(preparer: PagePreparer | None,
+                      clicks: ClickPreparer | None = None) -> None:
+    """Prepare pages with ``preparer`` after each snapshot this process writes, then with
+    ``clicks`` once readers are shown it (None: stop)."""
     _preparers[:] = [preparer] if preparer is not None else []
+    _click_preparers[:] = [clicks] if preparer is not None and clicks is not None else []
 
 
 def _mark_pending(session: Session, board_id: int, snapshot_id: int) -> None:
@@ -147,6 +157,44 @@ def prepare_pages(settings: dict[str, Any], engine: Any, board_id: int,
             session.commit()
     except Exception:  # readers are shown it anyway PENDING_SECONDS after it was written
         log.exception("could not show snapshot %s to readers", snapshot_id)
+
+
+def prepare_clicks(engine: Any, board_id: int, snapshot_id: int,
+                   busy: Callable[[], bool]) -> None:
+    """Once readers are shown the snapshot: prepare the pages one click from its prepared
+    ones until ``busy()`` (the ranker has other work; every page costs about as much as
+    the web process would spend on it)."""
+    if not _click_preparers:
+        return
+    try:
+        start = time.perf_counter()
+        count = _click_preparers[0](engine, board_id, snapshot_id, busy)
+        log.info("prepared %d items one click away in snapshot %s (board %s) in %.2f s%s",
+                 count, snapshot_id, board_id, time.perf_counter() - start,
+                 " (stopped: other work)" if busy() else "")
+    except Exception:  # those pages are made by the web processes, as before
+        log.exception("could not prepare the pages one click away in snapshot %s",
+                      snapshot_id)
+
+
+def _busy(connection: Redis, queue_name: str, board_id: int) -> Callable[[], bool]:
+    """Whether this ranker has other work: a newer refresh of the board asked for, or any
+    job waiting in its queues (its own and the shared ranking queue)."""
+    pending = refresh_keys(board_id, queue_name)["pending"]
+    queues = [Queue(ranking_queue_name(queue_name, name), connection=connection).key
+              for name in (_me.get("name"), None)]
+
+    def busy() -> bool:
+        try:
+            with connection.pipeline(transaction=False) as pipe:
+                pipe.exists(pending)
+                for key in queues:
+                    pipe.llen(key)
+                return any(pipe.execute())
+        except Exception:  # Redis away: the pages can wait, the ranker's work cannot
+            return True
+
+    return busy
 
 
 def _after_commit(connection: Redis, queue_name: str, board_id: int) -> None:
@@ -227,9 +275,11 @@ def _beat_loop(stop: threading.Event, connection: Redis, queue_name: str, name: 
 
 
 def run_ranker(settings: dict[str, Any], *, burst: bool = False, name: str | None = None,
-               page_preparer: PagePreparer | None = None) -> bool:
+               page_preparer: PagePreparer | None = None,
+               click_preparer: ClickPreparer | None = None) -> bool:
     """Run a ranker until SIGTERM (or, with ``burst``, until its queues are empty), preparing
-    each new snapshot's pages with ``page_preparer``.
+    each new snapshot's pages with ``page_preparer``, then, while it has nothing else to do,
+    the pages one click away with ``click_preparer``.
 
     Refuses a shared database without an explicit secret key and Redis URL."""
     from leaderboard.config import require_shared_settings
@@ -242,7 +292,7 @@ def run_ranker(settings: dict[str, Any], *, burst: bool = False, name: str | Non
     require_shared_settings(settings)
     setup_logging(settings)
     keep_states()  # a board's next refresh here updates the ranking state it wrote
-    use_page_preparer(page_preparer)
+    use_page_preparer(page_preparer, click_preparer)
     name = name or new_ranker_name()
     _me["name"] = name
     engine = make_engine(settings["DATABASE_URL"])

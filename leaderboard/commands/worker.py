@@ -65,10 +65,11 @@ def ranker_command(burst: bool, name: str | None) -> None:
     from flask.cli import ScriptInfo
 
     from leaderboard.blueprints.public.prepare import page_preparer
+    from leaderboard.blueprints.public.prepare_clicks import click_preparer
     from worker.ranking import run_ranker
 
     # Built by the console script (ranker is not app-free: it renders pages with the app).
     app = click.get_current_context().find_object(ScriptInfo).load_app()
     run_ranker(_refuse_split(app.config["LEADERBOARD"]), burst=burst, name=name,
-               page_preparer=page_preparer(app))
+               page_preparer=page_preparer(app), click_preparer=click_preparer(app))
     sys.exit(0)

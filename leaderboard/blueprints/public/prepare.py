@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask import Flask
@@ -44,14 +44,12 @@ from leaderboard.services.ranking.pairwise import MAX_TOP, window_parts
 from leaderboard.services.ranking.ranking_table import (
     API_PER_PAGE,
     HTML_PAGE_SIZE,
+    RankingTable,
     build_matrix,
     build_table,
     matrix_page,
     page_of,
     paged,
-    parse_entries,
-    parse_q,
-    parse_query,
 )
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT
 from leaderboard.services.ranking.systems import system_detail
@@ -101,18 +99,18 @@ def prepare_board(app: Flask, board_id: int, snapshot_id: int) -> int:
         default = default_view(views)
         for key in (default, *(k for k in views_for(views) if k != default)):
             most, more = _ranking_items(app, data, snapshot_id, views, key)
-            if not _store(engine, board_id, snapshot_id, most, replace=key == default):
+            if not store_items(engine, board_id, snapshot_id, most, replace=key == default):
                 return len(first)
             first.update(most)
             rest.update(more)
         rest.update(_values(data, views))
         listed, new_charts = _system_charts(data, views, charts_kept)
-    if not _store(engine, board_id, snapshot_id, rest, charts=(listed, new_charts)):
+    if not store_items(engine, board_id, snapshot_id, rest, charts=(listed, new_charts)):
         return len(first)
     return len(first) + len(rest) + len(new_charts)
 
 
-def _store(engine: Engine, board_id: int, snapshot_id: int,
+def store_items(engine: Engine, board_id: int, snapshot_id: int,
            items: dict[tuple[str, str], bytes], *, replace: bool = False,
            charts: tuple[set[str], dict[str, bytes]] | None = None) -> bool:
     """Write ``items`` for the snapshot (``replace``: instead of what it had) and the board's
@@ -143,31 +141,49 @@ def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: st
     exports of ``?entries=all`` (the second)."""
     first: dict[tuple[str, str], bytes] = {}
     items: dict[tuple[str, str], bytes] = {}
-    view, pos, sort, direction = parse_query(key, None, None, None, views)
-    query = parse_q(None)
-    for entries in (parse_entries(None), parse_entries("all")):
-        if entries != parse_entries(None) and key != default_view(views):
+    for entries in (None, "all"):
+        if entries is not None and key != default_view(views):
             continue
-        core = (view.key, pos, sort, direction, entries, query)
-        whole = build_table(data, snapshot_id=snapshot_id, view=key, entries=entries, q=query)
-        pages = max(1, -(-len(whole.rows) // HTML_PAGE_SIZE))
-        default = entries == parse_entries(None)
-        for number in range(1, 2 if default else pages + 1):
-            _page, blocks = capture_blocks("public/ranking.html", table=page_of(whole, number),
-                                           **page_context())
-            (first if default else items)[
-                (prepared_pages.PAGE, page_variant((*core, number)))] = _json(blocks)
-        for kind in ("csv", "json"):
-            # The file, and where its rows lie: a query in another sort reorders them.
-            body, layout = exports.export_layout(whole, kind)
-            items[(prepared_pages.EXPORT, export_variant(kind, core))] = body
-            items[(prepared_pages.EXPORT, export_variant(f"{kind} layout", core))] = (
-                _json(layout))
-        if default:
-            doc = paged(whole.to_dict(), 1, API_PER_PAGE)
-            first[(prepared_pages.API, api_variant((*core, None), 1, API_PER_PAGE))] = (
-                app.json.response(doc).get_data())
+        whole = build_table(data, snapshot_id=snapshot_id, view=key, entries=entries)
+        core = core_of(whole)
+        if entries is None:
+            made = query_items(app, whole, core, [1], api=True, files=True)
+            files = {k: v for k, v in made.items() if k[0] == prepared_pages.EXPORT}
+            first.update({k: v for k, v in made.items() if k not in files})
+            items.update(files)
+        else:
+            pages = range(1, max(1, -(-len(whole.rows) // HTML_PAGE_SIZE)) + 1)
+            items.update(query_items(app, whole, core, pages, api=False, files=True))
     return first, items
+
+
+def query_items(app: Flask, whole: RankingTable, core: tuple, pages: Iterable[int], *,
+                api: bool, files: bool) -> dict[tuple[str, str], bytes]:
+    """The prepared items of one query of the ranking (``core``: its parsed view, POS, sort,
+    direction, entries and filter; ``whole``: its table): the page blocks of ``pages``, with
+    ``api`` the API's first page, with ``files`` the CSV and JSON exports and where their
+    rows lie (a query in another sort reorders them)."""
+    items: dict[tuple[str, str], bytes] = {}
+    for number in pages:
+        _page, blocks = capture_blocks("public/ranking.html", table=page_of(whole, number),
+                                       **page_context())
+        items[(prepared_pages.PAGE, page_variant((*core, number)))] = _json(blocks)
+    for kind in ("csv", "json") if files else ():
+        body, layout = exports.export_layout(whole, kind)
+        items[(prepared_pages.EXPORT, export_variant(kind, core))] = body
+        items[(prepared_pages.EXPORT, export_variant(f"{kind} layout", core))] = _json(layout)
+    if api:
+        doc = paged(whole.to_dict(), 1, API_PER_PAGE)
+        items[(prepared_pages.API, api_variant((*core, None), 1, API_PER_PAGE))] = (
+            app.json.response(doc).get_data())
+    return items
+
+
+def core_of(table: RankingTable) -> tuple:
+    """The parsed query of ``table`` as a web process looks its bytes up (view, POS, sort,
+    direction, entries, filter)."""
+    return (table.view.key, table.pos, table.sort, table.direction, table.entries,
+            table.query)
 
 
 def _values(data: dict[str, Any], views: str) -> dict[tuple[str, str], bytes]:
