@@ -12,6 +12,9 @@ Seeding is bulk (``bulk_seed.py``). The ranker's work then runs in a process of 
   each (warm: the ranker that wrote the last snapshot keeps its state in memory);
 - ``prepare_pages_s``: what the ranker then renders for the web (each view's ranking page
   blocks and API answer, ``leaderboard/blueprints/public/prepare.py``);
+- ``prepare_clicks_s``: what it renders once readers are shown the snapshot, when nothing
+  else waits (``prepare_clicks_items``: the pages one click away, their API answers and
+  exports, ``prepare_clicks.py``);
 - ``burst_50_refresh_s``: 50 new results, one (warm) refresh;
 - ``*_cpu_s`` beside each refresh: the CPU seconds of the ranker process (every thread,
   BLAS's included), less sensitive than wall time to what else runs on the machine;
@@ -138,6 +141,7 @@ def refreshes(url: str, teams: int) -> dict:
     (warm: this process wrote the last state), what it prepares for the web, a burst of 50
     results in one refresh, and one result refreshed cold (state from the database)."""
     from leaderboard.blueprints.public.prepare import prepare_board
+    from leaderboard.blueprints.public.prepare_clicks import prepare_clicks
     from leaderboard.models import Board
 
     keep_states()  # as the ranker does
@@ -180,6 +184,9 @@ def refreshes(url: str, teams: int) -> dict:
             start = time.perf_counter()
             prepare_board(app, board.id, snapshot_id)
             out["prepare_pages_s"] = round(time.perf_counter() - start, 2)
+            start = time.perf_counter()
+            out["prepare_clicks_items"] = prepare_clicks(app, board.id, snapshot_id)
+            out["prepare_clicks_s"] = round(time.perf_counter() - start, 2)
             new_results(50, "Burst")
             out["burst_50_refresh_s"] = round(timed_refresh()[0], 2)
             out["burst_50_refresh_cpu_s"] = round(cpus[-1], 2)

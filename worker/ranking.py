@@ -73,7 +73,7 @@ def refresh_snapshot_job(board_id: int) -> str:
             _mark_pending(session, board_id, snapshot_id)
             session.commit()
         prepare_pages(settings, engine, board_id, snapshot_id)
-        prepare_clicks(engine, board_id, snapshot_id, lambda: False)
+        prepare_click_pages(engine, board_id, snapshot_id, lambda: False)
         return "refreshed"
     connection, queue_name = job.connection, settings["QUEUE_NAME"]
     lease = Lease(connection, refresh_keys(board_id, queue_name)["lock"], ttl=LEASE_SECONDS,
@@ -102,7 +102,8 @@ def refresh_snapshot_job(board_id: int) -> str:
         # Only now: until readers are shown the new snapshot, the filter must still drop
         # what the one they are shown lists and it does not.
         _after_commit(connection, queue_name, board_id)
-        prepare_clicks(engine, board_id, snapshot_id, _busy(connection, queue_name, board_id))
+        prepare_click_pages(engine, board_id, snapshot_id,
+                            _busy(connection, queue_name, board_id))
     finally:
         connection.hdel(running, str(board_id))
         release_memory()
@@ -159,7 +160,7 @@ def prepare_pages(settings: dict[str, Any], engine: Any, board_id: int,
         log.exception("could not show snapshot %s to readers", snapshot_id)
 
 
-def prepare_clicks(engine: Any, board_id: int, snapshot_id: int,
+def prepare_click_pages(engine: Any, board_id: int, snapshot_id: int,
                    busy: Callable[[], bool]) -> None:
     """Once readers are shown the snapshot: prepare the pages one click from its prepared
     ones until ``busy()`` (the ranker has other work; every page costs about as much as

@@ -111,8 +111,8 @@ def prepare_board(app: Flask, board_id: int, snapshot_id: int) -> int:
 
 
 def store_items(engine: Engine, board_id: int, snapshot_id: int,
-           items: dict[tuple[str, str], bytes], *, replace: bool = False,
-           charts: tuple[set[str], dict[str, bytes]] | None = None) -> bool:
+                items: dict[tuple[str, str], bytes], *, replace: bool = False,
+                charts: tuple[set[str], dict[str, bytes]] | None = None) -> bool:
     """Write ``items`` for the snapshot (``replace``: instead of what it had) and the board's
     system ``charts``; False when the snapshot is gone meanwhile."""
     with Session(engine) as session:
