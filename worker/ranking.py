@@ -198,6 +198,26 @@ def _busy(connection: Redis, queue_name: str, board_id: int) -> Callable[[], boo
     return busy
 
 
+def _refresh_unprepared(connection: Redis, queue_name: str, engine: Any) -> None:
+    """Ask for a refresh of each board whose shown snapshot this release never prepared (one
+    an import wrote, or the last one before a deploy that changed the pages' code): until
+    then every web process computes its pages. Requests coalesce, so rankers starting
+    together ask once."""
+    if not _preparers:
+        return
+    try:
+        with Session(engine) as session:
+            boards = prepared_pages.unprepared_boards(session)
+        for board_id in boards:
+            request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
+    except Exception:  # the boards' next refresh prepares them
+        log.warning("could not ask for the refresh of unprepared boards", exc_info=True)
+        return
+    if boards:
+        log.info("asked for the refresh of boards %s: their snapshot has no prepared pages "
+                 "of this release", boards)
+
+
 def _after_commit(connection: Redis, queue_name: str, board_id: int) -> None:
     """The read filter forgets the systems the new snapshot no longer lists; the refresh is
     counted warm or cold, incremental or full (``bench_scaleout.py`` reads the counts)."""
@@ -302,6 +322,7 @@ def run_ranker(settings: dict[str, Any], *, burst: bool = False, name: str | Non
     queue_name = settings["QUEUE_NAME"]
     register(connection, queue_name, name)
     take_over_gone(connection, queue_name)
+    _refresh_unprepared(connection, queue_name, engine)
     log.info("ranker %s ready", name)
     stop = threading.Event()
     threading.Thread(target=_beat_loop, daemon=True, name="ranker-beat",

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from importlib.metadata import version
 from pathlib import Path
 
-from sqlmodel import Session, col, delete, select
+from sqlmodel import Session, col, delete, func, select
 
 from leaderboard.config import PROJECT_ROOT
 from leaderboard.models import LeaderboardSnapshot, PreparedPage
@@ -148,6 +148,24 @@ def pending_among(session: Session, snapshot_ids: Iterable[int]) -> set[int]:
     return set(session.exec(select(PreparedPage.snapshot_id).where(
         col(PreparedPage.snapshot_id).in_(ids), PreparedPage.kind == PENDING,
         PreparedPage.variant == "")).all())
+
+
+def unprepared_boards(session: Session) -> list[int]:
+    """Boards whose newest snapshot has no bytes of this release (none at all: written by an
+    import or a host command; or made by other code, before a deploy) and is not being
+    prepared: their readers' web processes compute every page until a ranker refreshes
+    them. Checked by the snapshot's small-keys value, which every prepare writes."""
+    newest = select(LeaderboardSnapshot.board_id,
+                    func.max(LeaderboardSnapshot.id)).group_by(LeaderboardSnapshot.board_id)
+    latest = {int(snapshot): int(board) for board, snapshot in session.exec(newest).all()}
+    if not latest:
+        return []
+    meta = variant_key(VALUE, "meta", [])
+    prepared = set(session.exec(select(PreparedPage.snapshot_id).where(
+        col(PreparedPage.snapshot_id).in_(sorted(latest)),
+        col(PreparedPage.kind).in_([VALUE, PENDING]),
+        col(PreparedPage.variant).in_([meta, ""]))).all())
+    return sorted(board for snapshot, board in latest.items() if snapshot not in prepared)
 
 
 def load(session: Session, snapshot_id: int, kind: str, variant: str) -> bytes | None:
