@@ -134,11 +134,12 @@ def test_preparing_clicks_stops_when_the_ranker_has_other_work(app, session, boa
 
     def after_two() -> bool:
         calls.append(1)
-        return len(calls) > 2
+        return len(calls) > 3
 
-    # two queries made (a page and its API answer each; exports for a POS), then it stops
+    # asked before the snapshot is parsed, then before each query: two queries made (a page
+    # and its API answer each; exports for a POS), then it stops
     written = prepare_clicks(app, board.id, board.snapshot_id, stop=after_two)
-    assert 4 <= written <= 12 and len(calls) == 3
+    assert 4 <= written <= 12 and len(calls) == 4
     # The ranker's test: a newer refresh of the board asked for, or any job in its queues.
     settings = app.config["LEADERBOARD"]
     queue_name = settings["QUEUE_NAME"]
