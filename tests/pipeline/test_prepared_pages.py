@@ -350,6 +350,27 @@ def test_the_board_bar_counts_what_the_ranking_shows(app, client, session, board
     assert _chips(client)[0] == "test phase · labels hidden · 28 submissions · default"
 
 
+
+@pytest.mark.parametrize("prepared", [True, False])
+def test_the_board_bar_counts_what_an_empty_ranking_shows(app, client, session, prepared):
+    """Results scored since the shown snapshot (none of them listed yet) do not count on the
+    shown board's chip, whether the snapshot was prepared or not (one an import wrote): it
+    says what the table below it shows."""
+    made = synthetic_board(session, n_targets=40)
+    other = create_board(session, session.get(Benchmark, made.benchmark_id), track="ranking")
+    refresh_snapshot(session=session, board_id=other.id)  # two boards: the bar shows
+    snapshot = refresh_snapshot(session=session, board_id=made.id)
+    session.commit()
+    if prepared:
+        prepare_board(app, made.id, snapshot.id)
+    add_systems(session, made, n_systems=3, n_teams=1, rng=np.random.default_rng(4),
+                n_targets=40, bootstrap=50)
+    session.commit()
+    clear_caches()
+    page = client.get("/").get_data(as_text=True)
+    assert "0 public systems" in page
+    assert _chips(client)[0] == "test phase · labels hidden · 0 submissions · default"
+
 #: Pages showing team names that a ranker prepares, and the system page (its chart).
 SERVED = ["/", "/?entries=all", "/significance", "/matrix", "/charts", "/history",
           "/compare", "/leaderboard.csv", "/leaderboard.json", "/leaderboard.csv?entries=all",
