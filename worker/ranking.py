@@ -121,6 +121,8 @@ PagePreparer = Callable[[Any, int, int], int]
 ClickPreparer = Callable[[Any, int, int, Callable[[], bool]], int]
 _preparers: list[PagePreparer] = []
 _click_preparers: list[ClickPreparer] = []
+#: Board -> its newest snapshot whose pages one click away were cut short by other work.
+_unfinished: dict[int, int] = {}
 
 
 def use_page_preparer(preparer: PagePreparer | None,
@@ -129,6 +131,7 @@ def use_page_preparer(preparer: PagePreparer | None,
     ``clicks`` once readers are shown it (None: stop)."""
     _preparers[:] = [preparer] if preparer is not None else []
     _click_preparers[:] = [clicks] if preparer is not None and clicks is not None else []
+    _unfinished.clear()
 
 
 def _mark_pending(session: Session, board_id: int, snapshot_id: int) -> None:
@@ -161,21 +164,33 @@ def prepare_pages(settings: dict[str, Any], engine: Any, board_id: int,
 
 
 def prepare_click_pages(engine: Any, board_id: int, snapshot_id: int,
-                   busy: Callable[[], bool]) -> None:
+                        busy: Callable[[], bool]) -> None:
     """Once readers are shown the snapshot: prepare the pages one click from its prepared
     ones until ``busy()`` (the ranker has other work; every page costs about as much as
-    the web process would spend on it)."""
+    the web process would spend on it). Boards cut short so are taken up again, newest
+    snapshot only, after a later refresh here finishes its own without being cut short."""
     if not _click_preparers:
         return
-    try:
-        start = time.perf_counter()
-        count = _click_preparers[0](engine, board_id, snapshot_id, busy)
-        log.info("prepared %d items one click away in snapshot %s (board %s) in %.2f s%s",
-                 count, snapshot_id, board_id, time.perf_counter() - start,
-                 " (stopped: other work)" if busy() else "")
-    except Exception:  # those pages are made by the web processes, as before
-        log.exception("could not prepare the pages one click away in snapshot %s",
-                      snapshot_id)
+    _unfinished.pop(board_id, None)
+    todo = [(board_id, snapshot_id)]
+    while todo:
+        board, snapshot = todo.pop()
+        try:
+            start = time.perf_counter()
+            count = _click_preparers[0](engine, board, snapshot, busy)
+            stopped = busy()
+            log.info("prepared %d items one click away in snapshot %s (board %s) in %.2f s%s",
+                     count, snapshot, board, time.perf_counter() - start,
+                     " (stopped: other work)" if stopped else "")
+        except Exception:  # those pages are made by the web processes, as before
+            log.exception("could not prepare the pages one click away in snapshot %s",
+                          snapshot)
+            continue
+        if stopped:
+            _unfinished[board] = snapshot
+            return
+        if _unfinished:
+            todo.append(_unfinished.popitem())
 
 
 def _busy(connection: Redis, queue_name: str, board_id: int) -> Callable[[], bool]:

@@ -185,3 +185,42 @@ def test_the_ranker_prepares_clicks_after_readers_are_shown_the_snapshot(app, se
     prepared_alone = _kinds(session, board.snapshot_id)
     assert prepared_alone == {}  # the fixture's snapshot: nothing prepared
     assert counts["page"] > len(views_for("generative")) + 1
+
+
+def test_clicks_cut_short_are_taken_up_after_a_later_refresh(app, session, board):
+    """Board A's pages one click away are cut short by other work; after board B's refresh
+    prepares its own without being cut short, A's are prepared too, of A's newest snapshot
+    only (a replaced snapshot gets none)."""
+    from leaderboard.services.catalog.benchmarks import get_split
+    from leaderboard.services.catalog.boards import create_board
+
+    other = create_board(session, get_split(session, session.get(Board, board.id).benchmark_id),
+                         track="ranking")
+    session.commit()
+    with Session(app.extensions["db_engine"]) as own:
+        other_snapshot = refresh_snapshot(session=own, board_id=other.id).id
+        own.commit()
+    prepare_board(app, board.id, board.snapshot_id)
+    prepare_board(app, other.id, other_snapshot)
+    ranking.use_page_preparer(page_preparer(app), click_preparer(app))
+    try:
+        engine = app.extensions["db_engine"]
+        prepared = _kinds(session, board.snapshot_id)["page"]
+        ranking.prepare_click_pages(engine, board.id, board.snapshot_id, lambda: True)
+        assert ranking._unfinished == {board.id: board.snapshot_id}
+        assert _kinds(session, board.snapshot_id)["page"] == prepared  # none made
+        ranking.prepare_click_pages(engine, other.id, other_snapshot, lambda: False)
+        assert ranking._unfinished == {}
+        assert _kinds(session, other_snapshot)["page"] > 2
+        assert _kinds(session, board.snapshot_id)["page"] >= prepared + 6 * 5
+        # A replaced snapshot: nobody will read its pages for long, none are made.
+        replaced, newer = [], []
+        for made in (replaced, newer):
+            with Session(engine) as own:
+                made.append(refresh_snapshot(session=own, board_id=other.id).id)
+                own.commit()
+            prepare_board(app, other.id, made[0])
+        assert prepare_clicks(app, other.id, replaced[0]) == 0
+        assert prepare_clicks(app, other.id, newer[0]) > 0
+    finally:
+        ranking.use_page_preparer(None)

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from flask import Flask, url_for
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from leaderboard.blueprints.public.common import BOARD_ARG, current_board
 from leaderboard.blueprints.public.prepare import core_of, query_items, store_items
@@ -69,9 +69,12 @@ def prepare_clicks(app: Flask, board_id: int, snapshot_id: int,
         return 0
     with Session(engine) as session:
         board = session.get(Board, board_id)
-        row = session.get(LeaderboardSnapshot, snapshot_id)
-        if board is None or row is None:
+        newest = session.exec(select(LeaderboardSnapshot.id).where(
+            LeaderboardSnapshot.board_id == board_id).order_by(
+            col(LeaderboardSnapshot.id).desc())).first()
+        if board is None or newest != snapshot_id:  # gone, or replaced: nobody reads it long
             return 0
+        row = session.get(LeaderboardSnapshot, snapshot_id)
         data = row.data
         views = board_views(board, session)
         slug = "" if board.is_default else board.slug
