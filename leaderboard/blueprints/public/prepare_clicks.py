@@ -119,12 +119,12 @@ def _links(engine: Engine, snapshot_id: int, views: str, slug: str,
                 if args is None:
                     continue
                 try:
-                    core = _core(args, views)
+                    linked = _core(args, views)
                 except BadQuery:
                     continue
-                wanted = {(prepared_pages.PAGE, page_variant(core))}
-                if core[-1] == 1:
-                    wanted.add((prepared_pages.API, api_variant((*core[:6], None), 1,
+                wanted = {(prepared_pages.PAGE, page_variant(linked))}
+                if linked[-1] == 1:
+                    wanted.add((prepared_pages.API, api_variant((*linked[:6], None), 1,
                                                                  API_PER_PAGE)))
                 if wanted - have - seen:
                     seen.update(wanted)
