@@ -63,12 +63,17 @@ def page_preparer(app: Flask) -> Callable[[Engine, int, int], int]:
     ``app``, on the ranker's own database engine (the app's own one is let go)."""
 
     def prepare(engine: Engine, board_id: int, snapshot_id: int) -> int:
-        if app.extensions["db_engine"] is not engine:
-            app.extensions["db_engine"].dispose()
-            app.extensions["db_engine"] = engine
+        use_engine(app, engine)
         return prepare_board(app, board_id, snapshot_id)
 
     return prepare
+
+
+def use_engine(app: Flask, engine: Engine) -> None:
+    """Let ``app`` work on the ranker's database engine, letting its own one go."""
+    if app.extensions["db_engine"] is not engine:
+        app.extensions["db_engine"].dispose()
+        app.extensions["db_engine"] = engine
 
 
 def prepare_board(app: Flask, board_id: int, snapshot_id: int) -> int:

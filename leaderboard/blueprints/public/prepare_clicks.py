@@ -22,7 +22,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from leaderboard.blueprints.public.common import BOARD_ARG, current_board
-from leaderboard.blueprints.public.prepare import core_of, query_items, store_items
+from leaderboard.blueprints.public.prepare import (
+    core_of,
+    query_items,
+    store_items,
+    use_engine,
+)
 from leaderboard.blueprints.public.prepared import api_variant, page_variant, parse_json
 from leaderboard.models import Board, LeaderboardSnapshot
 from leaderboard.services.catalog.boards import board_views
@@ -51,9 +56,7 @@ def click_preparer(app: Flask) -> Callable[[Engine, int, int, Stop], int]:
     :func:`prepare_clicks` with ``app`` on the ranker's engine."""
 
     def prepare(engine: Engine, board_id: int, snapshot_id: int, stop: Stop) -> int:
-        if app.extensions["db_engine"] is not engine:
-            app.extensions["db_engine"].dispose()
-            app.extensions["db_engine"] = engine
+        use_engine(app, engine)
         return prepare_clicks(app, board_id, snapshot_id, stop)
 
     return prepare
@@ -106,13 +109,11 @@ def _links(engine: Engine, snapshot_id: int, views: str, slug: str,
     home = urlsplit(url_for("public.ranking")).path  # its URL keeps the shown board's arg
     seen: set[tuple[str, str]] = set()
     default = default_view(views)
-    for key in (default, *(k for k in views_for(views) if k != default)):
-        core = _core({"view": key}, views)
-        with Session(engine) as session:
-            body = prepared_pages.load(session, snapshot_id, prepared_pages.PAGE,
-                                       page_variant(core))
-        if body is None:
-            continue
+    pages = [page_variant(_core({"view": key}, views))
+             for key in (default, *(k for k in views_for(views) if k != default))]
+    with Session(engine) as session:
+        bodies = prepared_pages.load_many(session, snapshot_id, prepared_pages.PAGE, pages)
+    for body in (bodies[page] for page in pages if page in bodies):
         for block in parse_json(body).values():
             for href in _HREF.findall(block):
                 args = _ranking_args(html.unescape(href), home, slug)
