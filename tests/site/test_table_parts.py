@@ -188,3 +188,28 @@ def test_a_column_part_reads_back_every_number_and_gap_exactly():
     assert decode_part(SHOWN, encode_part(SHOWN, shown)) == shown
     with pytest.raises(ValueError):
         decode_part(COLUMN, b"json" + body[4:])
+
+
+def test_page_cells_from_the_parts_equal_those_from_the_whole_snapshot(snapshot):
+    """The page's score cells read the parts' bounds as flat lists (and keep each cell's
+    HTML by its numbers): the same HTML as from the whole snapshot, tie marks, a Humans
+    column and cells without a value included, the first time and from what was kept."""
+    from leaderboard.blueprints.public.render import _score_cells
+
+    source = _source(snapshot)
+    compared = ties = 0
+    for key, view in views_for("generative").items():
+        for pos, sort in itertools.product((None, "ADV"), (view.headline, view.columns[-1])):
+            query = dict(snapshot_id=9, view=key, pos=pos, sort=sort, entries="all")
+            parts = table_of(source, **query, window=(40, 90))
+            whole = page_of(build_table(snapshot, **query), 1)
+            whole_rows = {r["id"]: r for r in build_table(snapshot, **query).rows}
+            assert parts.rows and len(whole.rows) == 100
+            for row in parts.rows:
+                expected = _score_cells(whole_rows[row["id"]], view.headline, sort, "42%")
+                for _ in range(2):
+                    assert _score_cells(row, view.headline, sort, "42%") == expected
+                compared += 1
+                ties += expected.count('class="tie"')
+                assert expected.count('<td class="num pct">42%</td>') == 1
+    assert compared > 1000 and ties > 0

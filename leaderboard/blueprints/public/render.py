@@ -17,7 +17,8 @@ from markupsafe import Markup, escape
 from leaderboard.scoring.significance import format_p, significant
 from leaderboard.services.ranking.ranking_table import RankingTable
 from leaderboard.services.ranking.systems import coverage_text
-from leaderboard.services.ranking.table_rows import FORMATS, TableRow
+from leaderboard.services.ranking.table_rows import FORMATS, RowCells, TableRow
+from leaderboard.services.ranking.table_source import interval_bounds
 
 _CACHE: OrderedDict[tuple, Markup] = OrderedDict()
 _LOCK = threading.Lock()
@@ -72,35 +73,65 @@ def _score_cells(r: TableRow, headline: str, sort: str, human_pct: str | None) -
     """A system row's score cells, written from its columns' values (its cell dicts are
     never made for the page): what ``<td>{cell_html(cell)}</td>`` writes of each."""
     decimals = r.source.decimals
-    form = FORMATS.get(decimals) or f"%.{decimals}f"
-    parts = []
     g, i = r.g, r.i
-    for key, values, intervals, ties in r.source.columns:
+    parts = []
+    for cls, values, lows, highs, intervals, ties, sorted_here, pct_after in _plan(
+            r.source, headline, sort):
         value = values[g]
-        cls = '<td class="num headline" ' if key == headline else '<td class="num" '
         if value is None:
-            parts.append(f'{cls}data-value="">{_NOT_PROVIDED}</td>')
+            parts.append(cls + _NOT_PROVIDED_CELL)
         else:
-            value = float(value)
-            interval = intervals[g]
-            low, high = (float(interval[0]), float(interval[1])) if interval else (None, None)
-            p = ties[i] if key == sort and i < len(ties) else None
-            tie = _tie_mark(p) if p is not None and not significant(p) else ""
-            memo = (value, low, high, decimals)
-            cell = None if tie else _SCORES.get(memo)
-            if cell is None:
-                html = (_score_html(form % value, None, None, tie) if low is None else
-                        _score_html(form % value, (f"{low:.2f}", f"{high:.2f}"),
-                                    (form % low, form % high), tie))
-                cell = f'data-value="{round(value, 2)}">{html}</td>'
-                if not tie and value and low and high:
-                    if len(_SCORES) >= _SCORES_MAX:
-                        _SCORES.clear()
-                    _SCORES[memo] = cell
-            parts.append(cls + cell)
-        if key == headline and human_pct is not None:
+            if lows is not None:  # the prepared parts' floats, bounds in two flat lists
+                low = lows[g]
+                high = None if low is None else highs[g]
+            else:
+                value = float(value)
+                interval = intervals[g]
+                low, high = ((float(interval[0]), float(interval[1])) if interval
+                             else (None, None))
+            p = ties[i] if sorted_here and i < len(ties) else None
+            if p is not None and not significant(p):
+                parts.append(cls + _cell_after_class(value, low, high, decimals, _tie_mark(p)))
+            else:
+                cell = _SCORES.get((value, low, high, decimals))
+                if cell is None:
+                    cell = _cell_after_class(value, low, high, decimals, "")
+                    if value and low and high:
+                        if len(_SCORES) >= _SCORES_MAX:
+                            _SCORES.clear()
+                        _SCORES[(value, low, high, decimals)] = cell
+                parts.append(cls + cell)
+        if pct_after and human_pct is not None:
             parts.append(f'<td class="num pct">{human_pct}</td>')
     return "".join(parts)
+
+
+_NOT_PROVIDED_CELL = f'data-value="">{_NOT_PROVIDED}</td>'
+
+
+def _cell_after_class(value: float, low: float | None, high: float | None, decimals: int,
+                      tie: str) -> str:
+    form = FORMATS.get(decimals) or f"%.{decimals}f"
+    html = (_score_html(form % value, None, None, tie) if low is None else
+            _score_html(form % value, (f"{low:.2f}", f"{high:.2f}"),
+                        (form % low, form % high), tie))
+    return f'data-value="{round(value, 2)}">{html}</td>'
+
+
+def _plan(cells: RowCells, headline: str, sort: str) -> list[tuple]:
+    """How :func:`_score_cells` reads each column of a table's rows, worked out once per
+    table: its class, values, bounds as flat lists where the source keeps them so (else its
+    intervals), ties, whether it is sorted on and whether the % Humans cell follows."""
+    plan = cells.memo.get((headline, sort))
+    if plan is None:
+        plan = []
+        for key, values, intervals, ties in cells.columns:
+            bounds = interval_bounds(intervals)
+            lows, highs = bounds if bounds is not None else (None, None)
+            plan.append(('<td class="num headline" ' if key == headline else '<td class="num" ',
+                         values, lows, highs, intervals, ties, key == sort, key == headline))
+        cells.memo[(headline, sort)] = plan
+    return plan
 
 
 _APART = ' class="apart"'

@@ -380,24 +380,24 @@ def _ordered(source: TableSource, view: View, pos: str | None, sort: str, direct
     ``query``, sorted, the set-apart ones last; and how many there are unfiltered."""
     headline = view.headline
     indices, stats = source.shown(headline, entries, pos)
-    ranks = stats.get("ranks", {}).get(headline, {})
+    rank_of = stats.get("ranks", {}).get(headline, {}).get("rank") or []
+    n_ranked = len(rank_of)
     all_systems = source.systems()
-    heads = source.column(pos, headline)[0]
-    sorted_by = (source.column(pos, sort)[0] if sort in view.columns and sort != headline
+    heads = source.rounded(pos, headline)
+    sorted_by = (source.rounded(pos, sort) if sort in view.columns and sort != headline
                  else heads)
     light = []
+    append = light.append
     for i, g in enumerate(indices):
         system = all_systems[g]
         if hidden and system["id"] in hidden:
             continue
-        value, key = heads[g], sorted_by[g]
-        light.append({"i": i, "g": g, "id": system["id"], "system": system["system"],
-                      "team": system["team"], "submitted_at": system["date"],
-                      "headline": None if value is None else round(float(value), 2),
-                      "sort_value": None if key is None else round(float(key), 2),
-                      "rank": _at(ranks, "rank", i),
-                      # only a flagged system can be set apart
-                      "set_apart": why(system, headline) if system.get("flags") else ""})
+        append({"i": i, "g": g, "id": system["id"], "system": system["system"],
+                "team": system["team"], "submitted_at": system["date"],
+                "headline": heads[g], "sort_value": sorted_by[g],
+                "rank": rank_of[i] if i < n_ranked else None,
+                # only a flagged system can be set apart
+                "set_apart": why(system, headline) if system.get("flags") else ""})
     total = len(light)
     if query:
         light = [r for r in light if matches(r, query)]

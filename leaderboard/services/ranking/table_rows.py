@@ -54,11 +54,13 @@ class RowCells:
     every system's values and intervals, the shown entries' tie p-values), and the decimals
     printed. Shared by the rows of one table."""
 
-    __slots__ = ("columns", "decimals")
+    __slots__ = ("columns", "decimals", "memo")
 
     def __init__(self, columns: list[tuple[str, Sequence[Any], Sequence[Any], Sequence[Any]]],
                  decimals: int) -> None:
         self.columns, self.decimals = columns, decimals
+        #: What a writer of the rows works out once per table (render.py's plan of columns).
+        self.memo: dict[Any, Any] = {}
 
 
 class TableRow(dict):

@@ -35,11 +35,18 @@ from leaderboard.services.ranking.metric_info import POS_VALUES, displayed, trac
 SYSTEMS = "table-systems"
 COLUMN = "table-column"
 SHOWN = "table-shown"
+#: Not a stored part: a column's values rounded, kept beside the parts read.
+ROUNDED = "rounded"
 #: A system's keys a table row reads (its metrics come from the columns).
 SYSTEM_KEYS = ("id", "system", "team", "team_id", "date", "paper_url", "code_url", "coverage",
                "signature", "flags", "items_with_duplicates")
 #: The part names of the snapshot-wide values: "all" stands for no POS.
 ALL = "all"
+
+
+def rounded_values(values: Sequence[Any]) -> list[float | None]:
+    """``values`` rounded to 2 decimals, None kept."""
+    return [None if v is None else round(float(v), 2) for v in values]
 
 
 class MissingPart(LookupError):
@@ -58,6 +65,10 @@ class TableSource(Protocol):
 
     def column(self, pos: str | None, metric: str) -> tuple[Sequence[Any], Sequence[Any]]:
         """Each system's value and interval of ``metric`` on ``pos`` (None: all)."""
+
+    def rounded(self, pos: str | None, metric: str) -> Sequence[float | None]:
+        """Each system's value of ``metric`` on ``pos`` rounded to 2 decimals (what sorting
+        and the API read), None where it has none."""
 
     def shown(self, headline: str, entries: str,
               pos: str | None) -> tuple[list[int], dict[str, Any]]:
@@ -106,6 +117,12 @@ class _Pairs(Sequence):
         return len(self._lows)
 
 
+def interval_bounds(intervals: Sequence[Any]) -> tuple[list[Any], list[Any]] | None:
+    """The lower and upper bounds of a column's intervals as two flat lists (None where a
+    system has none, floats otherwise), where the source keeps them so; else None."""
+    return (intervals._lows, intervals._highs) if isinstance(intervals, _Pairs) else None
+
+
 class WholeSource:
     """A parsed snapshot (its read filter already applied, if any)."""
 
@@ -118,6 +135,9 @@ class WholeSource:
 
     def column(self, pos: str | None, metric: str) -> tuple[Sequence[Any], Sequence[Any]]:
         return _Lazy(self._systems, pos, metric, 0), _Lazy(self._systems, pos, metric, 1)
+
+    def rounded(self, pos: str | None, metric: str) -> Sequence[float | None]:
+        return rounded_values(self.column(pos, metric)[0])
 
     def shown(self, headline: str, entries: str,
               pos: str | None) -> tuple[list[int], dict[str, Any]]:
@@ -173,6 +193,15 @@ class PartsSource:
             return nothing, nothing
         values, lows, highs = self._part(COLUMN, (pos or ALL, metric))
         return values, _Pairs(lows, highs)
+
+    def rounded(self, pos: str | None, metric: str) -> Sequence[float | None]:
+        """Kept with the parts: round() costs a microsecond a value, and every query on a
+        POS orders its systems by the headline's rounded values."""
+        key = (ROUNDED, (pos or ALL, metric))
+        found = self._parts.get(key)
+        if found is None:
+            found = self._parts[key] = rounded_values(self.column(pos, metric)[0])
+        return found
 
     def _shown_key(self, headline: str, entries: str) -> str:
         return headline if entries == "best" and headline in self._index["best"] else ""
