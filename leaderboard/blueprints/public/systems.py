@@ -77,7 +77,6 @@ def system(submission_id: int):
         cards = CARD_KEYS
         keys = [*VIEWS["all"].columns, *board_metrics(views, (
             k for k in detail["metrics"] if k not in VIEWS["all"].columns))]
-    figure = system_figure(detail, chart_keys) if detail["metrics"] else None
     detail["coverage_text"] = coverage_text(detail["coverage"])
     headline = default_sort(views)
     neighbours = url_for("public.significance", metric=headline, around=submission_id,
@@ -85,7 +84,7 @@ def system(submission_id: int):
     apart = why(detail, headline)   # not ranked on the headline: no neighbours to compare
     benchmark = session.get(Benchmark, detail["benchmark_id"])
     decimals = shown_decimals({"benchmark": {"name": benchmark.name if benchmark else ""}})
-    context = dict(s=detail, cards=cards, decimals=decimals, figure=figure, keys=keys,
+    context = dict(s=detail, cards=cards, decimals=decimals, keys=keys,
                    labels=LABELS, describe=describe, pos_values=POS_VALUES,
                    neighbours_url=None if apart else neighbours, headline=headline,
                    set_apart=apart)
@@ -95,7 +94,10 @@ def system(submission_id: int):
     key = _blocks_key(detail, cards, keys, chart_keys, apart, bool(options))
     blocks = _BLOCKS.get(key)
     if blocks is None:
-        page, blocks = capture_blocks("public/system.html", options=_OPTIONS_SLOT, **context)
+        # the chart is read only here: it is a function of the key's result and metrics
+        figure = system_figure(detail, chart_keys) if detail["metrics"] else None
+        page, blocks = capture_blocks("public/system.html", options=_OPTIONS_SLOT,
+                                      figure=figure, **context)
         _keep(_BLOCKS, key, blocks)
         return page.replace(_OPTIONS_SLOT, options)
     return render_with_blocks("public/system.html",
