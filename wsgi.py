@@ -1,11 +1,12 @@
 import gc
 
-from leaderboard import compile_templates, create_app
-from leaderboard.services.ranking import charts
+from leaderboard import create_app
+from leaderboard.warmup import warm_web_process
 
 app = create_app()
-compile_templates(app)  # before the first request: no reader pays for compiling a page
-charts.warm()  # nor for plotly's template and colour scale
+# Before the first request: templates compiled, plotly.js gzipped, the first pages' queries
+# compiled, so that no reader pays for them.
+warm_web_process(app)
 # What start-up made (modules, templates) lives as long as the process: out of the
 # collector's sight, a full collection during a request walks only what requests made.
 gc.freeze()

@@ -1,9 +1,18 @@
-"""A web process compiles its page templates before it serves (``wsgi.py``)."""
+"""A web process makes before it serves what its first readers would otherwise pay for
+(``wsgi.py`` calls ``leaderboard.warmup.warm_web_process``)."""
 
 from __future__ import annotations
 
+import gzip
+
 from leaderboard import compile_templates
 from leaderboard.config import PROJECT_ROOT
+
+
+def test_wsgi_warms_the_process_before_it_serves():
+    text = (PROJECT_ROOT / "wsgi.py").read_text()
+    assert text.count("warm_web_process(app)") == 1
+    assert text.index("warm_web_process(app)") < text.index("gc.freeze()")
 
 
 def test_every_page_template_is_compiled_at_start(app):
@@ -14,16 +23,57 @@ def test_every_page_template_is_compiled_at_start(app):
     assert set(pages) <= cached   # a request finds each one compiled
 
 
-def test_a_web_process_makes_the_charts_template_and_colour_scale_at_start():
-    """wsgi.py calls charts.warm(): what the first significance chart would otherwise make
-    (plotly's template, RdBu's stops, a system chart's layout) is there before the first request."""
+def test_the_charts_template_and_colour_scale_are_made_at_start(app):
+    """What the first significance chart would otherwise make (plotly's template, RdBu's
+    stops, a system chart's layout) is there before the first request."""
     from leaderboard.services.ranking import charts
+    from leaderboard.warmup import warm_web_process
 
     charts._TEMPLATE.clear()
     charts._rdbu_stops.cache_clear()
     charts._pos_bars_layout.cache_clear()
-    assert (PROJECT_ROOT / "wsgi.py").read_text().count("charts.warm()") == 1
-    charts.warm()
+    warm_web_process(app)
     assert charts._TEMPLATE and charts._TEMPLATE[0]["layout"]["font"]
     assert charts._rdbu_stops.cache_info().currsize == 1
     assert charts._pos_bars_layout.cache_info().currsize == 1
+
+
+def test_plotly_js_is_gzipped_at_start(app, client):
+    """The first browser to fetch plotly.js no longer waits for 4.8 MB gzipped at level 9
+    (nor makes every other reader of the process wait)."""
+    from leaderboard.blueprints.public import vendor
+    from leaderboard.warmup import warm_web_process
+
+    vendor._gzipped.cache_clear()
+    vendor.plotly_style_ids.cache_clear()
+    warm_web_process(app)
+    assert vendor._gzipped.cache_info().currsize == 2
+    assert vendor.plotly_style_ids.cache_info().currsize == 1
+    hits = vendor._gzipped.cache_info().hits
+    response = client.get("/static/vendor/plotly.min.js", headers={"Accept-Encoding": "gzip"})
+    assert response.status_code == 200 and response.headers["Content-Encoding"] == "gzip"
+    assert vendor._gzipped.cache_info().hits == hits + 1   # served from what the warm-up made
+    assert gzip.decompress(response.data) == vendor._plotly_js()
+
+
+def test_the_warm_up_gets_the_ranking_then_its_first_system_and_team(site_app):
+    """Through the app itself, as a reader: the ranking, then the first system and team it
+    links to (the top-ranked one), each answered 200."""
+    from leaderboard.warmup import warm_requests
+
+    html = site_app.test_client().get("/").get_data(as_text=True)
+    system = html[html.index("/systems/"):].split('"')[0]
+    team = html[html.index("/teams/"):].split('"')[0]
+    assert warm_requests(site_app) == [("/", 200), (system, 200), (team, 200)]
+
+
+def test_the_warm_up_stops_at_a_database_it_cannot_read(tmp_path):
+    """No tables yet (a web process started before the migrations): the ranking answers
+    503 (backend unavailable), the warm-up stops there and the process starts anyway."""
+    from leaderboard import create_app
+    from leaderboard.warmup import warm_requests
+
+    app = create_app({"INSTANCE_PATH": str(tmp_path), "SECRET_KEY": "x", "REDIS_URL": "",
+                      "DATABASE_URL": f"sqlite:///{tmp_path}/empty.db", "LOG_REQUESTS": False})
+    assert warm_requests(app) == [("/", 503)]
+    app.extensions["db_engine"].dispose()
