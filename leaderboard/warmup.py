@@ -18,7 +18,7 @@ from leaderboard import compile_templates
 from leaderboard.blueprints.public import vendor
 from leaderboard.services.ranking import charts
 
-#: Marks the warm-up's own requests in the access log.
+#: The User-Agent of the warm-up's own requests (they come from the process itself).
 USER_AGENT = "leaderboard-warmup"
 _FIRST_LINKS = re.compile(rb'href="[^"]*/(systems|teams)/(\d+)"')
 log = logging.getLogger(__name__)
