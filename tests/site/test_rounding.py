@@ -80,3 +80,29 @@ def test_matrix_rows_are_what_the_template_loop_wrote(app):
     assert written == expected
     assert "&lt;b&gt;bold&lt;/b&gt; &amp; co" in written and "&lt;i&gt;score.pl" in written
     assert '<tr class="apart">' in written and written.count("<tr") == 2
+
+
+def test_a_score_cell_is_written_as_the_api_cell_prints_at_every_rounding_edge():
+    """The page writes each cell in one f-string (``_cell_after_class``), its sort value
+    ``round(value, 2)`` as text without calling ``round``: the same bytes as ``cell_html``
+    of the API's cell at halves, zeros, 100, integers and values with many decimals."""
+    import random
+
+    from leaderboard.blueprints.public.render import _cell_after_class
+
+    rng = random.Random(7)
+    values = [0.0, -0.0, 100.0, 100, 50, 0.005, 0.015, 1.005, 2.675, 99.995, 33.335, 7.125,
+              0.004, -0.004, 1e-9, 12.25, 12.35]
+    values += [rng.uniform(0, 100) for _ in range(3000)]
+    values += [rng.randint(0, 100_000) / 1000 for _ in range(3000)]
+    checked = 0
+    for n, value in enumerate(values):
+        low, high = values[n - 1], values[n - 2]
+        for decimals in (1, 2):
+            for interval in ([low, high], None):
+                cell = _cell("gap", value, interval, decimals=decimals)
+                expected = f'data-value="{cell["value"]}">{cell_html(cell)}</td>'
+                lo, hi = interval or (None, None)
+                assert _cell_after_class(float(value), lo, hi, decimals, "") == expected
+                checked += 1
+    assert checked == 4 * len(values)

@@ -111,11 +111,26 @@ _NOT_PROVIDED_CELL = f'data-value="">{_NOT_PROVIDED}</td>'
 
 def _cell_after_class(value: float, low: float | None, high: float | None, decimals: int,
                       tie: str) -> str:
+    """What :func:`_score_html` writes for the cell, after its sort value, in one f-string:
+    an all-metrics page's first request writes 2,100 of them, and a call, a tuple and
+    ``repr(round(value, 2))`` (0.9 µs alone) per cell were half its cost."""
     form = FORMATS.get(decimals) or f"%.{decimals}f"
-    html = (_score_html(form % value, None, None, tie) if low is None else
-            _score_html(form % value, (f"{low:.2f}", f"{high:.2f}"),
-                        (form % low, form % high), tie))
-    return f'data-value="{round(value, 2)}">{html}</td>'
+    shown = form % value
+    if low is None:
+        return f'data-value="{_sort_text(value)}"><span class="v">{shown}</span>{tie}</td>'
+    low2, high2, compact_low, compact_high = f"{low:.2f}", f"{high:.2f}", form % low, form % high
+    return (f'data-value="{_sort_text(value)}"><span class="v" title="95% interval {low2} to '
+            f'{high2}">{shown}</span>{tie}<span class="ci" aria-hidden="true">{compact_low}–'
+            f'{compact_high}</span><span class="sr-only">, 95% interval {low2} to {high2}'
+            '</span></td>')
+
+
+def _sort_text(value: float) -> str:
+    """``str(round(value, 2))`` for a score (|value| < 10^15): both round the exact binary
+    value to two decimals, and the shortest text of that double is those two decimals
+    without trailing zeros (one kept after the point)."""
+    text = f"{value:.2f}".rstrip("0")
+    return text + "0" if text[-1] == "." else text
 
 
 def _plan(cells: RowCells, headline: str, sort: str) -> list[tuple]:
