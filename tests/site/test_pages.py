@@ -222,6 +222,34 @@ def test_team_page(site):
     assert response.status_code == 404 and "No such team." in response.get_data(as_text=True)
 
 
+def test_team_page_shows_each_systems_numbers_from_its_current_result(site_app):
+    """Each system's row: its current result's F^10 and F_c^10 strict, with their intervals,
+    printed with one decimal (the team page reads only those two columns of the result)."""
+    from sqlmodel import Session, select
+
+    from leaderboard.models import Result, Submission
+
+    seeded = site_app.config["SEEDED"]
+    html = site_app.test_client().get(f"/teams/{seeded.teams['North Lab']}").get_data(
+        as_text=True)
+    with Session(site_app.extensions["db_engine"]) as session:
+        rows = session.exec(select(Submission, Result)
+                            .join(Result, Result.submission_id == Submission.id)
+                            .where(Submission.team_id == seeded.teams["North Lab"],
+                                   Result.is_current == True)).all()  # noqa: E712
+    assert len(rows) >= 2
+    for sub, result in rows:
+        if not (sub.is_public and not sub.hidden):
+            continue
+        row = html[html.index(f'>{sub.system_name}</a></th>'):]
+        row = row[:row.index("</tr>")]
+        for key in ("strict_a_f@10", "strict_c_f@10"):
+            low, high = result.intervals[key]
+            assert (f'<td class="num" data-key="{key}"><span class="v">'
+                    f'{result.metrics[key]:.1f}</span><span class="ci">{low:.1f}–{high:.1f}'
+                    '</span></td>') in row
+
+
 def test_about_page(site):
     client, _ = site
     html = client.get("/about").get_data(as_text=True)
