@@ -3,7 +3,7 @@
 A process's first page of each kind used to cost several times its usual CPU: compiling its
 template, plotly's chart template, gzipping plotly.js (237 ms, during which every other
 reader of the process waited), and SQLAlchemy compiling each statement the page runs (20 ms
-of the first system page's 70). ``wsgi.py`` calls :func:`warm_web_process` once per
+of the first system page's 43-70). ``wsgi.py`` calls :func:`warm_web_process` once per
 process, before gunicorn hands it a connection.
 """
 
