@@ -129,13 +129,3 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(downloads.bp)
     errors.register(app)
     app.jinja_env.globals["url_for"] = template_url_for
-
-
-def compile_templates(app: Flask) -> int:
-    """Compile every page template now (a web process at start, before it serves): the
-    first request of each page would otherwise spend 50-170 ms of CPU compiling its
-    template. Returns how many."""
-    names = [n for n in app.jinja_env.list_templates() if n.endswith(".html")]
-    for name in names:
-        app.jinja_env.get_template(name)
-    return len(names)

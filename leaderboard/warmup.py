@@ -14,7 +14,6 @@ import re
 
 from flask import Flask
 
-from leaderboard import compile_templates
 from leaderboard.blueprints.public import vendor
 from leaderboard.services.ranking import charts
 
@@ -22,6 +21,15 @@ from leaderboard.services.ranking import charts
 USER_AGENT = "leaderboard-warmup"
 _FIRST_LINKS = re.compile(rb'href="[^"]*/(systems|teams)/(\d+)"')
 log = logging.getLogger(__name__)
+
+
+def compile_templates(app: Flask) -> int:
+    """Compile every page template now: the first request of each page would otherwise
+    spend 50-170 ms of CPU compiling its template. Returns how many."""
+    names = [n for n in app.jinja_env.list_templates() if n.endswith(".html")]
+    for name in names:
+        app.jinja_env.get_template(name)
+    return len(names)
 
 
 def warm_web_process(app: Flask) -> list[tuple[str, int]]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import gzip
 
-from leaderboard import compile_templates
 from leaderboard.config import PROJECT_ROOT
+from leaderboard.warmup import compile_templates
 
 
 def test_wsgi_warms_the_process_before_it_serves():
