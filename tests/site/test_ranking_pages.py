@@ -1,5 +1,5 @@
-"""The ranking page at scale: 100 rows a page; sort, filter and POS over the whole board;
-a small board's page has no pager at all."""
+"""The ranking page at scale: 100 rows a page (50 in the all-metrics view); sort, filter and
+POS over the whole board; a small board's page has no pager at all."""
 
 from __future__ import annotations
 
@@ -48,6 +48,25 @@ def test_all_entries_come_100_a_page_in_rank_order(client, big_board):
                                         third)]
     assert ranks and min(ranks) >= 100  # page 3 holds the bottom of the board
     assert len(first.data) < 300_000
+
+
+def test_the_all_metrics_view_comes_50_a_page(client, big_board):
+    """23 metric columns: a page of 100 rows was 2,300 score cells. 50 rows a page, the same
+    systems in the same order as the 5-column views' pages, and their own pager."""
+    narrow = [_systems(client.get(f"/?entries=all&page={p}").get_data(as_text=True))
+              for p in (1, 2)]
+    pages = [client.get(f"/?view=all&entries=all&page={p}") for p in (1, 2, 3, 5)]
+    assert [p.status_code for p in pages] == [200] * 4
+    html = [p.get_data(as_text=True) for p in pages]
+    wide = [_systems(h) for h in html]
+    assert [len(w) for w in wide] == [50, 50, 50, 30]
+    assert wide[0] + wide[1] == narrow[0] and wide[2] == narrow[1][:50]
+    assert "Rows 1–50 of 230 · page 1 of 5" in html[0]
+    assert "Rows 201–230 of 230 · page 5 of 5" in html[3]
+    assert client.get("/?view=all&entries=all&page=6").status_code == 400
+    # a row has a cell for each of the 23 metrics
+    row = html[1].split('<tbody id="systems">')[1].split("</tr>")[0]
+    assert row.count('<td class="num') == 24  # 23 metrics and the conservative rank
 
 
 def test_sort_and_filter_apply_to_the_whole_board(client, big_board):

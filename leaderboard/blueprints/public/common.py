@@ -28,6 +28,7 @@ from leaderboard.services.ranking.metric_info import pos_values_for
 from leaderboard.services.ranking.ranking_table import (
     RankingTable,
     page_of,
+    page_size,
     page_window,
     parse_entries,
     parse_html_page,
@@ -224,7 +225,7 @@ def _ranking_query(board_id: int, paged: bool, extra: tuple,
     entries_value, query = parse_entries(entries), parse_q(q)
     page = parse_html_page(args.get("page")) if paged else None
     ref = latest_snapshot(get_session(), board_id)
-    window = page_window(page) if page is not None else (
+    window = page_window(page, page_size(parsed[0])) if page is not None else (
         page_window(*api_page) if api_page is not None else None)
 
     def from_parts() -> RankingTable | None:
@@ -278,7 +279,7 @@ def ranking_response(board_id: int, kind: str,
 
     ``shared=False`` (a personal page) renders without the body cache and without validators.
     ``extra`` is more of the cache key: what else the body shows (the board bar's boards).
-    ``paged``: one page of :data:`HTML_PAGE_SIZE` rows (``?page=``), the HTML page's way;
+    ``paged``: one page of the view's :func:`page_size` rows (``?page=``), the HTML page's way;
     ``api_page``: (page, per page) of the API (the table may hold that page's rows only).
     ``prepared(ref, query)``: the body from what the ranker prepared with the snapshot for
     the parsed query (view, pos, sort, dir, entries, q, page), or None to compute it.

@@ -49,6 +49,7 @@ from leaderboard.services.ranking.ranking_table import (
     build_table,
     matrix_page,
     page_of,
+    page_size,
     paged,
 )
 from leaderboard.services.ranking.snapshots import SNAPSHOT_FORMAT
@@ -157,7 +158,7 @@ def _ranking_items(app: Flask, data: dict[str, Any], snapshot_id: int, views: st
             first.update({k: v for k, v in made.items() if k not in files})
             items.update(files)
         else:
-            pages = range(1, max(1, -(-len(whole.rows) // HTML_PAGE_SIZE)) + 1)
+            pages = range(1, max(1, -(-len(whole.rows) // page_size(whole.view))) + 1)
             items.update(query_items(app, whole, core, pages, api=False, files=True))
     return first, items
 

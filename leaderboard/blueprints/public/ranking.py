@@ -59,7 +59,7 @@ def page_context() -> dict:
 @bp.get("/")
 def ranking():
     """The ranking (home page): ?view=, ?pos=, ?sort=, ?dir=, ?entries=, ?q=, ?page=
-    (100 rows a page; 400 on unknown values).
+    (100 rows a page, 50 in the all-metrics view; 400 on unknown values).
 
     Served from the per-snapshot page cache (see ``ranking_response``) unless personal."""
     board = current_board()

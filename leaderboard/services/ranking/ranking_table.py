@@ -72,7 +72,7 @@ class RankingTable:
     n_systems: int = 0
     #: The board's snapshot is being computed by a worker (nothing to show yet).
     updating: bool = False
-    #: The ranking page shows HTML_PAGE_SIZE rows at a time (:func:`page_of`): which page,
+    #: The ranking page shows :func:`page_size` rows at a time (:func:`page_of`): which page,
     #: how many, and how many rows match in all (``rows`` holds the page's only).
     page: int = 1
     pages: int = 1
@@ -89,7 +89,7 @@ class RankingTable:
     @property
     def first_row(self) -> int:
         """1-based position of the page's first row."""
-        return (self.page - 1) * HTML_PAGE_SIZE + 1
+        return (self.page - 1) * page_size(self.view) + 1
 
     @cached_property
     def human_defined(self) -> bool:
@@ -146,8 +146,13 @@ def _row_json(row: dict[str, Any], row_type: str) -> dict[str, Any]:
     return out
 
 
-#: Rows per page of the ranking page (sort, filter and POS apply to the whole board first).
+#: Rows per page of the ranking page (sort, filter and POS apply to the whole board first)
+#: and of the matrix.
 HTML_PAGE_SIZE = 100
+#: Rows per page of a view of more than :data:`WIDE_VIEW_COLUMNS` metrics (the all-metrics
+#: view: 23): 100 of its rows were 2,300 score cells, a 590 KB page.
+WIDE_PAGE_SIZE = 50
+WIDE_VIEW_COLUMNS = 12
 API_PER_PAGE = 100
 API_MAX_PER_PAGE = 1000
 
@@ -178,6 +183,12 @@ def paged(doc: dict[str, Any], page: int, per_page: int,
             "pages": max(1, -(-total // per_page))}
 
 
+def page_size(view: View) -> int:
+    """Rows a page of the ranking page shows in ``view``: about the same number of score
+    cells whatever the view (what a page costs to write, send and lay out grows with them)."""
+    return WIDE_PAGE_SIZE if len(view.columns) > WIDE_VIEW_COLUMNS else HTML_PAGE_SIZE
+
+
 def page_window(page: int, size: int = HTML_PAGE_SIZE) -> tuple[int, int]:
     """The rows (start, stop) of page ``page`` of ``size`` rows."""
     start = (page - 1) * size
@@ -196,7 +207,7 @@ def parse_html_page(page: str | None) -> int:
 def page_of(table: RankingTable, page: int) -> RankingTable:
     """The rows of one page of ``table``; BadQuery past the last page. Reported rows placed
     among this page's rows keep their place; the others join the folded group."""
-    start, end = page_window(page)
+    start, end = page_window(page, page_size(table.view))
     return _on_page(table, table.rows[start:end], len(table.rows), page)
 
 
@@ -207,10 +218,11 @@ def window_page(table: RankingTable, page: int) -> RankingTable:
 
 def _on_page(table: RankingTable, rows: list[dict[str, Any]], total: int,
              page: int) -> RankingTable:
-    pages = max(1, -(-total // HTML_PAGE_SIZE))
+    size = page_size(table.view)
+    pages = max(1, -(-total // size))
     if page > pages:
         raise BadQuery(f"page {page} is past the last page ({pages})")
-    start, end = page_window(page)
+    start, end = page_window(page, size)
     reported = []
     for row in table.reported:
         place = row.get("place")
