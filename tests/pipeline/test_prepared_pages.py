@@ -63,12 +63,18 @@ def _expected_items(n_views: int) -> int:
     values: the small keys, charts and history per view but "all", significance, matrix
     (one page) and window index and block of each headline; the table parts: the systems, and on
     "all" and each of the 4 POS a column per displayed metric (27) and a shown block for
-    every entry and for each headline's best entries; 30 system charts."""
+    every entry and for each headline's best entries, and each block's ties by metric (every
+    displayed metric's among every entry, those of the headline's views among its best
+    entries); 30 system charts."""
     headlines = set(metric_info.headlines("generative")) | {
         metric_info.default_sort("generative")}
     # a window index and one block (30 ranks) per headline
     values = 1 + 2 * (n_views - 1) + 4 * len(headlines)
-    parts = 1 + 5 * (len(metric_info.displayed("generative")) + 1 + len(headlines))
+    displayed = len(metric_info.displayed("generative"))
+    views = metric_info.views_for("generative").values()
+    ties = displayed + sum(len({k for v in views if v.headline == h for k in v.columns})
+                           for h in headlines)
+    parts = 1 + 5 * (displayed + 1 + len(headlines) + ties)
     return 6 * n_views + 5 + values + parts + 30
 
 

@@ -157,6 +157,41 @@ def test_set_apart_reported_and_humans_rows_are_read_from_the_parts(snapshot):
     assert first.reported[0]["above_rank"] == 1 and first.reported[0]["place"] == 0
 
 
+def test_a_query_reads_the_ties_of_its_views_columns_only(snapshot):
+    """Each metric's ties are a part of their own: a shown block holds its ranks, and a
+    query of a 5-column view reads those 5 metrics' ties of its block, in the one read that
+    fetches its columns (a block held all 27 metrics': 78% of its bytes)."""
+    from leaderboard.services.ranking.table_source import SHOWN, TIES
+
+    parts = table_parts(snapshot)
+    block = parts[(SHOWN, ("NOUN", ""))]
+    assert set(block["stats"]) == {"ranks"} and block["members"] is None
+    ties = {v[2] for (kind, v) in parts if kind == TIES and v[:2] == ("NOUN", "")}
+    assert len(ties) == len(snapshot["stats"]["NOUN"]["ties"]) > 20
+    assert parts[(TIES, ("NOUN", "", "gap"))] == snapshot["stats"]["NOUN"]["ties"]["gap"]
+    best = snapshot["best"]["strict_a_f@10"]
+    assert parts[(TIES, ("all", "strict_a_f@10", "gap"))] == best["stats"]["all"]["ties"]["gap"]
+
+    source = _source(snapshot)
+    reads = []
+    inner = source._read
+    source._read = lambda wanted: (reads.append(list(wanted)), inner(wanted))
+    view = views_for("generative")["lenient-a"]
+    table = table_of(source, snapshot_id=9, view="lenient-a", pos="NOUN", entries="all",
+                     sort="gap")
+    assert len(reads) == 1
+    assert sorted(k[1][2] for k in reads[0] if k[0] == TIES) == sorted(view.columns)
+    assert table == build_table(snapshot, snapshot_id=9, view="lenient-a", pos="NOUN",
+                                entries="all", sort="gap")
+    marked = [r for r in table.rows if r["tied_with_next_better"]]
+    assert marked and marked[0]["rank_p"] is not None
+    # A metric no block has ties of reads as none, once.
+    stats = source.shown("strict_a_f@10", "all", "NOUN")[1]
+    assert stats["ties"].get("no-such-metric") is None
+    assert stats["ties"].get("no-such-metric", ()) == ()
+    assert len(reads) == 2
+
+
 def test_the_matrix_from_the_parts_equals_the_whole_one(snapshot):
     source = _source(snapshot)
     ids = [s["id"] for s in snapshot["systems"]]

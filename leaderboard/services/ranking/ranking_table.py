@@ -340,7 +340,7 @@ def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = 
     view_obj, pos, sort, direction = parse_query(view, pos, sort, direction, track)
     entries_value, query = parse_entries(entries), parse_q(q)
     headline = view_obj.headline
-    source.want((pos,), view_obj.columns, ((headline, entries_value),))
+    source.want((pos,), view_obj.columns, ((headline, entries_value),), view_obj.columns)
     stats = source.shown(headline, entries_value, pos)[1]
     ties = stats.get("ties", {})
     ranks = stats.get("ranks", {}).get(headline, {})
