@@ -259,6 +259,11 @@ def main() -> None:
     args = parser.parse_args()
     prepare = not args.no_prepare
     if args.new_snapshot:
+        # The ranker's stand-in: at the CPU priority a ranker runs at (WORKER_NICE).
+        from leaderboard.config import load_settings
+        from leaderboard.processes import lower_priority
+
+        lower_priority(load_settings()["WORKER_NICE"])
         new_snapshot(*args.new_snapshot, prepare)
         return
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average before "

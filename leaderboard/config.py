@@ -33,6 +33,10 @@ DEFAULTS: dict[str, Any] = {
     # process is killed then and the submission fails, saying so, without a retry.
     "JOB_TIMEOUT": 300,
     "MAX_JOB_RETRIES": 3,
+    # Workers and rankers run at this CPU niceness (0-19; children, such as a job's, inherit
+    # it): on a machine they share with web processes, a reader's request is not queued
+    # behind a scoring job or a snapshot's preparation. 0 leaves it alone.
+    "WORKER_NICE": 10,
     # Pipeline: a running job writes a heartbeat every HEARTBEAT_SECONDS; one silent for
     # HEARTBEAT_STALE_SECONDS is re-queued by the reconciler, which each worker runs every
     # RECONCILE_SECONDS. A failed attempt waits RETRY_BACKOFF_SECONDS * 2**(attempt-1).

@@ -1,8 +1,10 @@
-"""Stopping child processes the way a supervisor should: ask, wait, then insist."""
+"""Stopping child processes the way a supervisor should: ask, wait, then insist; and the
+CPU priority of background work."""
 
 from __future__ import annotations
 
 import ctypes
+import os
 import signal
 import subprocess
 from collections.abc import Iterable
@@ -17,6 +19,16 @@ def set_parent_death_signal(sig: int = signal.SIGTERM) -> None:
         libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
     except (OSError, AttributeError):
         pass
+
+
+def lower_priority(niceness: int) -> int:
+    """Run this process (and the children it makes from now on) at CPU niceness ``niceness``
+    at least: never raised back (an unprivileged process cannot), never lowered twice.
+    Returns the niceness it runs at."""
+    current = os.getpriority(os.PRIO_PROCESS, 0)
+    if niceness > current:
+        os.setpriority(os.PRIO_PROCESS, 0, min(niceness, 19))
+    return os.getpriority(os.PRIO_PROCESS, 0)
 
 
 def stop_processes(processes: Iterable[subprocess.Popen], *, timeout: float = 20) -> None:

@@ -98,6 +98,11 @@ def serve(tmp_path):
         os.kill(pid, signal.SIGKILL)
 
 
+def _niceness(pid: int) -> int:
+    """A process's CPU niceness (field 19 of /proc/PID/stat)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("point", ["starting", "redis started", "migrating", "loading demo"])
 def test_interrupt_during_set_up_leaves_nothing(serve, point):
@@ -135,12 +140,25 @@ def test_a_child_that_exits_is_restarted_then_ctrl_c_leaves_nothing(serve):
     masters = [pid for pid, cmd in children.items() if "gunicorn" in cmd
                and Path(f"/proc/{pid}/stat").read_text().split()[3] == str(serve.process.pid)]
     assert len(masters) == 1, children
+    # Background work runs niced, the web does not: a reader's page never waits behind a
+    # scoring job or a snapshot being prepared.
+    base = _niceness(serve.process.pid)
+    rankers = [pid for pid, cmd in children.items() if cmd.endswith("leaderboard ranker ")]
+    assert rankers and {_niceness(pid) for pid in (worker, *rankers)} == {max(base, 10)}
+    assert {_niceness(pid) for pid, cmd in children.items() if "gunicorn" in cmd} == {base}
 
     mark = len(serve.log)
     os.kill(worker, signal.SIGKILL)
     serve.wait_log("worker 1 exited with code -9; restarting in 1 s", after=mark)
     serve.wait_log("worker 1 restarted (restart 1)", after=mark)
     assert serve.process.poll() is None
+    again = next(pid for pid, cmd in serve.children().items()
+                 if cmd.endswith("leaderboard worker ") and pid != worker)
+    for _ in range(100):  # niced once it has read its settings
+        if _niceness(again) == max(base, 10):
+            break
+        time.sleep(0.1)
+    assert _niceness(again) == max(base, 10)
 
     # The web server's master killed outright: its workers go with it, and it comes back.
     mark = len(serve.log)

@@ -23,6 +23,7 @@ from sqlmodel import Session
 
 from leaderboard.config import require_shared_settings
 from leaderboard.db import make_engine
+from leaderboard.processes import lower_priority
 from leaderboard.redis_conn import connect_redis
 from leaderboard.services.intake.checks import checks_queue_name
 from worker import jobs
@@ -85,6 +86,7 @@ def run_worker(settings: dict[str, Any], *, burst: bool = False,
     """
     require_shared_settings(settings)
     setup_logging(settings)
+    lower_priority(settings["WORKER_NICE"])
     queue_name = queue_name or settings["QUEUE_NAME"]
     jobs.keep_heap_small()
     engine = make_engine(settings["DATABASE_URL"])

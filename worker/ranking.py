@@ -24,6 +24,7 @@ from rq.registry import StartedJobRegistry
 from sqlmodel import Session
 
 from leaderboard.lease import Lease
+from leaderboard.processes import lower_priority
 from leaderboard.queue import (
     REFRESH_FUNCTION,
     refresh_keys,
@@ -327,6 +328,7 @@ def run_ranker(settings: dict[str, Any], *, burst: bool = False, name: str | Non
 
     require_shared_settings(settings)
     setup_logging(settings)
+    lower_priority(settings["WORKER_NICE"])
     keep_states()  # a board's next refresh here updates the ranking state it wrote
     use_page_preparer(page_preparer, click_preparer)
     name = name or new_ranker_name()
