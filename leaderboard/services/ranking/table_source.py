@@ -9,11 +9,11 @@ The parts, each a JSON value stored with the snapshot (:func:`table_parts`):
   snapshot's order, and which headlines have one-row-per-team blocks;
 - ``table-column`` (POS, metric): every system's value and interval of one metric (flat
   lists: values, lower and upper bounds), stored as doubles (:func:`encode_part`);
-- ``table-shown2`` (POS, headline or ""): the entries shown (each team's best on a headline,
+- ``table-shown`` (POS, headline or ""): the entries shown (each team's best on a headline,
   or every system) and their ranks;
 - ``table-ties`` (POS, headline or "", metric): the tie p-values of one metric among those
-  entries. A page reads two (its headline's and its sort's) of the 27 a block has; kept in
-  the block, they were 78% of its bytes (2.7 ms of JSON at 1,000 systems).
+  entries. A query reads its view's (5 of the 27 a block has, but in the all-metrics view);
+  kept in the block, they were 78% of its bytes (2.7 ms of JSON at 1,000 systems).
 
 A query reads the systems, its view's columns, one shown block and its ties. No database
 access here.
@@ -38,9 +38,7 @@ from leaderboard.services.ranking.metric_info import POS_VALUES, displayed, trac
 
 SYSTEMS = "table-systems"
 COLUMN = "table-column"
-#: "2": the ties are parts of their own (a process of the former layout finds no block of
-#: this one and reads the whole snapshot instead of showing no tie).
-SHOWN = "table-shown2"
+SHOWN = "table-shown"
 TIES = "table-ties"
 #: Not a stored part: a column's values rounded, kept beside the parts read.
 ROUNDED = "rounded"
