@@ -83,6 +83,14 @@ def _source(data):
     return PartsSource(top, read, reader)
 
 
+def _reads_of(source: PartsSource) -> list[list]:
+    """Each read ``source`` makes from now on: the parts it asked for."""
+    reads: list[list] = []
+    inner = source._read
+    source._read = lambda wanted: (reads.append(list(wanted)), inner(wanted))
+    return reads
+
+
 def _queries(data):
     views = views_for("generative")
     ids = [s["id"] for s in data["systems"]]
@@ -173,9 +181,7 @@ def test_a_query_reads_the_ties_of_its_views_columns_only(snapshot):
     assert parts[(TIES, ("all", "strict_a_f@10", "gap"))] == best["stats"]["all"]["ties"]["gap"]
 
     source = _source(snapshot)
-    reads = []
-    inner = source._read
-    source._read = lambda wanted: (reads.append(list(wanted)), inner(wanted))
+    reads = _reads_of(source)
     view = views_for("generative")["lenient-a"]
     table = table_of(source, snapshot_id=9, view="lenient-a", pos="NOUN", entries="all",
                      sort="gap")
@@ -185,6 +191,29 @@ def test_a_query_reads_the_ties_of_its_views_columns_only(snapshot):
                                 entries="all", sort="gap")
     marked = [r for r in table.rows if r["tied_with_next_better"]]
     assert marked and marked[0]["rank_p"] is not None
+    # A page marks ties on its headline and its sort column only: it reads those two, and
+    # its rows' HTML is that of the table with every column's ties.
+    from leaderboard.blueprints.public.render import _CACHE, rows_html
+
+    for sort in ("gap", "rank", "date"):
+        query = dict(snapshot_id=9, view="all", pos="ADV", entries="all", sort=sort)
+        source = _source(snapshot)
+        reads = _reads_of(source)
+        page = window_page(table_of(source, **query, window=_window(snapshot, "all", 2),
+                                    marked_only=True), 2)
+        assert len(reads) == 1 and {k[1][2] for k in reads[0] if k[0] == TIES} <= {
+            "strict_a_f@10", sort}
+        whole = page_of(build_table(snapshot, **query), 2)
+        links = dict(sys_base="/systems/", team_base="/teams/", headline_label="F")
+        html = rows_html(page, **links)
+        _CACHE.clear()   # kept by query: the whole table's rows are written anew
+        assert html == rows_html(whole, **links)
+        marks = html.count('class="tie"')
+        assert marks == 0 if sort == "date" else marks > 10   # the date sort marks no tie
+
+    source = _source(snapshot)
+    reads = _reads_of(source)
+    table_of(source, snapshot_id=9, view="lenient-a", pos="NOUN", entries="all", sort="gap")
     # A metric no block has ties of reads as none, once.
     stats = source.shown("strict_a_f@10", "all", "NOUN")[1]
     assert stats["ties"].get("no-such-metric") is None

@@ -236,7 +236,7 @@ def _ranking_query(board_id: int, paged: bool, extra: tuple,
         try:
             made = table_of(source, snapshot_id=ref.id, view=view, pos=pos, sort=sort,
                             direction=direction, entries=entries_value, q=query,
-                            hidden=ref.hidden, window=window)
+                            hidden=ref.hidden, window=window, marked_only=paged)
         except MissingPart:
             return None
         made.withdrawn = tuple(sorted(ref.hidden))

@@ -5,6 +5,7 @@ No database access here: everything comes from ``LeaderboardSnapshot.data``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -329,18 +330,22 @@ def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = 
              sort: str | None = None, direction: str | None = None, view: str | None = None,
              entries: str | None = None, q: str | None = None,
              hidden: frozenset[int] = frozenset(),
-             window: tuple[int, int] | None = None) -> RankingTable:
+             window: tuple[int, int] | None = None,
+             marked_only: bool = False) -> RankingTable:
     """:func:`build_table` from a :class:`TableSource`, leaving out the systems ``hidden``
     (the read filter, as :func:`~leaderboard.services.ranking.read_filter.filtered` does).
     With ``window`` (start, stop), only those rows of the sorted table are made (``matching``
     says how many there are in all): sorting and filtering read a few values of each system,
-    a row is made for the rows shown."""
+    a row is made for the rows shown. ``marked_only``: the rows' tie p-values only of the
+    columns a page marks (its headline and sort column; the API and exports give each
+    column's), so that the all-metrics view reads 2 metrics' ties, not 23."""
     top = source.top
     track = track_of(top)
     view_obj, pos, sort, direction = parse_query(view, pos, sort, direction, track)
     entries_value, query = parse_entries(entries), parse_q(q)
     headline = view_obj.headline
-    source.want((pos,), view_obj.columns, ((headline, entries_value),), view_obj.columns)
+    tied = (headline, sort) if marked_only else view_obj.columns
+    source.want((pos,), view_obj.columns, ((headline, entries_value),), tied)
     stats = source.shown(headline, entries_value, pos)[1]
     ties = stats.get("ties", {})
     ranks = stats.get("ranks", {}).get(headline, {})
@@ -354,7 +359,7 @@ def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = 
     references = top.get("references", [])
     humans = next((r for r in references if r.get("kind") == "human"), None)
     human_value = block_of(humans, pos)[0].get(headline) if humans else None
-    rows = _full_rows(source, shown, view_obj, pos, (ties, ranks), human_value)
+    rows = _full_rows(source, shown, view_obj, pos, (ties, ranks), human_value, tied)
     decimals = shown_decimals(top)
     refs = [{"name": ref["name"], "kind": ref["kind"], "note": ref.get("note", ""),
              "subset": ref.get("subset", False), "split": ref.get("split"),
@@ -420,12 +425,13 @@ def _ordered(source: TableSource, view: View, pos: str | None, sort: str, direct
 
 def _full_rows(source: TableSource, light: list[dict[str, Any]], view: View, pos: str | None,
                stats: tuple[dict[str, Any], dict[str, Any]],
-               human_value: float | None) -> list[dict[str, Any]]:
+               human_value: float | None, tied: Sequence[str]) -> list[dict[str, Any]]:
     """The table rows of ``light`` (sorted, filtered): every rank and mark, and the cells
     made when read (:class:`.table_rows.TableRow`); ``stats``: the shown entries' ties and
-    headline ranks."""
+    headline ranks; ``tied``: the columns whose ties the rows give."""
     ties, ranks = stats
-    columns = [(k, *source.column(pos, k), ties.get(k) or ()) for k in view.columns]
+    columns = [(k, *source.column(pos, k), (ties.get(k) or ()) if k in tied else ())
+               for k in view.columns]
     cells = RowCells(columns, shown_decimals(source.top))
     heads = source.column(pos, view.headline)[0]
     all_systems = source.systems()
