@@ -351,11 +351,11 @@ def test_date_sort_uses_the_time_not_only_the_day():
 
     # the better score came first in the day: a sort by day alone keeps it first
     rows = [{"id": 1, "date": "2026-11-24", "submitted_at": "2026-11-24T09:00:00",
-             "headline": 60.0, "system": "morning", "team": "T", "cells": []},
+             "headline": 60.0, "rank": 2, "system": "morning", "team": "T", "cells": []},
             {"id": 2, "date": "2026-11-24", "submitted_at": "2026-11-24T17:30:00",
-             "headline": 50.0, "system": "evening", "team": "T", "cells": []},
+             "headline": 50.0, "rank": 3, "system": "evening", "team": "T", "cells": []},
             {"id": 3, "date": "2026-11-23", "submitted_at": "2026-11-23T23:59:00",
-             "headline": 70.0, "system": "yesterday", "team": "T", "cells": []}]
+             "headline": 70.0, "rank": 1, "system": "yesterday", "team": "T", "cells": []}]
     _sort_rows(rows, "date", "desc")
     assert [r["system"] for r in rows] == ["evening", "morning", "yesterday"]
     _sort_rows(rows, "date", "asc")

@@ -16,7 +16,7 @@ import pytest
 from leaderboard.blueprints.public.prepared import snapshot_meta
 from leaderboard.demo.synthetic import add_systems, synthetic_board
 from leaderboard.models import LeaderboardSnapshot
-from leaderboard.services.ranking.metric_info import default_view, track_of, views_for
+from leaderboard.services.ranking.metric_info import POS_VALUES, default_view, track_of, views_for
 from leaderboard.services.ranking.ranking_table import (
     BadQuery,
     build_matrix,
@@ -285,3 +285,20 @@ def test_page_cells_from_the_parts_equal_those_from_the_whole_snapshot(snapshot)
                 ties += expected.count('class="tie"')
                 assert expected.count('<td class="num pct">42%</td>') == 1
     assert compared > 1000 and ties > 0
+
+
+
+def test_ranks_read_in_order_where_rounded_scores_are_equal(snapshot):
+    """Rows are sorted on scores rounded to 2 decimals (what the page and the API print),
+    ranks on the full scores: systems equal to 2 decimals are shown in rank order, not in
+    upload order (rank 13 above rank 12 was seen at 1,000 systems)."""
+    for key, view in views_for("generative").items():
+        for pos, entries, sort, direction in itertools.product(
+                (None, *POS_VALUES), ("all", "best"), ("rank", view.headline), ("asc", "desc")):
+            query = dict(snapshot_id=9, view=key, pos=pos, entries=entries, sort=sort,
+                         direction=direction)
+            table = build_table(snapshot, **query)
+            assert table_of(_source(snapshot), **query) == table
+            ranks = [r["rank"] for r in table.rows if r["rank"] is not None]
+            best_first = (sort, direction) in (("rank", "asc"), (view.headline, "desc"))
+            assert ranks == sorted(ranks, reverse=not best_first), query

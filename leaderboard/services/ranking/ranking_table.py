@@ -508,9 +508,11 @@ _LAST = float("inf")
 
 def _sort_rows(rows: list[dict[str, Any]], sort: str, direction: str) -> None:
     """Sort :func:`table_of`'s light rows (``sort_value``: the sort column's value)."""
-    # Base order: headline descending (none last), then date and id, so equal keys stay
-    # ranked.
+    # Base order: headline descending (none last), then rank, date and id, so equal keys
+    # stay ranked: the headline is rounded to 2 decimals and ranks come from the full
+    # scores (by date alone, rank 13 came above rank 12 at 1,000 systems).
     rows.sort(key=lambda r: (-r["headline"] if r["headline"] is not None else _LAST,
+                             r["rank"] if r["rank"] is not None else _LAST,
                              r["submitted_at"], r["id"]))
     reverse = direction == "desc"
     if sort == "rank":
@@ -524,6 +526,8 @@ def _sort_rows(rows: list[dict[str, Any]], sort: str, direction: str) -> None:
         rows.sort(key=lambda r: r["submitted_at"], reverse=reverse)
         return
     missing = float("-inf") if reverse else float("inf")
+    if not reverse:  # equal values worst first: ascending reads descending backwards
+        rows.reverse()
     rows.sort(key=lambda r: r["sort_value"] if r["sort_value"] is not None else missing,
               reverse=reverse)
 
