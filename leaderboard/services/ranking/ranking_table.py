@@ -344,7 +344,8 @@ def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = 
     view_obj, pos, sort, direction = parse_query(view, pos, sort, direction, track)
     entries_value, query = parse_entries(entries), parse_q(q)
     headline = view_obj.headline
-    tied = (headline, sort) if marked_only else view_obj.columns
+    tied = ((headline, *((sort,) if sort in view_obj.columns and sort != headline else ()))
+            if marked_only else view_obj.columns)
     source.want((pos,), view_obj.columns, ((headline, entries_value),), tied)
     stats = source.shown(headline, entries_value, pos)[1]
     ties = stats.get("ties", {})
