@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-#: Arguments a script is run with here, to reproduce the figures docs/benchmarks.md records.
+#: Arguments a script is run with here, to reproduce the figures of
+#: docs/contributors/performance.md.
 ARGS = {
     "bench_untrusted": ["--rounds", "5"],   # "Untrusted files (issue 30)"
 }

@@ -1,8 +1,8 @@
 """Settings: defaults, then ``LEADERBOARD_*`` environment variables, then explicit overrides.
 
-Every setting the service reads is listed in ``DEFAULTS`` (and documented in the README), so
-there is one place to look. Values from the environment are converted to the type of their
-default.
+Every setting the service reads is listed in ``DEFAULTS`` (and documented in
+docs/hosts/configuration.md), so there is one place to look. Values from the environment
+are converted to the type of their default.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ DEFAULTS: dict[str, Any] = {
     "BOOTSTRAP_SAMPLES": 1000,
     "BOOTSTRAP_SEED": 0,
     # Login, sign-up and reset limits per client address, per e-mail address named in the
-    # form, and for the whole site (docs/security.md says what each stops). Failed logins
+    # form, and for the whole site (docs/hosts/security.md says what each stops). Failed logins
     # only count against the per-e-mail and global login limits.
     "LOGIN_RATE_LIMIT": "10 per minute",
     "LOGIN_ACCOUNT_RATE_LIMIT": "20 per hour",
@@ -78,7 +78,7 @@ DEFAULTS: dict[str, Any] = {
     # Analysis computed on demand (/compare, /significance and their API, when not already
     # in the process's cache; cached answers are free): per client address (per account when
     # logged in), and for all anonymous readers together. Each costs up to about 0.1 s of a
-    # web process's CPU (issue 30, item 6; docs/security.md).
+    # web process's CPU (issue 30, item 6; docs/hosts/security.md).
     "ANALYSIS_RATE_LIMIT": "20 per minute",
     "ANALYSIS_GLOBAL_RATE_LIMIT": "120 per minute",
     # "Check file" on the upload form, per account and per client IP.

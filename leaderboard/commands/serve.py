@@ -50,7 +50,7 @@ def serve_command(host: str | None, port: int | None, benchmark_path: str | None
     os.environ["LEADERBOARD_INSTANCE_PATH"] = str(base)
     if benchmark_path:
         # A folder of its own: the demo's database would otherwise show its boards beside
-        # the benchmark's (README: the benchmark comes instead of the demo).
+        # the benchmark's (docs/hosts/operate.md: the benchmark comes instead of the demo).
         instance = benchmark_instance(base, Path(benchmark_path))
         os.environ["LEADERBOARD_INSTANCE_PATH"] = str(instance)
         click.echo(f"Instance folder for this benchmark: {instance}")

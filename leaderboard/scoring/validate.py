@@ -138,7 +138,7 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
 
     ``min_answered_fraction`` (used for splits whose labels are hidden) makes a file that
     answers (a non-empty list) fewer targets than that share of the split invalid: scores of
-    a handful of targets read back their hidden labels (docs/security.md).
+    a handful of targets read back their hidden labels (docs/hosts/security.md).
     """
     report = ValidationReport()
     split_ids = prepared.target_index

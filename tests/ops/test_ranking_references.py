@@ -18,7 +18,7 @@ def test_ranking_board_shows_humans_gap_on_the_subset_and_random_at_32_5(runner,
     result = runner.invoke(args=["board", "create", "--benchmark", "swords", "--version", "1.1",
                                  "--split", "test", "--track", "ranking"])
     assert result.exit_code == 0, result.output
-    # Measured on v1.1 test (docs/tracks-groundwork.md); the paper's Random on v1.0: 32.7.
+    # Random on v1.1 test (the SWORDS card's reference rows); the paper's on v1.0: 32.7.
     assert result.output.splitlines()[-1] == "  reference Random: GAP 32.51, GAP ratio 32.60"
 
     body = client.get("/api/v1/leaderboards/swords-v1.1-test-ranking/ranking").get_json()

@@ -3,8 +3,8 @@
 Numbers worked out on the demo split (13 targets, 103 candidates, 10 labels each):
 ordering every candidate by its gold score (positive labels over non-UNSURE labels) orders
 it by votes too and no two substitutes merge into one lemma, so GAP, GAP ratio and P@1 are
-exactly 100.00 with the interval [100, 100] (on v1.1 test the same file gets GAP 99.82,
-docs/tracks-groundwork.md: merged lemmas carry 20 labels).
+exactly 100.00 with the interval [100, 100] (on v1.1 test the same file gets GAP 99.82:
+merged lemmas carry 20 labels, so ordering by ratio is not quite ordering by votes).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A per-address limit alone gives way to an attacker with many addresses (issue 20
 eight loopback addresses passed every one. So each form also has a limit keyed by the mailbox
 of the e-mail address it names (:func:`~leaderboard.mailboxes.mailbox_key`: ``me+1@`` and
 ``me+2@`` count as one; whether or not an account has it, so the limit tells nothing about
-who is registered) and one for the whole site. docs/security.md says what each one stops.
+who is registered) and one for the whole site. docs/hosts/security.md says what each one stops.
 
 The site-wide sign-up limit does not lock everyone out (issue 30, item 5: 60 sign-ups from
 about 30 addresses blocked every real one for an hour): past it the site is *busy* and takes

@@ -10,7 +10,7 @@ Plain or gzipped. Text is read byte for byte (latin-1), as perl and Python 2 rea
 at a time (:mod:`.reader`); JSON strings are turned into the same bytes (UTF-8) so that both
 compare with the gold alike. The field's own files go in as its scripts take them: a line
 score.pl or lst_gap.py skips with a message is skipped with a warning naming it; only what
-they cannot score at all is refused. The README lists both (LS07 and CoInCo).
+they cannot score at all is refused. The family's card (README.md here) lists both.
 """
 
 from __future__ import annotations

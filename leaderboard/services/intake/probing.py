@@ -1,4 +1,4 @@
-"""Signs of label probing for the admin queue-health page (docs/security.md).
+"""Signs of label probing for the admin queue-health page (docs/hosts/security.md).
 
 Two patterns: a team whose scored submission differs from one of its earlier ones on only a
 few targets (the score difference then tells about those targets' hidden labels), and

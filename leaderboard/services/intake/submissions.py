@@ -256,7 +256,7 @@ def _iso(value: datetime | None) -> str | None:
 
 
 #: Decimals of the percentages the API shows, as on the pages: unrounded doubles would carry
-#: about 45 bits each about the hidden labels instead of about 13 (docs/security.md).
+#: about 45 bits each about the hidden labels instead of about 13 (docs/hosts/security.md).
 SHOWN_DECIMALS = 2
 
 
