@@ -14,10 +14,6 @@ A field whose score is refused is dropped with a warning, as lst_gap.py drops it
 printing "Error appending" (a multiword or hyphenated candidate is dropped before its score is
 read, without a word, as no-mwe does); the rest of the line is scored. A repeated id: the last
 line counts. A non-blank line without a second field is refused (lst_gap.py stops there).
-
-This is the definition. The usual file is read as a whole at C speed where the extension is
-built (:func:`.native.parse_ranked`), into the same (candidate, score) tuples, every score the
-same double; any other file is read here.
 """
 
 from __future__ import annotations
