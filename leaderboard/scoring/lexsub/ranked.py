@@ -49,6 +49,9 @@ def parse_ranked(lines: Iterable[tuple[int, str, bool]], report: ValidationRepor
     answers = Answers(RANKED)
     notes = Notes()
     seen: dict[str, int] = {}
+    # one str per distinct candidate in the whole file: lines of one lemma rank the same
+    # pool, and a file of millions of fields holds few distinct names
+    names: dict[str, str] = {}
     for number, line, ended in lines:
         if not line.strip(PY2_BLANKS):
             continue
@@ -71,29 +74,32 @@ def parse_ranked(lines: Iterable[tuple[int, str, bool]], report: ValidationRepor
                       "given on line {first:,}; the last one is scored, as lst_gap.py does",
                       key, first=seen[key])
         seen[key] = number
-        answers.ranked[key] = _scored(line, fields, number, key, notes)
+        answers.ranked[key] = _scored(line, fields, number, key, notes, names)
     notes.flush(report)
     return answers
 
 
-def _scored(line: str, fields: list[str], number: int, key: str,
-            notes: Notes) -> list[tuple[str, float]]:
-    """A line's (candidate, score) pairs, each field split at its last space.
+def _scored(line: str, fields: list[str], number: int, key: str, notes: Notes,
+            names: dict[str, str]) -> list[tuple[str, float]]:
+    """A line's (candidate, score) pairs, each field split at its last space; each
+    candidate the one str of ``names`` (a candidate seen first here is added).
 
     Comprehensions on the usual path (800,000 fields on CoInCo): where the line holds none of
     the characters on which the two Pythons differ, Python 3's ``float`` is Python 2's; one
     field at a time, with the warnings, only when a score is refused."""
     cuts = [f.rfind(" ") for f in fields]
+    name = names.setdefault
     if _PY3_ONLY.search(line) is None:
         try:
-            return [(f[:i], float(f[i:])) for f, i in zip(fields, cuts, strict=True)]
+            return [(name(c := f[:i], c), float(f[i:])) for f, i in zip(fields, cuts,
+                                                                         strict=True)]
         except ValueError:
             pass
     kept = []
     for f, i in zip(fields, cuts, strict=True):
         score = py2_float(f[i:])
         if score is not None:
-            kept.append((f[:i], score))
+            kept.append((name(c := f[:i], c), score))
         elif is_mwe(f[:i]):
             continue
         elif not f.strip(PY2_BLANKS):

@@ -169,7 +169,8 @@ def _pool_counts(given: dict, split: LexsubGold, distinct: set[str]) -> tuple[in
         if ranked == pool:  # the usual file: every candidate, nothing else
             continue
         strangers = ranked - pool
-        credited = sum(gold_map.get(c, 0) > 0 for c in strangers)
+        # the gold map is a handful of answers, the strangers may be thousands
+        credited = sum(w > 0 and c in strangers for c, w in gold_map.items())
         outside += len(strangers) - credited
         outside_gold += credited
         left_out += len(pool - ranked)
