@@ -7,7 +7,12 @@ A fresh process validates it with the site's limits and scores it with B = 1000,
 scoring job does (without the database); its peak RSS (``/usr/bin/time -v``'s maximum
 resident set size) is the figure to hold under the worker's ``JOB_MEMORY_MB``.
 
+``--unique-names``: the same shape, but every field's candidate a string of its own
+(``w<line>.<field>``), the case where the reader's one str per distinct candidate saves
+nothing.
+
     .venv/bin/python benchmarks/bench_big_ranked.py [--keep PATH] [--per-line N]
+        [--unique-names]
 """
 
 from __future__ import annotations
@@ -42,7 +47,13 @@ print(f"gap {result.metrics['gap']:.4f}, {result.counts['targets_scored']} score
 """
 
 
-def write_file(path: Path, per_line: int) -> None:
+def _unique_names(split, per_line: int) -> bytes:
+    lines = [f"RANKED\t{t.target_id}" + "".join(f"\tw{i}.{j} {j % 10}" for j in range(per_line))
+             for i, t in enumerate(split.targets)]
+    return ("\n".join(lines) + "\n").encode("latin-1")
+
+
+def write_file(path: Path, per_line: int, unique_names: bool) -> None:
     """The file of the module's docstring, gzipped, at ``path``."""
     from leaderboard.scoring.families import FAMILIES
     from leaderboard.scoring.lexsub.data import read_candidates, read_text
@@ -50,8 +61,12 @@ def write_file(path: Path, per_line: int) -> None:
 
     fam = FAMILIES["semeval07"]
     split = fam.prepare(fam.build_source("all"), name="x", bootstrap=0)
-    words = single_words(read_candidates(read_text(DATA / "coinco.no_problematic.candidates")))
-    raw = distinct_ranked_bytes(split, words, per_line)
+    if unique_names:
+        raw = _unique_names(split, per_line)
+    else:
+        words = single_words(read_candidates(read_text(
+            DATA / "coinco.no_problematic.candidates")))
+        raw = distinct_ranked_bytes(split, words, per_line)
     path.write_bytes(gzip.compress(raw, 6))
     print(f"{path.name}: {len(split.targets):,} lines, {per_line:,} candidates each, "
           f"{len(raw) / 1e6:.1f} MB inflated, {path.stat().st_size / 1e6:.1f} MB gzipped")
@@ -76,6 +91,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="write the file here (reused if present)")
     parser.add_argument("--per-line", type=int, default=4990)
+    parser.add_argument("--unique-names", action="store_true")
     args = parser.parse_args()
     if not (DATA / "lst_all.gold").is_file():
         print(f"skipped: no LS07/CoInCo files at {DATA}")
@@ -83,7 +99,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or Path(tmp) / "ranked_distinct.ranked.gz"
         if not path.is_file():
-            write_file(path, args.per_line)
+            write_file(path, args.per_line, args.unique_names)
         measure(path)
     return 0
 

@@ -32,6 +32,10 @@ _PY2_FLOAT = re.compile(r"[ \t\n\r\x0b\x0c]*[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[e
 # Where Python 3's float reads what Python 2's refuses, among latin-1 characters: the
 # underscore and the blanks only Python 3 strips. A line without them is read at C speed.
 _PY3_ONLY = re.compile("[_\x1c-\x1f\x85\xa0]")
+#: Distinct candidates a file's reader keeps one str of: real files name tens of thousands;
+#: past this (a file of strings that never repeat) the table stops growing, as it would save
+#: nothing and cost its entries.
+MAX_SHARED_NAMES = 500_000
 
 
 def py2_float(text: str) -> float | None:
@@ -82,13 +86,14 @@ def parse_ranked(lines: Iterable[tuple[int, str, bool]], report: ValidationRepor
 def _scored(line: str, fields: list[str], number: int, key: str, notes: Notes,
             names: dict[str, str]) -> list[tuple[str, float]]:
     """A line's (candidate, score) pairs, each field split at its last space; each
-    candidate the one str of ``names`` (a candidate seen first here is added).
+    candidate the one str of ``names`` (a candidate seen first here is added while the
+    table is under :data:`MAX_SHARED_NAMES`).
 
     Comprehensions on the usual path (800,000 fields on CoInCo): where the line holds none of
     the characters on which the two Pythons differ, Python 3's ``float`` is Python 2's; one
     field at a time, with the warnings, only when a score is refused."""
     cuts = [f.rfind(" ") for f in fields]
-    name = names.setdefault
+    name = names.setdefault if len(names) < MAX_SHARED_NAMES else names.get
     if _PY3_ONLY.search(line) is None:
         try:
             return [(name(c := f[:i], c), float(f[i:])) for f, i in zip(fields, cuts,
