@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import namedtuple
 from functools import cached_property
 
-from leaderboard.scoring.jabbari import gold_total
+from leaderboard.scoring.jabbari import BLANKS, gold_total
 from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights, split_last_space
 from leaderboard.scoring.lexsub.scorepl import item_of
 
@@ -18,9 +18,6 @@ if TYPE_CHECKING:
 
     V = TypeVar("V")
 POS_NAMES = {"n": "NOUN", "v": "VERB", "a": "ADJ", "j": "ADJ", "r": "ADV"}
-#: What Jabbari et al.'s metrics trim from an answer (:data:`leaderboard.scoring.jabbari.BLANKS`,
-#: whose module imports numpy; a test keeps the two equal).
-BLANKS = " \t\n\r\x0b\x0c"
 
 
 class SplitFiles(namedtuple("SplitFiles", "gold inputs candidates filter_by_inputs",
