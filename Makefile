@@ -12,11 +12,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-# Reinstalls only when pyproject.toml or the C extension changed (the stamp is newer
-# otherwise); the editable install builds the extension in place (optional: without a compiler
-# the package installs and the Python path serves).
-NATIVE := $(wildcard leaderboard/scoring/lexsub/csrc/*.[ch])
-$(VENV)/.installed: pyproject.toml $(NATIVE) | $(BIN)/python
+# Reinstalls only when pyproject.toml changed (the stamp is newer otherwise).
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e .
 	touch $@
 
@@ -52,4 +49,3 @@ bench: install-test
 
 clean:
 	rm -rf $(VENV) instance test-artifacts .pytest_cache .ruff_cache
-	find leaderboard -name "*.so" -delete

@@ -12,11 +12,9 @@ Whole processes, each timed 3 times (median) with its peak RSS (the child's ``ru
   against the script run 20 times (a shell loop, one process per file, as a researcher
   scores 20 runs), LS07 all RANKED and LS07 test best + oot.
 
-``leaderboard score`` on LS07/CoInCo runs without click, and with ``--bootstrap 0`` without
-numpy, RANKED files and .best/.oot pairs alike (``leaderboard.scoring.lexsub.quick``); its
-split is read from the cache folder's entry after the first run (median of 3: the cached
-runs). Text output gives each
-of our rows' CPU as a multiple of the script's on the same case.
+Each ``leaderboard score`` run reads its split from the data files, as the scripts do
+(median of 3; the resamples come from the cache folder after the first run). Text output
+gives each of our rows' CPU as a multiple of the script's on the same case.
 
 The RANKED files are the seeded Random reference's (every candidate, uniform scores).
 lst_gap.py is read from a git mirror of orenmel/lexsub ($LEXSUB_MIRROR, default the fetch

@@ -72,13 +72,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _main(args: list[str]) -> None:
-    if args[:1] == ["score"]:
-        # LS07/CoInCo: click is not imported (nor numpy for RANKED files without intervals)
-        from leaderboard.commands.score_family import quick_main
-
-        status = quick_main(args)
-        if status is not None:
-            sys.exit(status)
     from leaderboard.commands import APP_FREE
 
     first = next((a for a in args if not a.startswith("-")), None)

@@ -114,24 +114,14 @@ def score_command(split_spec: str, submission_paths: tuple[Path, ...],
         # one process, one (B, n) product: OpenBLAS's thread per core costs more CPU to
         # start than the product takes (0.05 s of LS07's 0.3 s)
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from leaderboard.commands.score_family import (
-        is_family_split,
-        score_family_quick,
-        score_family_split,
-    )
+    from leaderboard.commands.score_family import is_family_split, score_family_split
     from leaderboard.scoring.sources import cache_dir
 
-    # every --submission in order, then the files given without it (quick_args' order)
+    # every --submission in order, then the files given without it
     paths = (*submission_paths, *more_submissions)
     if not paths:
         raise click.UsageError("Missing option '--submission' (or a file after the options).")
     family_split = is_family_split(split_spec)
-    if family_split and bootstrap == 0 and not no_cache:
-        # RANKED files on LS07/CoInCo without intervals: scored without numpy
-        status = score_family_quick(split_spec, paths, track=track, seed=seed,
-                                    as_json=as_json, cache=cache_dir())
-        if status is not None:
-            sys.exit(status)
     from leaderboard.scoring import bootstrap as resampling
 
     if not no_cache:  # the resamples of a split are drawn once per machine, not per run
@@ -140,8 +130,7 @@ def score_command(split_spec: str, submission_paths: tuple[Path, ...],
             lambda: setattr(resampling, "DISK_CACHE", previous))
     if family_split:
         sys.exit(score_family_split(split_spec, paths, track=track, bootstrap=bootstrap,
-                                    seed=seed, as_json=as_json,
-                                    cache=None if no_cache else cache_dir()))
+                                    seed=seed, as_json=as_json))
     from leaderboard.scoring import (
         WordNetMissing,
         score_submission,

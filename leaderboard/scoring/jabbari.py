@@ -86,7 +86,7 @@ def jabbari_row(counts: Mapping[str, float], answers: Sequence[str],
 
 def jabbari_metrics(s: dict) -> dict[str, object]:
     """Means (fractions) from summed columns; arrays broadcast (for resamples)."""
-    # imported here: the per-item rows above serve numpy-free scoring (lexsub.quick)
+    # imported here: the per-item rows above need no numpy (generative imports it)
     from leaderboard.scoring.generative import safe_div
 
     items = s["jb_item"]

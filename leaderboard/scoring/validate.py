@@ -19,7 +19,7 @@ from leaderboard.scoring.parse import (
     open_upload,
 )
 
-TYPE_CHECKING = False  # typing's import costs a one-off `leaderboard score` 8 ms (quick.py)
+TYPE_CHECKING = False  # typing itself is not imported: validation needs no more than this
 if TYPE_CHECKING:  # an annotation only: gold's module imports numpy, which the problems
     # and reports of LS07/CoInCo's numpy-free one-off scoring do not need
     from leaderboard.scoring.gold import PreparedSplit

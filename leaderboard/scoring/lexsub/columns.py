@@ -1,9 +1,7 @@
 """The generative track's per-instance values, without numpy: score.pl's best/oot columns
 and Jabbari et al.'s, one value per instance of the split (in its order).
 
-:func:`.score.score` writes them into its numpy rows; :func:`.quick.score_generative` sums
-them itself (a one-off ``leaderboard score --bootstrap 0``, which never imports numpy). Both
-read the same lists, so the two cannot differ.
+:func:`.score.score` writes them into its numpy rows.
 """
 
 from __future__ import annotations

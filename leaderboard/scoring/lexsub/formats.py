@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from leaderboard.scoring.lexsub import native
 from leaderboard.scoring.lexsub.lines import LineMatch, match_answer_line, match_kind, match_line
 from leaderboard.scoring.lexsub.reader import MAX_LINE_CHARS, MAX_LINES
 from leaderboard.scoring.validate import Problem, ValidationReport
@@ -92,10 +91,6 @@ class Answers:
 
     def _set_entries(self, firsts: dict[str, str]) -> None:
         """Entries from each key's first answer part (.best lines before .oot ones)."""
-        out = native.line_entries(firsts)
-        if out is not None:  # C where built
-            self._lines_entries = ((len(self.best_lines), len(self.oot_lines)), out)
-            return
         out = {}
         for key, text in firsts.items():
             answers = [a for a in text.split(";") if a.strip()]
@@ -236,7 +231,7 @@ def lines_answers(best_lines: list[tuple[int, str]], oot_lines: list[tuple[int, 
                   best_firsts: dict[str, str], oot_firsts: dict[str, str]) -> Answers:
     """The answers of a file's .best and .oot lines (numbered), their score.pl matches, the
     instance keys with a line, and each key's first answer part per kind (:func:`parse_lines`
-    gathers them line by line, :func:`.native.parse_lines` at C speed)."""
+    gathers them line by line)."""
     answers = Answers(LINES, best_lines=best_lines, oot_lines=oot_lines)
     answers._line_keys = ((len(best_lines), len(oot_lines)), keys)
     answers._matches = {"best": (best_lines, best_matches), "oot": (oot_lines, oot_matches)}

@@ -22,8 +22,6 @@ from collections.abc import Iterable
 from itertools import repeat
 from operator import itemgetter
 
-from leaderboard.scoring.lexsub import native
-
 _first = itemgetter(0)
 
 
@@ -93,10 +91,7 @@ def instance_gaps(target_ids: list[str], gap_gold: list[tuple[dict[str, int], fl
     """Each instance's GAP (``gap_gold``: its gold map and denominator, in ``target_ids``'
     order), 0.0 where the denominator is 0 (skipped); a multiword or hyphenated candidate is
     dropped from the ranking first (it is not in the no-mwe gold map: it would earn 0 and
-    take a position), as lst_gap.py does. C where built (:mod:`.native`)."""
-    found = native.gap_values(ranked, target_ids, gap_gold)
-    if found is not None:
-        return found
+    take a position), as lst_gap.py does."""
     gaps = []
     for key, (gold_map, denominator) in zip(target_ids, gap_gold, strict=True):
         if denominator <= 0:

@@ -18,8 +18,8 @@ from __future__ import annotations
 from array import array
 from itertools import repeat
 
-from leaderboard.scoring.jabbari import BLANKS, COLUMNS, jabbari_row
-from leaderboard.scoring.lexsub import formats, native
+from leaderboard.scoring.jabbari import BLANKS, jabbari_row
+from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.lexsub.split import LexsubGold
 
@@ -36,9 +36,6 @@ def first_lines(lines: list[tuple[int, str]], kind: str,
     first: dict[str, list[str]] = {}
     if matches is None:
         matches = [match_line(text, kind) for _, text in lines]
-    found = native.first_answers(matches)
-    if found is not None:  # C where built
-        return found
     for m in matches:
         if m is not None and m.item not in first:
             first[m.item] = answer_list(m.answers)
@@ -52,16 +49,12 @@ def first_texts(matches: list[LineMatch | None]) -> dict[str, str]:
 
 def jabbari_values(split: LexsubGold, answers: formats.Answers) -> array:
     """The Jabbari columns' values (:data:`leaderboard.scoring.jabbari.COLUMNS`), an
-    ``array('d')`` holding each instance's row in turn, in the order of ``split``
-    (numpy-free: :mod:`.quick` sums them itself; numpy reads them in place)."""
+    ``array('d')`` holding each instance's row in turn, in the order of ``split`` (numpy
+    reads them in place)."""
     oot = first_texts(answers.matches("oot")) if answers.oot_lines else None
     best = first_texts(answers.matches("best")) if answers.best_lines else None
     coverage = (oot if oot is not None else best) or {}
     first = (best if best is not None else oot) or {}
-    found = array("d", bytes(8 * len(COLUMNS) * len(split.targets)))
-    if native.jabbari_rows(split.item_ids, split.jabbari_counts, split.jabbari_totals,
-                           coverage, None if first is coverage else first, found):
-        return found
     found = array("d")
     for target, counts, total in zip(split.targets, split.jabbari_counts, split.jabbari_totals,
                                      strict=True):

@@ -14,10 +14,6 @@ A field whose score is refused is dropped with a warning, as lst_gap.py drops it
 printing "Error appending" (a multiword or hyphenated candidate is dropped before its score is
 read, without a word, as no-mwe does); the rest of the line is scored. A repeated id: the last
 line counts. A non-blank line without a second field is refused (lst_gap.py stops there).
-
-This is the definition. The usual file is read as a whole at C speed where the extension is
-built (:func:`.native.parse_ranked`), into the same (candidate, score) tuples, every score the
-same double; any other file is read here.
 """
 
 from __future__ import annotations
@@ -36,6 +32,10 @@ _PY2_FLOAT = re.compile(r"[ \t\n\r\x0b\x0c]*[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[e
 # Where Python 3's float reads what Python 2's refuses, among latin-1 characters: the
 # underscore and the blanks only Python 3 strips. A line without them is read at C speed.
 _PY3_ONLY = re.compile("[_\x1c-\x1f\x85\xa0]")
+#: Distinct candidates a file's reader keeps one str of: real files name tens of thousands;
+#: past this (a file of strings that never repeat) the table stops growing, as it would save
+#: nothing and cost its entries.
+MAX_SHARED_NAMES = 500_000
 
 
 def py2_float(text: str) -> float | None:
@@ -53,6 +53,9 @@ def parse_ranked(lines: Iterable[tuple[int, str, bool]], report: ValidationRepor
     answers = Answers(RANKED)
     notes = Notes()
     seen: dict[str, int] = {}
+    # one str per distinct candidate in the whole file: lines of one lemma rank the same
+    # pool, and a file of millions of fields holds few distinct names
+    names: dict[str, str] = {}
     for number, line, ended in lines:
         if not line.strip(PY2_BLANKS):
             continue
@@ -75,29 +78,33 @@ def parse_ranked(lines: Iterable[tuple[int, str, bool]], report: ValidationRepor
                       "given on line {first:,}; the last one is scored, as lst_gap.py does",
                       key, first=seen[key])
         seen[key] = number
-        answers.ranked[key] = _scored(line, fields, number, key, notes)
+        answers.ranked[key] = _scored(line, fields, number, key, notes, names)
     notes.flush(report)
     return answers
 
 
-def _scored(line: str, fields: list[str], number: int, key: str,
-            notes: Notes) -> list[tuple[str, float]]:
-    """A line's (candidate, score) pairs, each field split at its last space.
+def _scored(line: str, fields: list[str], number: int, key: str, notes: Notes,
+            names: dict[str, str]) -> list[tuple[str, float]]:
+    """A line's (candidate, score) pairs, each field split at its last space; each
+    candidate the one str of ``names`` (a candidate seen first here is added while the
+    table is under :data:`MAX_SHARED_NAMES`).
 
     Comprehensions on the usual path (800,000 fields on CoInCo): where the line holds none of
     the characters on which the two Pythons differ, Python 3's ``float`` is Python 2's; one
     field at a time, with the warnings, only when a score is refused."""
     cuts = [f.rfind(" ") for f in fields]
+    name = names.setdefault if len(names) < MAX_SHARED_NAMES else names.get
     if _PY3_ONLY.search(line) is None:
         try:
-            return [(f[:i], float(f[i:])) for f, i in zip(fields, cuts, strict=True)]
+            return [(name(c := f[:i], c), float(f[i:])) for f, i in zip(fields, cuts,
+                                                                         strict=True)]
         except ValueError:
             pass
     kept = []
     for f, i in zip(fields, cuts, strict=True):
         score = py2_float(f[i:])
         if score is not None:
-            kept.append((f[:i], score))
+            kept.append((name(c := f[:i], c), score))
         elif is_mwe(f[:i]):
             continue
         elif not f.strip(PY2_BLANKS):

@@ -1,9 +1,7 @@
 """An uploaded answer file read as a stream: every limit is refused at the first byte past it.
 
 The text formats (RANKED, ``.best``, ``.oot``) are read line by line from the gunzipped bytes,
-1 MiB at a time, so a file is never decoded and split whole before its limits are checked (the
-C readers of :mod:`.native` first take the whole file, at most the size cap, and decline it at
-the first line past a limit; it is then read here):
+1 MiB at a time, so a file is never decoded and split whole before its limits are checked:
 199 MB of ``;`` (200 KB of gzip) is refused as a line over :data:`MAX_LINE_CHARS` after its
 first megabyte, a file of blank lines at line :data:`MAX_LINES` + 1, a gzip bomb at the first
 chunk past the size cap. Only JSON, which is parsed as a whole, is read to the end first (its

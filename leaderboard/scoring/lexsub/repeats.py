@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from operator import itemgetter
 
-from leaderboard.scoring.lexsub import native
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.lexsub.scorepl import GoldItems, read_gold
 from leaderboard.scoring.lexsub.split import LexsubGold
@@ -42,9 +41,6 @@ def oot_repeats(gold: GoldItems, lines: list[tuple[int, str]],
     done: set[str] = set()
     if matches is None:  # (``matches``: each line's, where the caller has them)
         matches = [match_line(text, "oot") for _, text in lines]
-    repeated = native.oot_repeats(lines, matches, gold.norms_by_item())
-    if repeated is not None:  # C where built (the same lines, as (number, item) pairs)
-        return repeated
     for (number, _), m in zip(lines, matches, strict=True):
         if not m or m.item in done or not gold.norms(m.item):
             continue

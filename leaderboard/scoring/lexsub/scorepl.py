@@ -29,7 +29,6 @@ from functools import reduce
 from itertools import repeat
 from operator import add
 
-from leaderboard.scoring.lexsub import native
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.semeval import GOLD_ENTRY, GOLD_FIRST, fix_guess, perl_split
 
@@ -47,7 +46,7 @@ _NON_BLANK = re.compile(r"\S", re.ASCII)
 class GoldItems:
     """score.pl's reading of a gold file: counts per item id, modes and per-line tallies."""
 
-    __slots__ = ("counts", "modes", "items", "mode_items", "_norms", "_every_norm")
+    __slots__ = ("counts", "modes", "items", "mode_items", "_norms")
 
     def __init__(self, counts: dict[str, dict[str, int]] | None = None,
                  modes: dict[str, str] | None = None, items: dict[str, int] | None = None,
@@ -59,13 +58,6 @@ class GoldItems:
         self.mode_items = {} if mode_items is None else mode_items
         #: item id -> its norms, computed once (the gold is read once per split)
         self._norms: dict[str, dict[str, float]] = {}
-        self._every_norm: dict[str, dict[str, float]] | None = None
-
-    def norms_by_item(self) -> dict[str, dict[str, float]]:
-        """Item id -> :meth:`norms`, of every item with gold counts (computed once)."""
-        if self._every_norm is None:
-            self._every_norm = {item: self.norms(item) for item in self.counts}
-        return self._every_norm
 
     def norms(self, item: str) -> dict[str, float]:
         """Answer -> count / item total (a hyphenated key also under its spaced form); the
@@ -126,10 +118,7 @@ def score_columns(gold: GoldItems, matches: list[LineMatch | None], kind: str,
     """Add what each counted answer line of ``kind`` (its score.pl match, :func:`.lines.
     match_line`, in file order) gives its item to the item's row (``row_of``) of
     ``columns`` (each an ``array('d')``): attempted, credit, mode attempted, mode hit
-    (score.pl's running totals; a line it skips adds nothing). C where built (:mod:`.native`)."""
-    if native.scorepl_columns(matches, kind == "best", gold.norms_by_item(), gold.modes, row_of,
-                              columns):
-        return
+    (score.pl's running totals; a line it skips adds nothing)."""
     attempted, credits, mode_attempted, mode_hit = columns
     norms_of, modes = gold.norms, gold.modes
     best = kind == "best"

@@ -1,31 +1,23 @@
 """What a prepared LS07 or CoInCo split holds, without numpy: its instances and the per-split
-readings of the gold that every scored file shares.
-
-:class:`.data.LexsubSplit` (the prepared split of the site and the worker, with resamples)
-and :class:`QuickSplit` (a one-off ``leaderboard score --bootstrap 0``, which never imports
-numpy) both read the gold through :class:`LexsubGold`, so the two score alike.
+readings of the gold that every scored file shares (:class:`LexsubGold`, which
+:class:`.data.LexsubSplit` mixes in).
 """
 
 from __future__ import annotations
 
-import os
 from collections import namedtuple
 from functools import cached_property
-from pathlib import Path
 
-from leaderboard.scoring.jabbari import gold_total
+from leaderboard.scoring.jabbari import BLANKS, gold_total
 from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights, split_last_space
 from leaderboard.scoring.lexsub.scorepl import item_of
 
-TYPE_CHECKING = False  # typing's import costs a one-off `leaderboard score` 8 ms (quick.py)
+TYPE_CHECKING = False  # typing itself is not imported: validation needs no more than this
 if TYPE_CHECKING:
     from typing import TypeVar
 
     V = TypeVar("V")
 POS_NAMES = {"n": "NOUN", "v": "VERB", "a": "ADJ", "j": "ADJ", "r": "ADV"}
-#: What Jabbari et al.'s metrics trim from an answer (:data:`leaderboard.scoring.jabbari.BLANKS`,
-#: whose module imports numpy; a test keeps the two equal).
-BLANKS = " \t\n\r\x0b\x0c"
 
 
 class SplitFiles(namedtuple("SplitFiles", "gold inputs candidates filter_by_inputs",
@@ -166,21 +158,6 @@ class LexsubGold:
         return [t.target_id for t in self.targets]
 
     @cached_property
-    def item_ids(self) -> list[str]:
-        """Each instance's score.pl item id, in split order."""
-        return [t.item_id for t in self.targets]
-
-    @cached_property
-    def pool_list(self) -> list[frozenset[str]]:
-        """Each instance's pool as a set (:attr:`pool_sets`), in split order."""
-        return [self.pool_sets[t.target_id] for t in self.targets]
-
-    @cached_property
-    def gap_maps(self) -> list[dict[str, int]]:
-        """Each instance's no-mwe gold map (:attr:`gap_gold`), in split order."""
-        return [gold_map for gold_map, _ in self.gap_gold]
-
-    @cached_property
     def no_candidates(self) -> frozenset[str]:
         """Instances whose candidate pool is empty (9 on LS07: ``bar.n.v 48``, ``stand.n.v
         131``...; the pool file has no entry for their lemma.pos): no ranking answers them."""
@@ -216,35 +193,3 @@ class LexsubGold:
     def pool(self, target: LexsubTarget) -> list[str]:
         """The candidates a ranking system scores for ``target``."""
         return self.pools.get(target.target_id.rpartition(" ")[0], [])
-
-
-class QuickSplit(LexsubGold):
-    """A prepared split for scoring without resamples (no numpy): what
-    :class:`.data.LexsubSplit` holds but the inputs, which scoring never reads."""
-
-    def __init__(self, name: str, checksum: str, targets: list[LexsubTarget], family: str = "",
-                 split: str = "", pools: dict[str, list[str]] | None = None,
-                 bootstrap: int = 0, seed: int = 0) -> None:
-        self.name, self.checksum, self.targets = name, checksum, targets
-        self.family, self.split = family, split
-        self.pools = {} if pools is None else pools
-        self.bootstrap, self.seed = bootstrap, seed
-
-    @cached_property
-    def target_index(self) -> dict[str, LexsubTarget]:
-        """Instance key -> instance."""
-        return {t.target_id: t for t in self.targets}
-
-    @property
-    def scored_targets(self) -> list[LexsubTarget]:
-        """Every instance enters the mean (GAP's skipped ones with 0 weight)."""
-        return self.targets
-
-
-def data_dir() -> Path:
-    """``$LEADERBOARD_LEXSUB_DIR``, else ``../shared/data/lexsub`` beside the project (as
-    :func:`leaderboard.scoring.families.lexsub_data_dir`, whose module imports numpy)."""
-    env = os.environ.get("LEADERBOARD_LEXSUB_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[4] / "shared" / "data" / "lexsub"

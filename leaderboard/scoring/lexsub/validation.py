@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from leaderboard.scoring.lexsub import formats, native, reader
+from leaderboard.scoring.lexsub import formats, reader
 from leaderboard.scoring.lexsub.ranked import parse_ranked
 from leaderboard.scoring.lexsub.repeats import oot_repeats, ranked_repeats, scorepl_gold
 from leaderboard.scoring.lexsub.split import LexsubGold
@@ -136,9 +136,7 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
                                unknown[0]))
     if track != RANKING:
         return
-    counted = native.coverage(given, split.target_ids, split.pool_list, split.gap_maps,
-                              answers.distinct)
-    outside, outside_gold, left_out = counted or _pool_counts(given, split, answers.distinct)
+    outside, outside_gold, left_out = _pool_counts(given, split, answers.distinct)
     if outside:
         report.warnings.append(Problem("outside_pool", f"{outside:,} ranked strings are neither "
                                "candidates nor gold answers of their instance; they earn "
@@ -155,9 +153,9 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
 
 
 def _pool_counts(given: dict, split: LexsubGold, distinct: set[str]) -> tuple[int, int, int]:
-    """:func:`.native.coverage` in Python: (strings outside the pool, those among the gold
-    answers, pool candidates left out), the instances that rank no candidate twice added to
-    ``distinct``."""
+    """(Strings outside the pool, those among the gold answers, pool candidates left out),
+    summed over the answered instances; the instances that rank no candidate twice are added
+    to ``distinct``."""
     outside, outside_gold, left_out = 0, 0, 0
     pool_sets = split.pool_sets
     for target, (gold_map, _) in zip(split.targets, split.gap_gold, strict=True):
@@ -171,33 +169,12 @@ def _pool_counts(given: dict, split: LexsubGold, distinct: set[str]) -> tuple[in
         if ranked == pool:  # the usual file: every candidate, nothing else
             continue
         strangers = ranked - pool
-        credited = sum(gold_map.get(c, 0) > 0 for c in strangers)
+        # the gold map is a handful of answers, the strangers may be thousands
+        credited = sum(w > 0 and c in strangers for c, w in gold_map.items())
         outside += len(strangers) - credited
         outside_gold += credited
         left_out += len(pool - ranked)
     return outside, outside_gold, left_out
-
-
-def _whole_file(upload: reader.Upload, max_substitutes: int, kind: str
-                ) -> formats.Answers | None:
-    """A RANKED or .best/.oot file of the usual shape read as a whole, at C speed
-    (:func:`.native.parse_ranked`, :func:`.native.parse_lines`); None where the extension is
-    not built, the bytes are refused or the file is not of that shape (the caller then reads
-    it line by line, with the warnings, and refuses a limit where the line reader stops)."""
-    if not native.AVAILABLE:
-        return None
-    try:
-        data = upload.read_all()
-    except reader.Refused:
-        return None
-    if data.count(b"\n") >= reader.MAX_LINES:  # refused by the line reader: not read twice
-        return None
-    limits = (max_substitutes, reader.MAX_LINES, reader.MAX_LINE_CHARS)
-    if kind == formats.RANKED:
-        ranked = native.parse_ranked(data, *limits)
-        return None if ranked is None else formats.Answers(formats.RANKED, ranked=ranked)
-    found = native.parse_lines(data, *limits)
-    return None if found is None else formats.lines_answers(*found)
 
 
 def validate(raw: bytes, split: LexsubGold, *, track: str, max_bytes: int = 50_000_000,
@@ -212,10 +189,8 @@ def validate(raw: bytes, split: LexsubGold, *, track: str, max_bytes: int = 50_0
             answers = _from_json(upload.read_all(), split, report, {
                 "max_bytes": max_bytes, "max_substitutes": max_substitutes, **limits})
         else:
-            answers = _whole_file(upload, max_substitutes, kind)
-            if answers is None:  # line by line: the definition, with its warnings
-                read = parse_ranked if kind == formats.RANKED else formats.parse_lines
-                answers = read(reader.Upload(raw, max_bytes).lines(), report, max_substitutes)
+            read = parse_ranked if kind == formats.RANKED else formats.parse_lines
+            answers = read(upload.lines(), report, max_substitutes)
     except reader.Refused as refused:
         report.error(refused.code, refused.message, position=refused.position)
         return report

@@ -86,3 +86,25 @@ def _quirks(rng: random.Random, line: str, entries: list[tuple[str, str]]) -> st
 def ranked_bytes(split, scheme: str, seed: int) -> bytes:
     """The file as written for lst_gap.py (latin-1, one line per instance)."""
     return ("\n".join(ranked_lines(split, scheme, seed)) + "\n").encode("latin-1")
+
+
+def single_words(pools: dict[str, list[str]]) -> list[str]:
+    """Every candidate of ``pools`` that no-mwe keeps (no space, no hyphen), once, sorted."""
+    return sorted({c for pool in pools.values() for c in pool if " " not in c and "-" not in c})
+
+
+def distinct_ranked_bytes(split, words: list[str], per_line: int, seed: int = 0) -> bytes:
+    """A RANKED file answering every instance of ``split`` with ``per_line`` distinct
+    candidates: its pool's single words first, then words of ``words`` outside the pool, each
+    with a one-digit score (the shape of a file at the per-line limit that ranks a whole
+    vocabulary on each line)."""
+    rng = random.Random(seed)
+    lines = []
+    for t in split.targets:
+        pool = [c for c in split.pool(t) if " " not in c and "-" not in c]
+        taken = set(pool)
+        extra = [w for w in rng.sample(words, min(len(words), per_line + len(pool)))
+                 if w not in taken][:per_line - len(pool)]
+        lines.append("RANKED\t" + t.target_id + "".join(
+            f"\t{c} {rng.randint(0, 9)}" for c in pool + extra))
+    return ("\n".join(lines) + "\n").encode("latin-1")

@@ -1,0 +1,108 @@
+"""The largest RANKED file the upload limits let through, scored as a worker scores it.
+
+The file answers every LS07 ``all`` instance (2,003 lines) with 4,990 distinct candidates
+each (its pool's single words, then CoInCo's candidate vocabulary outside the pool, one-digit
+scores): about 10 million fields, 105 MB inflated, 46 MB gzipped, inside the upload limits.
+A fresh process validates it with the site's limits and scores it with B = 1000, as the
+scoring job does (without the database); its peak RSS (``/usr/bin/time -v``'s maximum
+resident set size) is the figure to hold under the worker's ``JOB_MEMORY_MB``.
+
+``--unique-names``: the same shape, but every field's candidate a string of its own
+(``w<line>.<field>``), the case where the reader's one str per distinct candidate saves
+nothing.
+
+    .venv/bin/python benchmarks/bench_big_ranked.py [--keep PATH] [--per-line N]
+        [--unique-names]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DATA = Path(os.environ.get("LEADERBOARD_LEXSUB_DIR", ROOT.parent / "shared" / "data" / "lexsub"))
+JOB = """
+import sys, time
+from leaderboard.config import DEFAULTS
+from leaderboard.scoring.families import FAMILIES
+from leaderboard.services.intake.validation import validate_for_track
+fam = FAMILIES["semeval07"]
+prepared = fam.prepare(fam.build_source("all"), name="x")
+raw = open(sys.argv[1], "rb").read()
+start = time.process_time()
+report = validate_for_track(raw, prepared, None, DEFAULTS, 0.0, family=fam, track="ranking")
+del raw
+assert report.ok, report.errors[:3]
+result = fam.score(prepared, report, track="ranking", bootstrap=1000, seed=0)
+print(f"gap {result.metrics['gap']:.4f}, {result.counts['targets_scored']} scored, "
+      f"{time.process_time() - start:.1f} s CPU validating and scoring")
+"""
+
+
+def _unique_names(split, per_line: int) -> bytes:
+    lines = [f"RANKED\t{t.target_id}" + "".join(f"\tw{i}.{j} {j % 10}" for j in range(per_line))
+             for i, t in enumerate(split.targets)]
+    return ("\n".join(lines) + "\n").encode("latin-1")
+
+
+def write_file(path: Path, per_line: int, unique_names: bool) -> None:
+    """The file of the module's docstring, gzipped, at ``path``."""
+    from leaderboard.scoring.families import FAMILIES
+    from leaderboard.scoring.lexsub.data import read_candidates, read_text
+    from tests.scoring.lexsub.generated import distinct_ranked_bytes, single_words
+
+    fam = FAMILIES["semeval07"]
+    split = fam.prepare(fam.build_source("all"), name="x", bootstrap=0)
+    if unique_names:
+        raw = _unique_names(split, per_line)
+    else:
+        words = single_words(read_candidates(read_text(
+            DATA / "coinco.no_problematic.candidates")))
+        raw = distinct_ranked_bytes(split, words, per_line)
+    path.write_bytes(gzip.compress(raw, 6))
+    print(f"{path.name}: {len(split.targets):,} lines, {per_line:,} candidates each, "
+          f"{len(raw) / 1e6:.1f} MB inflated, {path.stat().st_size / 1e6:.1f} MB gzipped")
+
+
+def measure(path: Path) -> None:
+    """Run the job in a fresh process under ``/usr/bin/time -v``; print its figures."""
+    load = os.getloadavg()
+    done = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-c", JOB, str(path)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-2000:])
+    peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (\S+)", done.stderr)[1]
+    print(done.stdout.strip())
+    print(f"peak RSS {peak / 1024:,.0f} MiB, wall {wall}; load average before "
+          f"{' '.join(f'{x:.2f}' for x in load)}, after "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, help="write the file here (reused if present)")
+    parser.add_argument("--per-line", type=int, default=4990)
+    parser.add_argument("--unique-names", action="store_true")
+    args = parser.parse_args()
+    if not (DATA / "lst_all.gold").is_file():
+        print(f"skipped: no LS07/CoInCo files at {DATA}")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.keep or Path(tmp) / "ranked_distinct.ranked.gz"
+        if not path.is_file():
+            write_file(path, args.per_line, args.unique_names)
+        measure(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
