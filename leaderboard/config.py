@@ -81,15 +81,18 @@ DEFAULTS: dict[str, Any] = {
     # web process's CPU (issue 30, item 6; docs/security.md).
     "ANALYSIS_RATE_LIMIT": "20 per minute",
     "ANALYSIS_GLOBAL_RATE_LIMIT": "120 per minute",
-    # "Check file" on the upload form, per account and per client IP.
+    # Dry runs ("Check file" on the form, POST /api/v1/validate) per team, whichever way
+    # they come (the form also per account and per client IP).
     "DRY_RUN_RATE_LIMIT": "30 per minute",
     # Dry runs are jobs on the checks queue (the web process never parses a file): one
     # may run CHECK_TIMEOUT seconds before it is killed; the request waits
     # CHECK_WAIT_SECONDS for the report (then answers 202 with a URL to poll); past
-    # MAX_QUEUED_CHECKS waiting checks a new one is refused as busy (503, Retry-After).
+    # MAX_QUEUED_CHECKS waiting checks a new one is refused as busy (503, Retry-After), and
+    # past MAX_QUEUED_CHECKS_PER_TEAM of one team's waiting or running, that team's (429).
     "CHECK_TIMEOUT": 60,
     "CHECK_WAIT_SECONDS": 20,
     "MAX_QUEUED_CHECKS": 8,
+    "MAX_QUEUED_CHECKS_PER_TEAM": 2,
     # Memory one job on an uploaded file may map on top of what its worker already maps.
     "JOB_MEMORY_MB": 2048,
     "PASSWORD_RESET_MAX_AGE": 3600,
