@@ -176,3 +176,10 @@ def test_about_answers_while_a_large_upload_is_read(site):
     assert len(during) >= 2, (f"/about answered {len(during)} times in the "
                               f"{answered_at - began:.2f} s the upload took")
     assert max(during) < 0.5
+
+
+def test_the_documented_proxy_limit_is_the_sites_own(app):
+    """docs/deploy.md's nginx recipe refuses bodies at the size the site itself does."""
+    recipe = (PROJECT_ROOT / "docs" / "deploy.md").read_text()
+    size = recipe.split("client_max_body_size", 1)[1].split(";", 1)[0].strip()
+    assert int(size) == app.config["MAX_CONTENT_LENGTH"]
