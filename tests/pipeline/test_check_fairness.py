@@ -7,11 +7,12 @@ from __future__ import annotations
 import io
 import time
 
-from leaderboard.models import SubmissionStatus
+from leaderboard.models import SubmissionStatus, Team
 from leaderboard.queue import get_redis
 from leaderboard.services.intake.checks import check_outcome
 from tests.factories import make_team, make_token
 from tests.pipeline.conftest import demo_bytes, wait_for_status
+from tests.pipeline.test_web import form_data, logged_in
 from tests.pipeline.test_worker import upload
 
 
@@ -81,3 +82,20 @@ def test_an_upload_is_scored_while_another_teams_flood_of_checks_waits(
             waiting = [c for c in waiting if check_outcome(
                 connection, settings["QUEUE_NAME"], c, _team.id)["state"] == "pending"]
     assert waiting == []
+
+
+def test_the_form_and_the_api_spend_one_team_budget(client, session, benchmark, settings):
+    """Two API checks and one "Check file" of the same team use its three; the next, either
+    way, is refused with Retry-After."""
+    user = logged_in(client, session)
+    token = make_token(session, session.get(Team, user.team_id))
+    settings.update(DRY_RUN_RATE_LIMIT="3 per minute", CHECK_WAIT_SECONDS=0,
+                    MAX_QUEUED_CHECKS=50, MAX_QUEUED_CHECKS_PER_TEAM=50)
+    assert [_check(client, token).status_code for _ in range(2)] == [202, 202]
+    form = client.post("/account/submit/check", data=form_data(client, demo_bytes()))
+    assert form.status_code == 202
+    refused = client.post("/account/submit/check", data=form_data(client, demo_bytes()))
+    assert refused.status_code == 429 and "Your team&#39;s checks are limited" in \
+        refused.get_data(as_text=True)
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert _check(client, token).status_code == 429
