@@ -104,16 +104,17 @@ def submit_check(*, connection: Redis, queue_name: str, board_id: int, team_id: 
         raise ChecksBusy()
     check_id = secrets.token_urlsafe(16)
     key = _key(queue_name, check_id)
-    # Stored before its admission: a check counted for its team always has its state.
+    # Its state before its admission (a check counted for its team always has one), its
+    # bytes after (a refused check writes none of them).
     with connection.pipeline() as pipe:
-        pipe.hset(key, mapping={"state": PENDING, "board_id": board_id, "team_id": team_id,
-                                "raw": raw})
+        pipe.hset(key, mapping={"state": PENDING, "board_id": board_id, "team_id": team_id})
         pipe.expire(key, CHECK_TTL)
         pipe.execute()
     if not _admit_for_team(connection, queue_name, team_id, check_id,
                            int(settings["MAX_QUEUED_CHECKS_PER_TEAM"])):
         connection.delete(key)
         raise TeamChecksBusy()
+    connection.hset(key, "raw", raw)
     limit = float(settings["CHECK_TIMEOUT"])
     queue.enqueue(CHECK_FUNCTION, queue_name, check_id, job_id=f"check-{queue_name}-{check_id}",
                   job_timeout=int(limit) + 60, result_ttl=0, failure_ttl=3600,
