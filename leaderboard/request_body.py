@@ -55,8 +55,21 @@ class CooperativeInput:
         return data
 
     def read(self, size: int | None = -1) -> bytes:
-        """Up to ``size`` bytes (all when negative or None)."""
-        return self._count(self._stream.read(size), size)
+        """Up to ``size`` bytes (all when negative or None), in steps of at most
+        :data:`YIELD_EVERY` so that reading a whole body at once pauses too."""
+        wanted = None if size is None or size < 0 else size
+        if wanted is not None and wanted <= YIELD_EVERY:
+            return self._count(self._stream.read(wanted), wanted)
+        pieces = []
+        while wanted is None or wanted > 0:
+            step = YIELD_EVERY if wanted is None else min(wanted, YIELD_EVERY)
+            data = self._count(self._stream.read(step), step)
+            if not data:
+                break
+            pieces.append(data)
+            if wanted is not None:
+                wanted -= len(data)
+        return b"".join(pieces)
 
     def readline(self, size: int | None = -1) -> bytes:
         """One line, or up to ``size`` bytes of it."""
