@@ -96,23 +96,28 @@ def _create_app():
         app = create_app()
     except InsecureConfiguration as exc:
         raise click.ClickException(str(exc)) from exc
-    _say_followed_instance(app.config["LEADERBOARD"]["INSTANCE_PATH"])
+    _say_database(app.config["LEADERBOARD"])
     return app
 
 
-def _say_followed_instance(instance_path: str) -> None:
-    """Name the folder a host command uses when it followed a running ``serve`` there."""
+def _say_database(settings: dict) -> None:
+    """Say on standard error which database a host command uses, and when it followed a
+    running ``serve`` to it (:func:`leaderboard.config.load_settings`), which one."""
     import os
     from pathlib import Path
 
     import click
+    from sqlalchemy.engine import make_url
 
     from leaderboard.config import DEFAULTS, ENV_PREFIX
     from leaderboard.serve_pointer import running_instance
 
-    if any(ENV_PREFIX + key in os.environ for key in ("INSTANCE_PATH", "DATABASE_URL")):
-        return
-    running = running_instance(Path(DEFAULTS["INSTANCE_PATH"]))
-    if running is not None and Path(instance_path) == running[0]:
-        click.echo(f"Using {running[0]}, the instance folder of the running "
-                   f"`leaderboard serve` (pid {running[1]})", err=True)
+    where = ""
+    if ENV_PREFIX + "DATABASE_URL" not in os.environ:
+        base = os.environ.get(ENV_PREFIX + "INSTANCE_PATH") or DEFAULTS["INSTANCE_PATH"]
+        running = running_instance(Path(base))
+        if running is not None and Path(settings["INSTANCE_PATH"]) == running[0]:
+            where = (f", that of the `leaderboard serve` running in {running[0]} "
+                     f"(pid {running[1]})")
+    shown = make_url(settings["DATABASE_URL"]).render_as_string(hide_password=True)
+    click.echo(f"Database: {shown}{where}", err=True)

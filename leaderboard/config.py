@@ -81,15 +81,18 @@ DEFAULTS: dict[str, Any] = {
     # web process's CPU (issue 30, item 6; docs/hosts/security.md).
     "ANALYSIS_RATE_LIMIT": "20 per minute",
     "ANALYSIS_GLOBAL_RATE_LIMIT": "120 per minute",
-    # "Check file" on the upload form, per account and per client IP.
+    # Dry runs ("Check file" on the form, POST /api/v1/validate) per team, whichever way
+    # they come (the form also per account and per client IP).
     "DRY_RUN_RATE_LIMIT": "30 per minute",
     # Dry runs are jobs on the checks queue (the web process never parses a file): one
     # may run CHECK_TIMEOUT seconds before it is killed; the request waits
     # CHECK_WAIT_SECONDS for the report (then answers 202 with a URL to poll); past
-    # MAX_QUEUED_CHECKS waiting checks a new one is refused as busy (503, Retry-After).
+    # MAX_QUEUED_CHECKS waiting checks a new one is refused as busy (503, Retry-After), and
+    # past MAX_QUEUED_CHECKS_PER_TEAM of one team's waiting or running, that team's (429).
     "CHECK_TIMEOUT": 60,
     "CHECK_WAIT_SECONDS": 20,
     "MAX_QUEUED_CHECKS": 8,
+    "MAX_QUEUED_CHECKS_PER_TEAM": 2,
     # Memory one job on an uploaded file may map on top of what its worker already maps.
     "JOB_MEMORY_MB": 2048,
     "PASSWORD_RESET_MAX_AGE": 3600,
@@ -134,8 +137,10 @@ def _convert(raw: str, default: Any) -> Any:
 
 
 def load_settings(overrides: dict[str, Any] | None = None,
-                  environ: dict[str, str] | None = None) -> dict[str, Any]:
-    """Return the merged settings: defaults, then the environment, then ``overrides``."""
+                  environ: dict[str, str] | None = None, *,
+                  follow_serve: bool = True) -> dict[str, Any]:
+    """Return the merged settings: defaults, then the environment, then ``overrides``; with
+    ``follow_serve`` (not for ``serve`` itself) the folder of a running ``serve`` there."""
     environ = os.environ if environ is None else environ
     settings = dict(DEFAULTS)
     for key, default in DEFAULTS.items():
@@ -144,7 +149,8 @@ def load_settings(overrides: dict[str, Any] | None = None,
     if ENV_PREFIX + "PORT" not in environ and environ.get("PORT"):
         settings["PORT"] = int(environ["PORT"])  # the variable gunicorn and `make run` use
     settings.update(overrides or {})
-    _follow_running_serve(settings, environ, overrides or {})
+    if follow_serve:
+        _follow_running_serve(settings, environ, overrides or {})
     instance = Path(settings["INSTANCE_PATH"])
     if not settings["DATABASE_URL"]:
         settings["DATABASE_URL"] = f"sqlite:///{instance / 'leaderboard.db'}"
@@ -154,12 +160,12 @@ def load_settings(overrides: dict[str, Any] | None = None,
 
 
 def _follow_running_serve(settings: dict[str, Any], environ, overrides: dict[str, Any]) -> None:
-    """Use the instance folder of a live ``leaderboard serve`` (``instance/current``, see
-    :mod:`leaderboard.serve_pointer`) when neither the folder nor the database is set
-    explicitly: host commands then reach the database of the server that runs, whichever
-    benchmark folder ``make run BENCHMARK=...`` chose."""
-    explicit = ("INSTANCE_PATH", "DATABASE_URL")
-    if any(ENV_PREFIX + key in environ or overrides.get(key) for key in explicit):
+    """Use the instance folder of the live ``leaderboard serve`` that the instance folder's
+    ``current`` names (:mod:`leaderboard.serve_pointer`) unless the database is set
+    explicitly. ``serve --benchmark F`` keeps its data in ``<folder>/<F's stem>/``: a host
+    command given the folder the server was given (``LEADERBOARD_INSTANCE_PATH``, or none:
+    ``instance/``) then reaches the database of the server that runs there."""
+    if ENV_PREFIX + "DATABASE_URL" in environ or overrides.get("DATABASE_URL"):
         return
     from leaderboard.serve_pointer import running_instance
 
@@ -171,14 +177,23 @@ def _follow_running_serve(settings: dict[str, Any], environ, overrides: dict[str
 def public_url(settings: dict[str, Any]) -> str:
     """Base of links printed for hosts and mailed to teams, without a trailing slash:
     ``PUBLIC_URL``, else the address a running ``leaderboard serve`` recorded in the instance
-    folder (it may listen on another port than ``PORT``), else ``http://HOST:PORT``."""
+    folder, or in the folder of the one its ``current`` names (a command with an explicit
+    database does not follow it; the server may listen on another port than ``PORT``),
+    else ``http://HOST:PORT``."""
     if settings["PUBLIC_URL"]:
         return settings["PUBLIC_URL"].rstrip("/")
-    try:
-        recorded = (Path(settings["INSTANCE_PATH"]) / SERVE_URL_FILE).read_text().strip()
-    except OSError:
-        recorded = ""
-    return (recorded or f"http://{settings['HOST']}:{settings['PORT']}").rstrip("/")
+    from leaderboard.serve_pointer import running_instance
+
+    folder = Path(settings["INSTANCE_PATH"])
+    running = running_instance(folder)
+    for candidate in [folder] + ([running[0]] if running else []):
+        try:
+            recorded = (candidate / SERVE_URL_FILE).read_text().strip()
+        except OSError:
+            continue
+        if recorded:
+            return recorded.rstrip("/")
+    return f"http://{settings['HOST']}:{settings['PORT']}"
 
 
 class InsecureConfiguration(RuntimeError):

@@ -7,6 +7,7 @@ from flask import Flask, Response, abort, jsonify, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from leaderboard.logs import init_request_logging
+from leaderboard.request_body import BodyGuard, refuse_oversized_body
 from leaderboard.textcheck import text_problem
 
 #: Only our own files: no inline script or style, no eval, nothing from another origin.
@@ -26,7 +27,9 @@ HSTS = "max-age=31536000; includeSubDomains"
 
 
 def init_app(app: Flask) -> None:
-    """Install the headers, ProxyFix (when ``PROXY_FIX_HOPS`` > 0) and request logging."""
+    """Install the headers, ProxyFix (when ``PROXY_FIX_HOPS`` > 0), the request body's guard
+    (:mod:`leaderboard.request_body`) and request logging."""
+    app.wsgi_app = BodyGuard(app.wsgi_app)
     hops = int(app.config["LEADERBOARD"].get("PROXY_FIX_HOPS", 0))
     if hops > 0:
         # Trust X-Forwarded-* from exactly this many proxies, so is_secure and remote_addr
@@ -34,6 +37,7 @@ def init_app(app: Flask) -> None:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,
                                 x_port=hops, x_prefix=hops)
     # After CSRF and the rate limiter (registered earlier), before any view.
+    app.before_request(refuse_oversized_body)
     app.before_request(refuse_control_characters)
     app.after_request(security_headers)
     init_request_logging(app)

@@ -58,3 +58,25 @@ def test_remove_pointer_only_removes_its_own(base):
     assert (base / "current").exists()
     serve_pointer.remove_pointer(base, os.getpid())
     assert not (base / "current").exists()
+
+
+def test_an_explicit_folder_follows_the_serve_running_in_it(base):
+    """``LEADERBOARD_INSTANCE_PATH=X`` given to ``serve --benchmark F`` (data in X/<F's stem>)
+    and to a host command: the command follows X's pointer; an explicit database does not."""
+    instance = _claim(base)
+    followed = load_settings(environ={"LEADERBOARD_INSTANCE_PATH": str(base)})
+    assert followed["INSTANCE_PATH"] == str(instance)
+    assert followed["DATABASE_URL"] == f"sqlite:///{instance / 'leaderboard.db'}"
+    assert load_settings(environ={"LEADERBOARD_INSTANCE_PATH": str(base)},
+                         follow_serve=False)["INSTANCE_PATH"] == str(base)
+
+
+def test_links_use_the_running_servers_url_when_the_database_is_explicit(base):
+    """A command with its own database URL keeps it, and its printed links still name the
+    address the running serve recorded, not port 8000."""
+    instance = _claim(base)
+    (instance / config.SERVE_URL_FILE).write_text("http://127.0.0.1:8765/\n")
+    settings = load_settings(environ={"LEADERBOARD_INSTANCE_PATH": str(base),
+                                      "LEADERBOARD_DATABASE_URL": "postgresql://db/x"})
+    assert settings["INSTANCE_PATH"] == str(base)
+    assert config.public_url(settings) == "http://127.0.0.1:8765"

@@ -1,6 +1,7 @@
 """Worker entry: the process that takes jobs on untrusted bytes (scoring, dry runs).
 
-It works on the checks queue (someone waits for a dry run) and the scoring queue. Settings,
+It works on the checks queue (someone waits for a dry run) and the scoring queue, taking
+them in turn: a flood of dry runs cannot hold an upload back by more than one check. Settings,
 engine, WordNet and prepared splits are loaded first; each job's parsing and scoring then
 runs in a forked child under hard limits (:mod:`worker.horse`), which inherits these caches,
 while this process keeps RQ's heartbeat and the submission's. Rankings are computed by
@@ -19,6 +20,7 @@ from typing import Any
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, SimpleWorker
+from rq.worker import DequeueStrategy
 from sqlmodel import Session
 
 from leaderboard.config import require_shared_settings
@@ -133,8 +135,11 @@ def work_until_stopped(connection, queue_names: list[str], *, burst: bool,
                               connection=connection)
         clean = True
         try:
+            # Round robin: after a job of one queue the next is taken from the other first
+            # (RQ's default always looks at the first queue first).
             worked = worker.work(burst=burst, with_scheduler=False,
-                                 logging_level=logging_level) or worked
+                                 logging_level=logging_level,
+                                 dequeue_strategy=DequeueStrategy.ROUND_ROBIN) or worked
         except REDIS_ERRORS:
             clean = False
             log.warning("RQ's work loop lost Redis", exc_info=True)

@@ -100,13 +100,14 @@ def outage_response(error: Exception):
 
 
 def keep_outage_retry_after(response):
-    """after_request: a 503 (and a 202 "still working") keeps our Retry-After.
+    """after_request: a 503 (and a 202 "still working", a 429 of a team's dry runs) keeps
+    our Retry-After.
 
     Flask-Limiter sets Retry-After on every rate-limited response to its window's reset (up
     to 60 s); for an outage that would hold clients back longer than needed. Registered
     before the limiter, so it runs after it.
     """
-    if response.status_code in (202, 503) and "outage_retry_after" in g:
+    if response.status_code in (202, 429, 503) and "outage_retry_after" in g:
         response.headers["Retry-After"] = str(g.outage_retry_after)
     elif response.status_code == 429 and "analysis_retry_after" in g:
         # a refused comparison has its own budget's wait (blueprints/public/analysis_limits)

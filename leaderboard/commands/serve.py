@@ -75,13 +75,15 @@ def benchmark_instance(instance: Path, benchmark_path: Path) -> Path:
 
 def _serve(supervisor: Supervisor, host: str | None, port: int | None,
            benchmark_path: str | None, workers: int, base: Path) -> None:
-    settings = load_settings()
+    # Our own folder: never the one another running serve's pointer names.
+    settings = load_settings(follow_serve=False)
     host = host or settings["HOST"]
     port = port or settings["PORT"]
     url = f"http://{host}:{port}/"
     _claim_instance(supervisor, settings["INSTANCE_PATH"])
     _point_to_instance(supervisor, base, settings["INSTANCE_PATH"])
-    env = dict(os.environ)
+    # The children use this database, whatever pointer a later serve writes beside it.
+    env = dict(os.environ, LEADERBOARD_DATABASE_URL=settings["DATABASE_URL"])
     if not settings["PUBLIC_URL"]:
         _record_url(supervisor, settings["INSTANCE_PATH"], url)
         env["LEADERBOARD_PUBLIC_URL"] = url  # links the web server and workers mail

@@ -4,7 +4,7 @@ until the report is ready."""
 
 from __future__ import annotations
 
-from flask import abort, current_app
+from flask import abort, current_app, g
 from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required
 from wtforms.validators import Optional
@@ -16,10 +16,13 @@ from leaderboard.blueprints.account.submissions import (
     own_team,
     render_form,
 )
+from leaderboard.blueprints.dry_run_limit import team_dry_run_wait
 from leaderboard.extensions import limiter
 from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake.checks import (
+    TEAM_BUSY_RETRY_AFTER,
     ChecksBusy,
+    TeamChecksBusy,
     check_outcome,
     checks_connection,
     start_and_wait,
@@ -56,11 +59,23 @@ def check_file():
     if not form.validate_on_submit():
         return render_form(form, 400)
     settings = current_app.config["LEADERBOARD"]
+    team = own_team()
+    wait = team_dry_run_wait(team.id)
+    if wait is not None:
+        g.outage_retry_after = wait
+        return render_form(form, 429, error=SubmissionError(
+            429, "rate_limited", f"Your team's checks are limited to "
+            f"{settings['DRY_RUN_RATE_LIMIT']}; try again in {wait} seconds"))
     try:
         raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
         check_id, outcome = start_and_wait(
             connection=checks_connection(), queue_name=settings["QUEUE_NAME"],
-            board_id=board_or_503(form).id, team_id=own_team().id, raw=raw, settings=settings)
+            board_id=board_or_503(form).id, team_id=team.id, raw=raw, settings=settings)
+    except TeamChecksBusy:
+        g.outage_retry_after = TEAM_BUSY_RETRY_AFTER
+        return render_form(form, 429, error=SubmissionError(
+            429, "too_many_checks", f"Your team has {settings['MAX_QUEUED_CHECKS_PER_TEAM']} "
+            "files being checked; try again when one has answered"))
     except ChecksBusy:
         return render_form(form, 503, error=SubmissionError(
             503, "busy", "Too many files are being checked right now; try again in a few "

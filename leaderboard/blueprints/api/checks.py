@@ -15,8 +15,11 @@ from leaderboard.blueprints.api.submissions import (
     read_upload,
     submission_error,
 )
+from leaderboard.blueprints.dry_run_limit import team_dry_run_wait
 from leaderboard.services.intake.checks import (
+    TEAM_BUSY_RETRY_AFTER,
     ChecksBusy,
+    TeamChecksBusy,
     check_outcome,
     checks_connection,
     start_and_wait,
@@ -31,14 +34,23 @@ def validate():
     """Dry run: the full validation report (by a worker); nothing stored, no quota used.
 
     200 with the report when the check ends within CHECK_WAIT_SECONDS, else 202 with a
-    ``check_url`` to poll; 503 ``busy`` when too many checks wait."""
+    ``check_url`` to poll; 429 past the team's DRY_RUN_RATE_LIMIT or while
+    MAX_QUEUED_CHECKS_PER_TEAM of its checks wait; 503 ``busy`` when too many checks wait."""
     settings = current_app.config["LEADERBOARD"]
+    wait = team_dry_run_wait(g.api_team.id)
+    if wait is not None:
+        return _retry_later(429, "rate_limited", f"your team's dry runs are limited to "
+                            f"{settings['DRY_RUN_RATE_LIMIT']}; retry after {wait} s", wait)
     try:
         board = board_from_request()
         raw, _filename = read_upload(settings)
         check_id, outcome = start_and_wait(
             connection=checks_connection(), queue_name=settings["QUEUE_NAME"], board_id=board.id,
             team_id=g.api_team.id, raw=raw, settings=settings)
+    except TeamChecksBusy:
+        return _retry_later(429, "too_many_checks", f"your team has "
+                            f"{settings['MAX_QUEUED_CHECKS_PER_TEAM']} checks waiting or "
+                            "running; retry when one has answered", TEAM_BUSY_RETRY_AFTER)
     except ChecksBusy:
         return submission_error(SubmissionError(
             503, "busy", "too many files are being checked right now; retry in a few "
@@ -61,6 +73,13 @@ def validation_result(check_id: str):
     except SubmissionError as exc:
         return submission_error(exc)
     return _check_response(check_id, outcome)
+
+
+def _retry_later(status: int, code: str, message: str, seconds: int):
+    response, status = error_response(status, code, message, retry_after=seconds)
+    response.headers["Retry-After"] = str(seconds)
+    g.outage_retry_after = seconds  # kept over Flask-Limiter's header
+    return response, status
 
 
 def _check_response(check_id: str, outcome: dict[str, Any] | None):

@@ -88,7 +88,9 @@ def system(submission_id: int):
                    labels=LABELS, describe=describe, pos_values=POS_VALUES,
                    neighbours_url=None if apart else neighbours, headline=headline,
                    set_apart=apart)
-    options = compare_options(detail["board_id"], submission_id)
+    # A system only its team and the hosts see is on no comparison (they answer 404).
+    options = (compare_options(detail["board_id"], submission_id) if detail["public"]
+               else Markup(""))
     # The page's own blocks are a function of what it shows, kept by it across snapshots;
     # only the layout (login header, board bar) and the compare selector are per request.
     key = _blocks_key(detail, cards, keys, chart_keys, apart, bool(options))

@@ -29,14 +29,21 @@ CHECK_FUNCTION = "worker.jobs.check_file_job"
 #: Seconds a check's bytes and report stay in Redis.
 CHECK_TTL = 600
 PENDING, DONE = "pending", "done"
+#: Seconds a team whose own checks fill its share waits before sending another.
+TEAM_BUSY_RETRY_AFTER = 5
 
 
 class ChecksBusy(Exception):
     """Too many dry runs wait already: the caller says "busy, try again"."""
 
 
+class TeamChecksBusy(ChecksBusy):
+    """The team's own dry runs fill its MAX_QUEUED_CHECKS_PER_TEAM: it waits for one of them
+    (a 429), and the other teams' checks are not held up behind its flood."""
+
+
 def checks_queue_name(queue_name: str) -> str:
-    """The queue of dry runs beside the scoring queue ``queue_name`` (workers take it first)."""
+    """The queue of dry runs beside the scoring queue ``queue_name`` (workers alternate)."""
     return f"{queue_name}-checks"
 
 
@@ -55,20 +62,59 @@ def _key(queue_name: str, check_id: str) -> str:
     return f"leaderboard:check:{queue_name}:{check_id}"
 
 
+def _team_key(queue_name: str, team_id: int) -> str:
+    return f"leaderboard:checks:{queue_name}:team-{team_id}"
+
+
+# Admit a check into its team's set (check id -> admission time) unless the team already has
+# ARGV[4] there. A member leaves once its check is done or gone (expired, Redis lost it), or
+# CHECK_TTL after admission (its bytes are gone by then): a killed worker's check frees its
+# slot by itself. One script, so that a team's parallel clients cannot all pass the count.
+_ADMIT_SCRIPT = """
+local members = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+for i = 1, #members, 2 do
+  local state = redis.call('HGET', ARGV[1] .. members[i], 'state')
+  if (not state) or state == ARGV[6] or tonumber(members[i + 1]) < tonumber(ARGV[5]) then
+    redis.call('ZREM', KEYS[1], members[i])
+  end
+end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[7])
+return 1
+"""
+
+
+def _admit_for_team(connection: Redis, queue_name: str, team_id: int, check_id: str,
+                    limit: int) -> bool:
+    now = time.time()
+    return bool(connection.eval(_ADMIT_SCRIPT, 1, _team_key(queue_name, team_id),
+                                _key(queue_name, ""), check_id, now, limit, now - CHECK_TTL,
+                                DONE, CHECK_TTL))
+
+
 def submit_check(*, connection: Redis, queue_name: str, board_id: int, team_id: int,
                  raw: bytes, settings: dict[str, Any]) -> str:
-    """Store ``raw`` and queue its check; returns the check id. Raises :class:`ChecksBusy`
-    when ``MAX_QUEUED_CHECKS`` checks already wait (the bytes are then not stored)."""
+    """Store ``raw`` and queue its check; returns the check id. Raises
+    :class:`TeamChecksBusy` when the team has ``MAX_QUEUED_CHECKS_PER_TEAM`` checks waiting or
+    running, :class:`ChecksBusy` when ``MAX_QUEUED_CHECKS`` checks of anyone wait (the bytes
+    are then not kept)."""
     queue = Queue(checks_queue_name(queue_name), connection=connection)
     if queue.count >= int(settings["MAX_QUEUED_CHECKS"]):
         raise ChecksBusy()
     check_id = secrets.token_urlsafe(16)
     key = _key(queue_name, check_id)
+    # Its state before its admission (a check counted for its team always has one), its
+    # bytes after (a refused check writes none of them).
     with connection.pipeline() as pipe:
-        pipe.hset(key, mapping={"state": PENDING, "board_id": board_id, "team_id": team_id,
-                                "raw": raw})
+        pipe.hset(key, mapping={"state": PENDING, "board_id": board_id, "team_id": team_id})
         pipe.expire(key, CHECK_TTL)
         pipe.execute()
+    if not _admit_for_team(connection, queue_name, team_id, check_id,
+                           int(settings["MAX_QUEUED_CHECKS_PER_TEAM"])):
+        connection.delete(key)
+        raise TeamChecksBusy()
+    connection.hset(key, "raw", raw)
     limit = float(settings["CHECK_TIMEOUT"])
     queue.enqueue(CHECK_FUNCTION, queue_name, check_id, job_id=f"check-{queue_name}-{check_id}",
                   job_timeout=int(limit) + 60, result_ttl=0, failure_ttl=3600,
