@@ -372,21 +372,3 @@ class DeploymentSetting(SQLModel, table=True):
     name: str = Field(primary_key=True, max_length=64)
     value: str = Field(max_length=255)
     created_at: datetime = Field(default_factory=utcnow)
-
-
-class PreparedPage(SQLModel, table=True):
-    """Bytes a ranker writes beside a board's new snapshot for what readers ask most (the
-    ranking page's blocks and the ranking API's answer of each view's default query), so a
-    web process serves them instead of parsing the snapshot
-    (:mod:`leaderboard.services.ranking.prepared_pages`). No foreign key: rows of deleted
-    snapshots are removed by the next store for the board."""
-
-    __table_args__ = (UniqueConstraint("snapshot_id", "kind", "variant"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    board_id: int = Field(index=True)
-    snapshot_id: int = Field(index=True)
-    kind: str = Field(max_length=16)
-    variant: str = Field(max_length=400)
-    body: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    created_at: datetime = Field(default_factory=utcnow)

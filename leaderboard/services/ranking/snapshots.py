@@ -126,6 +126,45 @@ def withdrawn_ids(session: Session, board_id: int) -> frozenset[int]:
     return frozenset(int(i) for i in session.exec(stmt).all())
 
 
+#: Per board: (snapshot id, creation time) -> the (submission, result) pairs it lists.
+_LISTED: dict[int, tuple[tuple[int, str], frozenset[tuple[int, int]]]] = {}
+
+
+def boards_behind(session: Session) -> list[int]:
+    """Boards whose latest snapshot does not list exactly their public submissions with
+    their current results (a refresh asked for and lost with Redis's queue, or one still
+    running), and boards with submissions but no snapshot. Each snapshot is read once per
+    process."""
+    public: dict[int, set[tuple[int, int]]] = {}
+    stmt = (select(Submission.board_id, Submission.id, Result.id)
+            .join(Result, col(Result.submission_id) == col(Submission.id))
+            .join(Team, col(Team.id) == col(Submission.team_id)).where(*_SHOWN))
+    for board_id, sub_id, result_id in session.exec(stmt).all():
+        public.setdefault(int(board_id), set()).add((int(sub_id), int(result_id)))
+    latest = session.exec(select(LeaderboardSnapshot.board_id,
+                                 func.max(col(LeaderboardSnapshot.id)))
+                          .group_by(col(LeaderboardSnapshot.board_id))).all()
+    newest = {int(board): int(snapshot) for board, snapshot in latest}
+    behind = sorted(board for board in public if board not in newest)
+    for board_id, snapshot_id in sorted(newest.items()):
+        if _listed(session, board_id, snapshot_id) != public.get(board_id, set()):
+            behind.append(board_id)
+    return sorted(behind)
+
+
+def _listed(session: Session, board_id: int, snapshot_id: int) -> frozenset[tuple[int, int]]:
+    created = str(session.exec(select(LeaderboardSnapshot.created_at)
+                               .where(LeaderboardSnapshot.id == snapshot_id)).one())
+    known = _LISTED.get(board_id)
+    if known is None or known[0] != (snapshot_id, created):
+        data = session.exec(select(LeaderboardSnapshot.data)
+                            .where(LeaderboardSnapshot.id == snapshot_id)).one()
+        listed = frozenset((int(s["id"]), int(s["result_id"]))
+                           for s in (data or {}).get("systems", []))
+        known = _LISTED[board_id] = ((snapshot_id, created), listed)
+    return known[1]
+
+
 def public_counts(session: Session) -> dict[int, int]:
     """Board id -> how many submissions its ranking shows (boards with none are absent)."""
     stmt = (select(Submission.board_id, func.count(col(Submission.id)))
