@@ -47,8 +47,8 @@ log = logging.getLogger(__name__)
 CACHE_MAX = 128
 
 _lock = threading.Lock()
-#: Per board: (snapshot key without the filter, parsed data).
-_data: dict[tuple[str, int], tuple[tuple, dict[str, Any]]] = {}
+#: Per board: (snapshot key without the filter, parsed data, the submission ids it lists).
+_data: dict[tuple[str, int], tuple[tuple, dict[str, Any], frozenset[int]]] = {}
 #: Per board: (snapshot key, parsed data without the withdrawn systems).
 _shown: dict[tuple[str, int], tuple[tuple, dict[str, Any]]] = {}
 _load_locks: dict[tuple[str, int], threading.Lock] = {}
@@ -144,8 +144,12 @@ def latest_snapshot(session: Session, board_id: int) -> SnapshotRef:
         if snapshot is None:
             return SnapshotRef(engine, board_id, 0, _EPOCH)
         latest = (snapshot.id, snapshot.created_at)
-    return SnapshotRef(engine, board_id, int(latest[0]), latest[1],
-                       withdrawn_ids(session, board_id))
+    ref = SnapshotRef(engine, board_id, int(latest[0]), latest[1])
+    withdrawn = withdrawn_ids(session, board_id)
+    if not withdrawn:
+        return ref
+    listed = _parsed(session, ref)[1]
+    return SnapshotRef(engine, board_id, ref.id, ref.created_at, withdrawn & listed)
 
 
 def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
@@ -154,35 +158,37 @@ def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
     shown = _shown.get(ref.key[:2])
     if shown is not None and shown[0] == ref.key:
         return shown[1]
-    data = _parsed(session, ref)
+    data = _parsed(session, ref)[0]
     if ref.hidden and data is not UPDATING:
         data = filtered(data, ref.hidden)
     _shown[ref.key[:2]] = (ref.key, data)
     return data
 
 
-def _parsed(session: Session, ref: SnapshotRef) -> dict[str, Any]:
-    """The snapshot's data, parsed once per process (concurrent callers wait for one parse)."""
+def _parsed(session: Session, ref: SnapshotRef) -> tuple[dict[str, Any], frozenset[int]]:
+    """The snapshot's data and the submission ids it lists, parsed once per process
+    (concurrent callers wait for one parse)."""
     slot, base = ref.key[:2], ref.key[:4]
     cached = _data.get(slot)
     if cached is not None and cached[0] == base:
-        return cached[1]
+        return cached[1], cached[2]
     if ref.id == 0:
-        return UPDATING
+        return UPDATING, frozenset()
     with _lock:
         load_lock = _load_locks.setdefault(slot, threading.Lock())
     with load_lock:
         cached = _data.get(slot)
         if cached is not None and cached[0] == base:
-            return cached[1]
+            return cached[1], cached[2]
         row = session.get(LeaderboardSnapshot, ref.id)
         data = row.data if row is not None else {}
         if row is not None:
             # The request session must not keep the parsed snapshot alive in its identity map.
             session.expunge(row)
             data = _upgraded(session, ref, data)
-        _data[slot] = (base, data)
-        return data
+        listed = frozenset(int(s["id"]) for s in data.get("systems", []))
+        _data[slot] = (base, data, listed)
+        return data, listed
 
 
 def _upgraded(session: Session, ref: SnapshotRef, data: dict[str, Any]) -> dict[str, Any]:
