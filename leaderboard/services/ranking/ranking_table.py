@@ -78,9 +78,6 @@ class RankingTable:
     page: int = 1
     pages: int = 1
     matching: int | None = None
-    #: Systems of the snapshot left out since it was written (the read filter), sorted:
-    #: part of every cache key of what is rendered from the table.
-    withdrawn: tuple[int, ...] = ()
 
     @property
     def total_rows(self) -> int:

@@ -216,10 +216,8 @@ def ranking_rows(*, session: Session, board_id: int, pos: str | None = None,
     ref = ref or latest_snapshot(session, board_id)
 
     def build() -> RankingTable:
-        table = build_table(load_data(session, ref), snapshot_id=ref.id, pos=pos, sort=sort,
-                            direction=direction, view=view, entries=entries, q=q)
-        table.withdrawn = tuple(sorted(ref.hidden))
-        return table
+        return build_table(load_data(session, ref), snapshot_id=ref.id, pos=pos, sort=sort,
+                           direction=direction, view=view, entries=entries, q=q)
 
     return cached_value(ref, "table", (pos, sort, direction, view, entries, q), build)
 

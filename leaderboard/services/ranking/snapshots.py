@@ -117,7 +117,7 @@ _SHOWN = (Submission.status != SubmissionStatus.INVALID, NOT_HELD,
 
 def withdrawn_ids(session: Session, board_id: int) -> frozenset[int]:
     """Submissions of the board with a current result that its ranking must not show now
-    (the read filter's truth when Redis is away)."""
+    (the read filter: :func:`~leaderboard.services.ranking.snapshot_reader.latest_snapshot`)."""
     stmt = (select(Submission.id)
             .join(Result, col(Result.submission_id) == col(Submission.id))
             .join(Team, col(Team.id) == col(Submission.team_id))

@@ -61,7 +61,7 @@ class _Lazy(Sequence):
 
 
 class WholeSource:
-    """A parsed snapshot (its read filter already applied, if any)."""
+    """A parsed snapshot (its withdrawn systems already left out)."""
 
     def __init__(self, data: Any) -> None:
         self.top = data
