@@ -199,7 +199,12 @@ class Board(SQLModel, table=True):
 
 
 class Submission(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("team_id", "idempotency_key"),)
+    # Every public read asks which of a board's systems are not public: answered from this
+    # index alone (SQLite keeps ``file_bytes`` in the row before these columns, and reading
+    # them from the row walks its overflow pages).
+    __table_args__ = (UniqueConstraint("team_id", "idempotency_key"),
+                      Index("ix_submission_board_visibility", "board_id", "id", "team_id",
+                            "status", "is_public", "hidden", "release_state"))
 
     id: int | None = Field(default=None, primary_key=True)
     team_id: int = Field(foreign_key="team.id", index=True)

@@ -109,20 +109,21 @@ def public_submissions(session: Session, board_id: int, *,
     return list(session.exec(stmt).all())
 
 
+#: Who may be seen: a submission on its board's ranking once it has a current result.
+_VISIBLE = (Submission.status != SubmissionStatus.INVALID, NOT_HELD,
+            col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
+            col(Team.disabled).is_(False))
 #: What puts a submission on its board's ranking (see :func:`public_submissions`).
-_SHOWN = (Submission.status != SubmissionStatus.INVALID, NOT_HELD,
-          col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
-          col(Result.is_current).is_(True), col(Team.disabled).is_(False))
+_SHOWN = (*_VISIBLE, col(Result.is_current).is_(True))
 
 
 def withdrawn_ids(session: Session, board_id: int) -> frozenset[int]:
-    """Submissions of the board with a current result that its ranking must not show now
-    (the read filter: :func:`~leaderboard.services.ranking.snapshot_reader.latest_snapshot`)."""
+    """Submissions of the board that its ranking must not show now, whatever their result
+    (the read filter: :func:`~leaderboard.services.ranking.snapshot_reader.latest_snapshot`
+    keeps those its snapshot lists). One index range of the board's submissions."""
     stmt = (select(Submission.id)
-            .join(Result, col(Result.submission_id) == col(Submission.id))
             .join(Team, col(Team.id) == col(Submission.team_id))
-            .where(Submission.board_id == board_id, col(Result.is_current).is_(True),
-                   not_(and_(*_SHOWN))))
+            .where(Submission.board_id == board_id, not_(and_(*_VISIBLE))))
     return frozenset(int(i) for i in session.exec(stmt).all())
 
 
