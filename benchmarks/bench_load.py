@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -220,6 +221,8 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=1.0,
                         help="seconds each reader waits between its requests (readers' runs)")
     parser.add_argument("--web-concurrency", default="2", help="gunicorn processes")
+    parser.add_argument("--database", type=Path,
+                        help="a SQLite file this script seeded before: copied, not seeded again")
     parser.add_argument("--new-snapshot", nargs=2, metavar=("URL", "INSTANCE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -237,7 +240,10 @@ def main() -> None:
         url = f"sqlite:///{tmp}/bench.db"
         instance = f"{tmp}/instance"
         start = time.perf_counter()
-        seed_database(url, instance, args.systems)
+        if args.database:
+            shutil.copyfile(args.database, f"{tmp}/bench.db")
+        else:
+            seed_database(url, instance, args.systems)
         cleanup.enter_context(embedded_redis(instance))
         print(f"seeded {args.systems} submissions + snapshot in "
               f"{time.perf_counter() - start:.1f} s")

@@ -98,6 +98,25 @@ def refresh_snapshot_job(board_id: int) -> str:
     return "refreshed"
 
 
+def _refresh_behind(connection: Redis, queue_name: str, engine: Any) -> None:
+    """Ask for the refresh of each board whose latest snapshot does not list exactly its
+    public results (a refresh lost with Redis, or one a ranker died running before its
+    registration expired). Requests coalesce, so rankers starting together ask once."""
+    from leaderboard.services.ranking.snapshots import boards_behind
+
+    try:
+        with Session(engine) as session:
+            boards = boards_behind(session)
+        for board_id in boards:
+            request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
+    except Exception:  # the reconciler asks again
+        log.warning("could not ask for the refresh of boards behind", exc_info=True)
+        return
+    if boards:
+        log.info("asked for the refresh of boards %s: their snapshot is behind the database",
+                 boards)
+
+
 def _count_refresh(connection: Redis, queue_name: str, board_id: int) -> None:
     """Count the refresh warm or cold, incremental or full (``bench_scaleout.py`` reads the
     counts)."""
@@ -197,6 +216,7 @@ def run_ranker(settings: dict[str, Any], *, burst: bool = False,
     queue_name = settings["QUEUE_NAME"]
     register(connection, queue_name, name)
     take_over_gone(connection, queue_name)
+    _refresh_behind(connection, queue_name, engine)
     log.info("ranker %s ready", name)
     stop = threading.Event()
     threading.Thread(target=_beat_loop, daemon=True, name="ranker-beat",
