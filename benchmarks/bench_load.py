@@ -1,14 +1,9 @@
 """Web load: gunicorn on loopback, 1,000 public scored submissions, concurrent GETs, and the
 CPU each public page costs its web process.
 
-Seeds a fresh SQLite database with the synthetic board (``benchmarks/bulk_seed.py``),
-computes its snapshot and, as a ranker does after each snapshot, prepares what the public
-pages read (``leaderboard/blueprints/public/prepare.py``: each view's ranking page, API
-answer and exports, every page of ``?entries=all``, the charts, history, significance and
-matrix values, the snapshot's small keys and each system's chart; then, once readers are
-shown it, the ranking pages those link to: ``prepare_clicks.py``; ``--no-prepare``: not,
-the web computes every page as before issue 31). Then, with gunicorn (the Procfile's
-``web`` command, gevent) on a free port and
+Seeds a fresh SQLite database with the synthetic board (``benchmarks/bulk_seed.py``) and
+computes its snapshot. Then, with gunicorn (the Procfile's ``web`` command, gevent) on a
+free port and
 ``LEADERBOARD_CPU_TIME_HEADER=1`` (each response says its CPU time, ``X-CPU-ms``):
 
 1. CPU per public page, one web process, one client (so the thread's CPU time is the
@@ -18,13 +13,14 @@ the web computes every page as before issue 31). Then, with gunicorn (the Procfi
    right after a new snapshot (every process meets it cold), then ``/`` and
    ``/api/v1/leaderboard`` warm: requests per second and latency percentiles.
 
-    .venv/bin/python benchmarks/bench_load.py [--systems 1000] [--threads 50] [--no-prepare]
+    .venv/bin/python benchmarks/bench_load.py [--systems 1000] [--threads 50]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -57,14 +53,11 @@ def _bench_app(url: str, instance: str):  # noqa: ANN202 - a Flask app
                        "LOG_REQUESTS": False})
 
 
-def seed_database(url: str, instance: str, systems: int, prepare: bool = True) -> None:
-    """The synthetic board of ``systems`` systems of 50 teams and its snapshot; with
-    ``prepare``, the bytes a ranker writes with it (as every snapshot of the site has)."""
+def seed_database(url: str, instance: str, systems: int) -> None:
+    """The synthetic board of ``systems`` systems of 50 teams and its snapshot."""
     from sqlmodel import Session
 
     from benchmarks.bulk_seed import seed
-    from leaderboard.blueprints.public.prepare import prepare_board
-    from leaderboard.blueprints.public.prepare_clicks import prepare_clicks
     from leaderboard.db import create_all
     from leaderboard.services.ranking.snapshots import refresh_snapshot
 
@@ -73,47 +66,26 @@ def seed_database(url: str, instance: str, systems: int, prepare: bool = True) -
     create_all(engine)
     with app.app_context(), Session(engine, expire_on_commit=False) as session:
         board = seed(session, systems, 50, np.random.default_rng(42))
-        snapshot = refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
+        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
         session.commit()
-        board_id, snapshot_id = board.id, snapshot.id
-    if prepare:
-        prepare_board(app, board_id, snapshot_id)  # type: ignore[arg-type]
-        prepare_clicks(app, board_id, snapshot_id)  # type: ignore[arg-type]
     engine.dispose()
 
 
-def new_snapshot(url: str, instance: str, prepare: bool) -> None:
+def new_snapshot(url: str, instance: str) -> None:
     """A new snapshot of the board, equal to the last (as after a refresh that changed
-    nothing): every web process meets it cold. With ``prepare``, committed and prepared as
-    a ranker does it (marked pending until its bytes are written: readers keep the previous
-    snapshot meanwhile)."""
+    nothing): every web process meets it cold."""
     from sqlmodel import Session, col, select
 
-    from leaderboard.blueprints.public.prepare import prepare_board
-    from leaderboard.blueprints.public.prepare_clicks import prepare_clicks
     from leaderboard.models import LeaderboardSnapshot
-    from leaderboard.services.ranking import prepared_pages
 
     app = _bench_app(url, instance)
     engine = app.extensions["db_engine"]
     with Session(engine) as session:
         last = session.exec(select(LeaderboardSnapshot)
                             .order_by(col(LeaderboardSnapshot.id).desc())).first()
-        copy = LeaderboardSnapshot(benchmark_id=last.benchmark_id, board_id=last.board_id,
-                                   data=last.data)
-        session.add(copy)
-        session.flush()
-        if prepare:
-            prepared_pages.mark_pending(session, copy.board_id, copy.id)  # type: ignore[arg-type]
+        session.add(LeaderboardSnapshot(benchmark_id=last.benchmark_id, board_id=last.board_id,
+                                        data=last.data))
         session.commit()
-        board_id, snapshot_id = copy.board_id, copy.id
-    if prepare:
-        prepare_board(app, board_id, snapshot_id)  # type: ignore[arg-type]
-        with Session(engine) as session:
-            prepared_pages.clear_pending(session, snapshot_id)  # type: ignore[arg-type]
-            session.commit()
-        # then, shown to readers, the pages one click away (a ranker with nothing queued)
-        prepare_clicks(app, board_id, snapshot_id)  # type: ignore[arg-type]
     engine.dispose()
 
 
@@ -129,11 +101,8 @@ def public_urls(url: str, instance: str) -> list[str]:
         sub = session.exec(select(Submission).limit(1)).first()
     app.extensions["db_engine"].dispose()
     views = [f"/?view={v}" for v in views_for("generative") if v != default_view("generative")]
-    # Then pages one click from a view's page (a column's sort, a POS: prepared once readers
-    # are shown the snapshot), and queries a ranker does not prepare whole (a system's
-    # significance window; two clicks away; filters, API pages; a metric no view ranks on):
-    # made from the snapshot's prepared parts (the table's columns and ranks), never the
-    # snapshot.
+    # Then pages one click from a view's page (a column's sort, a POS), a system's
+    # significance window, filters, API pages and a metric no view ranks on.
     return ["/", *views, "/?entries=all", "/?entries=all&page=2", "/api/v1/leaderboard",
             f"/systems/{sub.id}", f"/teams/{sub.team_id}", "/significance", "/matrix",
             "/charts", "/history", "/compare", "/about", "/leaderboard.csv",
@@ -252,27 +221,29 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=1.0,
                         help="seconds each reader waits between its requests (readers' runs)")
     parser.add_argument("--web-concurrency", default="2", help="gunicorn processes")
-    parser.add_argument("--no-prepare", action="store_true",
-                        help="no prepared bytes: every page computed in the web process")
+    parser.add_argument("--database", type=Path,
+                        help="a SQLite file this script seeded before: copied, not seeded again")
     parser.add_argument("--new-snapshot", nargs=2, metavar=("URL", "INSTANCE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
-    prepare = not args.no_prepare
     if args.new_snapshot:
         # The ranker's stand-in: at the CPU priority a ranker runs at (WORKER_NICE).
         from leaderboard.config import load_settings
         from leaderboard.processes import lower_priority
 
         lower_priority(load_settings()["WORKER_NICE"])
-        new_snapshot(*args.new_snapshot, prepare)
+        new_snapshot(*args.new_snapshot)
         return
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average before "
-          f"{os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; prepared bytes: {prepare}")
+          f"{os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as cleanup:
         url = f"sqlite:///{tmp}/bench.db"
         instance = f"{tmp}/instance"
         start = time.perf_counter()
-        seed_database(url, instance, args.systems, prepare)
+        if args.database:
+            shutil.copyfile(args.database, f"{tmp}/bench.db")
+        else:
+            seed_database(url, instance, args.systems)
         cleanup.enter_context(embedded_redis(instance))
         print(f"seeded {args.systems} submissions + snapshot in "
               f"{time.perf_counter() - start:.1f} s")
@@ -295,7 +266,7 @@ def main() -> None:
                 first = cpu_of(base)
                 times = sorted(cpu_of(base) for _ in range(args.cpu_requests))
                 rows[path] = (first, times[len(times) // 2], times[-1])
-            new_snapshot(url, instance, prepare)
+            new_snapshot(url, instance)
             for path in urls:
                 after = cpu_of(f"http://127.0.0.1:{port}{path}")
                 first, median, high = rows[path]
@@ -308,7 +279,7 @@ def main() -> None:
             print(f"\ngunicorn: {args.web_concurrency} processes ({worker_class}); "
                   f"{args.threads} client threads, {args.requests} requests a run")
             print(f"{'run':<34} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} errors")
-            new_snapshot(url, instance, prepare)
+            new_snapshot(url, instance)
             home = f"http://127.0.0.1:{port}/"
             api = f"http://127.0.0.1:{port}/api/v1/leaderboard"
             # Readers wait --think s between pages; the saturating runs (no wait) measure
@@ -323,8 +294,7 @@ def main() -> None:
                 total = args.requests if threads > 1 else max(50, args.requests // 10)
                 # In a process of its own, as a ranker: not in this one, whose threads are
                 # the readers.
-                command = [sys.executable, __file__, "--new-snapshot", url, instance,
-                           *([] if prepare else ["--no-prepare"])]
+                command = [sys.executable, __file__, "--new-snapshot", url, instance]
                 writer = threading.Timer(10.0, subprocess.run, (command,), {"check": True})
                 if "new snapshot at" in name:
                     writer.start()

@@ -10,11 +10,6 @@ Seeding is bulk (``bulk_seed.py``). The ranker's work then runs in a process of 
 - ``full_refresh_s``: the ranking computed from nothing (``leaderboard board rebuild``);
 - ``one_result_refresh_s``: median over 5 new public results of the refresh that follows
   each (warm: the ranker that wrote the last snapshot keeps its state in memory);
-- ``prepare_pages_s``: what the ranker then renders for the web (each view's ranking page
-  blocks and API answer, ``leaderboard/blueprints/public/prepare.py``);
-- ``prepare_clicks_s``: what it renders once readers are shown the snapshot, when nothing
-  else waits (``prepare_clicks_items``: the pages one click away, their API answers and
-  exports, ``prepare_clicks.py``);
 - ``burst_50_refresh_s``: 50 new results, one (warm) refresh;
 - ``*_cpu_s`` beside each refresh: the CPU seconds of the ranker process (every thread,
   BLAS's included), less sensitive than wall time to what else runs on the machine;
@@ -138,10 +133,8 @@ def _app(url: str, instance: str):  # noqa: ANN202 - a Flask app
 
 def refreshes(url: str, teams: int) -> dict:
     """A ranker's work on the seeded board: the full refresh, one new result at a time
-    (warm: this process wrote the last state), what it prepares for the web, a burst of 50
-    results in one refresh, and one result refreshed cold (state from the database)."""
-    from leaderboard.blueprints.public.prepare import prepare_board
-    from leaderboard.blueprints.public.prepare_clicks import prepare_clicks
+    (warm: this process wrote the last state), a burst of 50 results in one refresh, and one
+    result refreshed cold (state from the database)."""
     from leaderboard.models import Board
 
     keep_states()  # as the ranker does
@@ -169,7 +162,7 @@ def refreshes(url: str, teams: int) -> dict:
                                bootstrap=BOOTSTRAP)
                 session.commit()
 
-            took, snapshot_id = timed_refresh(full=True)
+            took, _snapshot_id = timed_refresh(full=True)
             out["full_refresh_s"] = round(took, 2)
             out["full_refresh_cpu_s"] = round(cpus[-1], 2)
             warm = []
@@ -180,13 +173,6 @@ def refreshes(url: str, teams: int) -> dict:
             out["one_result_refresh_all_s"] = [round(t, 2) for t in warm]
             out["one_result_refresh_cpu_s"] = round(statistics.median(cpus[-5:]), 2)
             out["one_result_load"] = round(os.getloadavg()[0], 2)
-            snapshot_id = timed_refresh()[1]
-            start = time.perf_counter()
-            prepare_board(app, board.id, snapshot_id)
-            out["prepare_pages_s"] = round(time.perf_counter() - start, 2)
-            start = time.perf_counter()
-            out["prepare_clicks_items"] = prepare_clicks(app, board.id, snapshot_id)
-            out["prepare_clicks_s"] = round(time.perf_counter() - start, 2)
             new_results(50, "Burst")
             out["burst_50_refresh_s"] = round(timed_refresh()[0], 2)
             out["burst_50_refresh_cpu_s"] = round(cpus[-1], 2)

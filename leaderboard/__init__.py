@@ -62,9 +62,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     _init_extensions(app)
     _init_security(app)
     _register_blueprints(app)
-    from leaderboard.queue import filter_source, refresh_from_request
+    from leaderboard.queue import refresh_from_request
     from leaderboard.services import refresh_requests
-    from leaderboard.services.ranking import read_filter
     from leaderboard.services.ranking.snapshot_reader import (
         refresh_or_request,
         set_refresh_requester,
@@ -72,7 +71,6 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     set_refresh_requester(refresh_from_request)  # a page never computes a ranking
     refresh_requests.set_requester(refresh_or_request)  # the catalog's new boards
-    read_filter.configure(filter_source)  # withdrawn systems leave every page at once
     _register_commands(app)
     return app
 

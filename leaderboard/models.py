@@ -199,7 +199,12 @@ class Board(SQLModel, table=True):
 
 
 class Submission(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("team_id", "idempotency_key"),)
+    # Every public read asks which of a board's systems are not public: answered from this
+    # index alone (SQLite keeps ``file_bytes`` in the row before these columns, and reading
+    # them from the row walks its overflow pages).
+    __table_args__ = (UniqueConstraint("team_id", "idempotency_key"),
+                      Index("ix_submission_board_visibility", "board_id", "id", "team_id",
+                            "status", "is_public", "hidden", "release_state"))
 
     id: int | None = Field(default=None, primary_key=True)
     team_id: int = Field(foreign_key="team.id", index=True)
@@ -371,22 +376,4 @@ class DeploymentSetting(SQLModel, table=True):
 
     name: str = Field(primary_key=True, max_length=64)
     value: str = Field(max_length=255)
-    created_at: datetime = Field(default_factory=utcnow)
-
-
-class PreparedPage(SQLModel, table=True):
-    """Bytes a ranker writes beside a board's new snapshot for what readers ask most (the
-    ranking page's blocks and the ranking API's answer of each view's default query), so a
-    web process serves them instead of parsing the snapshot
-    (:mod:`leaderboard.services.ranking.prepared_pages`). No foreign key: rows of deleted
-    snapshots are removed by the next store for the board."""
-
-    __table_args__ = (UniqueConstraint("snapshot_id", "kind", "variant"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    board_id: int = Field(index=True)
-    snapshot_id: int = Field(index=True)
-    kind: str = Field(max_length=16)
-    variant: str = Field(max_length=400)
-    body: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)

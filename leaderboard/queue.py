@@ -13,7 +13,6 @@ from rq.job import Job
 
 from leaderboard.rankers import live_rankers, ranker_for, ranking_queue_name
 from leaderboard.redis_conn import connect_redis
-from leaderboard.services.ranking import read_filter
 
 log = logging.getLogger(__name__)
 
@@ -274,17 +273,15 @@ def refresh_from_request(board_id: int) -> bool:
 def announce_visibility(*, hidden: Mapping[int, Iterable[int]] | None = None,
                         shown: Mapping[int, Iterable[int]] | None = None) -> bool:
     """From a web request, after committing a change of who may see submissions (board id ->
-    submission ids): ``hidden`` leave every public page at the next request (the read
-    filter), ``shown`` may come back, and each board's ranker is asked for a new snapshot.
-    Nothing is computed here. False when Redis is unreachable (then neither happened)."""
+    submission ids): each board's ranker is asked for a new snapshot (``hidden`` left every
+    public page with the commit: reads ask the database who is withdrawn). Nothing is
+    computed here. False when Redis is unreachable (the reconciler asks again later)."""
     from flask import current_app
 
     hidden, shown = dict(hidden or {}), dict(shown or {})
     queue_name = current_app.config["LEADERBOARD"]["QUEUE_NAME"]
     try:
         connection = get_redis()
-        read_filter.mark_hidden(connection, queue_name, hidden)
-        read_filter.mark_shown(connection, queue_name, shown)
         for board_id in sorted(set(hidden) | set(shown)):
             request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
     except (RedisError, OSError):
@@ -292,13 +289,3 @@ def announce_visibility(*, hidden: Mapping[int, Iterable[int]] | None = None,
                     exc_info=True)
         return False
     return True
-
-
-def filter_source() -> tuple[Redis, str] | None:
-    """Where a web process reads the read filter (:mod:`leaderboard.services.ranking.
-    read_filter`): the app's Redis and queue name; None outside an app."""
-    from flask import current_app, has_app_context
-
-    if not has_app_context():
-        return None
-    return get_redis(), current_app.config["LEADERBOARD"]["QUEUE_NAME"]

@@ -41,19 +41,12 @@ def warm_web_process(app: Flask) -> list[tuple[str, int]]:
     return warm_requests(app)
 
 
-#: A ranking query no ranker prepares (a one-row API page): answered from the snapshot's
-#: table parts, it reads the board's systems part (1-2.5 ms at 1,000 systems) and compiles
-#: the statement that reads parts, which the first query nobody prepared in the process
-#: would pay for otherwise.
-UNPREPARED_QUERY = "/api/v1/leaderboard?per_page=1"
-
-
 def warm_requests(app: Flask) -> list[tuple[str, int]]:
-    """GET, through the app itself, the pages readers meet first: the ranking, then the
-    first system and team it links to (the first request of each runs statements SQLAlchemy
-    has not compiled yet in this process), then :data:`UNPREPARED_QUERY`. Stops at the
-    first error or failure (a database not migrated yet, or down: the process serves
-    anyway, as it would have)."""
+    """GET, through the app itself, the pages readers meet first: the ranking (which parses
+    the board's snapshot into the process), then the first system and team it links to
+    (the first request of each runs statements SQLAlchemy has not compiled yet in this
+    process). Stops at the first error or failure (a database not migrated yet, or down:
+    the process serves anyway, as it would have)."""
     client = app.test_client()
     done: list[tuple[str, int]] = []
     paths = ["/"]
@@ -73,5 +66,4 @@ def warm_requests(app: Flask) -> list[tuple[str, int]]:
                 first.setdefault(kind, number)
             paths += [f"/{kind.decode()}/{first[kind].decode()}" for kind in (b"systems", b"teams")
                       if kind in first]
-            paths.append(UNPREPARED_QUERY)
     return done

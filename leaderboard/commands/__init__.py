@@ -40,5 +40,5 @@ def all_commands() -> list[click.Command]:
 
 # Commands that need no web app (the worker reads its settings from the environment): the
 # console script runs them without importing Flask, even where the app cannot be built.
-# ``ranker`` is not: it renders the pages it prepares with the app.
+# ``ranker`` takes its settings from the app, as the host commands do.
 APP_FREE = {"score", "wordnet", "submit", "worker"}

@@ -60,16 +60,8 @@ def worker_command(burst: bool, queue_name: str | None, checks_only: bool) -> No
 @click.option("--name", default=None, help="Ranker name (default: host and process id).")
 def ranker_command(burst: bool, name: str | None) -> None:
     """Compute rankings: take the refreshes of the boards routed to this ranker (and of the
-    shared ranking queue), keeping each board's ranking state in memory between them, and
-    write each new snapshot's most read pages as bytes for the web processes."""
-    from flask.cli import ScriptInfo
-
-    from leaderboard.blueprints.public.prepare import page_preparer
-    from leaderboard.blueprints.public.prepare_clicks import click_preparer
+    shared ranking queue), keeping each board's ranking state in memory between them."""
     from worker.ranking import run_ranker
 
-    # Built by the console script (ranker is not app-free: it renders pages with the app).
-    app = click.get_current_context().find_object(ScriptInfo).load_app()
-    run_ranker(_refuse_split(app.config["LEADERBOARD"]), burst=burst, name=name,
-               page_preparer=page_preparer(app), click_preparer=click_preparer(app))
+    run_ranker(_refuse_split(_settings()), burst=burst, name=name)
     sys.exit(0)

@@ -1,5 +1,5 @@
 """A withdrawn system (unpublished, hidden, its team disabled) leaves every public route at
-once, before any new snapshot: the read filter (issue 31 item 1)."""
+once, before any new snapshot: the read filter, which asks the database."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import signal
 import time
 
 import numpy as np
-from redis import Redis
+import pytest
 from sqlmodel import col, delete, select
 
 from leaderboard.demo.synthetic import add_systems, synthetic_board
@@ -20,9 +20,11 @@ from leaderboard.queue import (
 )
 from leaderboard.rankers import live_rankers
 from leaderboard.services.ranking import read_filter
+from leaderboard.services.ranking.snapshot_reader import latest_snapshot
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.backends import ALL_DATABASES, ALL_REDIS
 from tests.factories import csrf_token_from, login, make_team
+from tests.faults import PrivateRedis
 
 #: Every public route that lists or shows a system of the default board.
 ROUTES = ["/", "/?view=all", "/?entries=all", "/matrix", "/charts", "/history",
@@ -113,24 +115,19 @@ def test_filtered_drops_a_system_from_every_block_by_hand():
 
 
 @ALL_DATABASES
-def test_the_database_answers_when_redis_does_not(app, session):
+def test_the_filter_is_the_databases_non_public_systems_the_snapshot_lists(session):
     board = _board(session, n_systems=12)
     gone = _best(session, board.id)
+    assert latest_snapshot(session, board.id).hidden == frozenset()
     gone.is_public = False
     session.add(gone)
     session.commit()
-    dead = Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
-    version, ids = read_filter.filter_state(board.id, session=session, connection=dead,
-                                            queue_name="nowhere")
-    assert (version, ids) == (-1, frozenset({gone.id}))
-    with app.app_context():
-        conn, queue_name = get_redis(), app.config["LEADERBOARD"]["QUEUE_NAME"]
-    read_filter.mark_hidden(conn, queue_name, {board.id: [gone.id, 99]})
-    version, ids = read_filter.filter_state(board.id, connection=conn, queue_name=queue_name)
-    assert ids == frozenset({gone.id, 99}) and version >= 1
-    # The next snapshot no longer lists either: the ranker forgets both.
-    assert read_filter.settle(conn, queue_name, board.id, [1, 2, 3]) == 2
-    assert read_filter.hidden_ids(board.id, connection=conn, queue_name=queue_name) == set()
+    assert latest_snapshot(session, board.id).hidden == frozenset({gone.id})
+    refresh_snapshot(session=session, board_id=board.id)
+    session.commit()
+    # The next snapshot no longer lists it: nothing left to filter.
+    assert gone.id not in _snapshot_ids(session, board.id)
+    assert latest_snapshot(session, board.id).hidden == frozenset()
 
 
 @ALL_DATABASES
@@ -182,8 +179,7 @@ def test_hide_and_disable_leave_every_route_at_once_without_any_ranker(app, sess
     back = [s for s in team_systems if s != name]
     assert all(_shows(reader, "/?entries=all", s) for s in back)
     assert not _shows(reader, "/?entries=all", name)
-    assert read_filter.hidden_ids(board.id, connection=conn,
-                                  queue_name=queue_name) == {best.id}
+    assert latest_snapshot(session, board.id).hidden == {best.id}
     assert admin.post(f"/admin/submissions/{best.id}/unhide",
                       data={"csrf_token": token, "reason": ""}).status_code == 302
     assert all(_shows(reader, path, name) for path in ROUTES)
@@ -232,9 +228,8 @@ def test_unpublished_while_its_ranker_is_killed_mid_refresh(app, session, start_
     print(f"gone from {len(ROUTES)} routes within {max(took.values()):.2f} s; next snapshot "
           f"{time.monotonic() - killed:.1f} s after the kill")
     assert len(shown) == 299
-    # The ranker that wrote it forgot the filter's entry: pages read the snapshot alone.
-    _wait(lambda: read_filter.hidden_ids(board_id, connection=conn,
-                                         queue_name=queue_name) == set(), 5, "settling")
+    # The snapshot no longer lists it: nothing left to filter.
+    assert latest_snapshot(session, board_id).hidden == frozenset()
     assert all(not _shows(reader, path, name) for path in ROUTES)
     assert session.exec(select(Team).where(Team.id == best.team_id)).one().disabled is False
 
@@ -247,10 +242,98 @@ def test_a_client_revalidating_by_date_gets_the_filtered_page(app, session):
     assert best.system_name in first.get_data(as_text=True)
     stamp, etag = first.headers["Last-Modified"], first.headers["ETag"]
     assert reader.get("/leaderboard.csv", headers={"If-Modified-Since": stamp}).status_code == 304
-    with app.app_context():
-        conn, queue_name = get_redis(), app.config["LEADERBOARD"]["QUEUE_NAME"]
-    read_filter.mark_hidden(conn, queue_name, {board.id: [best.id]})
+    best.hidden = True
+    session.add(best)
+    session.commit()
     for headers in ({"If-Modified-Since": stamp}, {"If-None-Match": etag}):
         again = reader.get("/leaderboard.csv", headers=headers)
         assert again.status_code == 200, headers
         assert best.system_name not in again.get_data(as_text=True)
+
+
+#: Every public route that lists the board's systems, with ranking variants.
+LOSS_ROUTES = [*ROUTES, "/?pos=NOUN", "/?view=strict-c", "/?view=all&pos=VERB&entries=all",
+               "/?sort=date", "/leaderboard.csv?pos=NOUN", "/leaderboard.json?view=lenient-a",
+               "/api/v1/leaderboard?pos=NOUN&entries=all", "/matrix?metric=gap"]
+
+
+def _withdraw(app, session, best: Submission, how: str) -> None:
+    """Withdraw ``best`` as a user would: the admin hides it, or its owner unpublishes it."""
+    client = app.test_client()
+    if how == "admin hides":
+        make_team(session, name="Hosts", email="host@example.org", is_admin=True)
+        assert login(client, "host@example.org").status_code == 302
+        token = csrf_token_from(client.get("/admin/submissions").get_data(as_text=True))
+        answer = client.post(f"/admin/submissions/{best.id}/hide",
+                             data={"csrf_token": token, "reason": "copied"})
+        assert answer.status_code == 302
+    else:
+        _member_of(session, best, "owner@example.org")
+        assert login(client, "owner@example.org").status_code == 302
+        page = client.get(f"/account/submissions/{best.id}").get_data(as_text=True)
+        answer = client.post(f"/account/submissions/{best.id}/visibility",
+                             data={"csrf_token": csrf_token_from(page), "public": "0"})
+        assert answer.status_code == 303
+
+
+def _absent_everywhere(reader, best_id: int, name: str, team_id: int, other_id: int) -> None:
+    for path in LOSS_ROUTES:
+        assert not _shows(reader, path, name), path
+    assert reader.get(f"/systems/{best_id}").status_code == 404
+    assert not _shows(reader, f"/teams/{team_id}", name)
+    assert reader.get(f"/compare?a={best_id}&b={other_id}").status_code == 404
+    assert not _shows(reader, f"/compare?a={other_id}", name)
+
+
+@ALL_DATABASES
+@pytest.mark.parametrize("how", ["admin hides", "owner unpublishes"])
+def test_a_withdrawn_system_stays_gone_when_redis_comes_back_empty(app_overrides, tmp_path,
+                                                                    how):
+    """Withdrawn, then redis-server SIGKILLed and an empty one started on its port (its
+    refresh request and anything else Redis held are gone): the system stays off every
+    public route, because reads ask the database; the reconciler asks for the lost refresh
+    again, and the ranker's next snapshot leaves it out."""
+    from sqlmodel import Session
+
+    from leaderboard import create_app
+    from leaderboard.db import create_all
+    from leaderboard.services.intake.reconcile import reconcile
+
+    redis_server = PrivateRedis(tmp_path / "redis")
+    redis_server.start()
+    app_overrides["REDIS_URL"] = redis_server.url
+    site = create_app(app_overrides)
+    engine = site.extensions["db_engine"]
+    create_all(engine)
+    try:
+        with Session(engine) as session:
+            board = _board(session, n_systems=12)
+            best = _best(session, board.id)
+            best_id, name, team_id = best.id, best.system_name, best.team_id
+            other_id = session.exec(select(Submission.id).where(
+                Submission.board_id == board.id, Submission.team_id != team_id)).first()
+            reader = site.test_client()
+            for path in LOSS_ROUTES:
+                assert _shows(reader, path, name), path  # the test can fail: it is there first
+            _withdraw(site, session, best, how)
+            _absent_everywhere(reader, best_id, name, team_id, other_id)
+
+            redis_server.kill()
+            redis_server.start()
+            with site.app_context():
+                conn, queue_name = get_redis(), site.config["LEADERBOARD"]["QUEUE_NAME"]
+            assert conn.get(refresh_keys(board.id, queue_name)["pending"]) is None
+            _absent_everywhere(reader, best_id, name, team_id, other_id)
+
+            reconcile(session=session, connection=conn, queue_name=queue_name,
+                      settings=site.config["LEADERBOARD"])
+            assert conn.get(refresh_keys(board.id, queue_name)["pending"]) is not None
+            refresh_snapshot(session=session, board_id=board.id)
+            session.commit()
+            assert best_id not in _snapshot_ids(session, board.id)
+            _absent_everywhere(reader, best_id, name, team_id, other_id)
+    finally:
+        if site.extensions.get("redis") is not None:
+            site.extensions["redis"].close()
+        engine.dispose()
+        redis_server.stop()

@@ -266,35 +266,3 @@ def test_a_system_line_is_what_the_csv_writer_writes_of_its_cells():
         "40.12,38.01,42.50,0.0496," in expected
     assert ",-0.00,-0.00,0.00," in expected and ",0.00,-0.00,0.00," in expected
     assert ",'-x,'=Team," in expected
-
-
-def test_an_export_reordered_from_its_layout_is_the_export_of_that_sort(session, seeded):
-    """A board with reference and reported rows, formula-like and quoted names: the file
-    written in one order (with its layout) and its system rows reordered equals the file
-    written in every other sort, CSV and JSON, best and all entries; other systems than the
-    file's are refused."""
-    from leaderboard.services.ranking.exports import (
-        csv_chunks,
-        export_layout,
-        json_chunks,
-        reordered,
-    )
-    from leaderboard.services.ranking.snapshot_reader import ranking_rows
-
-    checked = 0
-    for entries in ("best", "all"):
-        base = ranking_rows(session=session, board_id=seeded.board_id, entries=entries)
-        assert base.references
-        for kind, chunks in (("csv", csv_chunks), ("json", json_chunks)):
-            body, layout = export_layout(base, kind)
-            assert body == "".join(chunks(base)).encode()
-            for sort, direction in (("date", None), ("team", "desc"), ("system", None),
-                                    ("rank", "desc"), (base.columns[-1], "asc")):
-                table = ranking_rows(session=session, board_id=seeded.board_id,
-                                     entries=entries, sort=sort, direction=direction)
-                ids = [r["id"] for r in table.rows]
-                assert reordered(body, layout, kind, ids) == "".join(chunks(table)).encode()
-                checked += 1
-            assert reordered(body, layout, kind, ids[1:]) is None
-            assert reordered(body, layout, kind, [*ids[1:], 10**9]) is None
-    assert checked == 20

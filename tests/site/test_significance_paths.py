@@ -8,8 +8,6 @@ import html as html_module
 import io
 import re
 
-import pytest
-
 from leaderboard.scoring.significance import format_p
 
 KEY = "strict_a_f@10"
@@ -140,44 +138,3 @@ def test_leaderboard_api_entries_and_q(site):
     assert [r["system"] for r in every["rows"]] == ["Ranker top-3", "Contextual ranker"]
     assert client.get("/api/v1/leaderboard?entries=some").status_code == 400
     assert client.get("/?q=" + "x" * 101).status_code == 400
-
-
-def test_a_window_from_its_prepared_block_equals_the_one_from_the_band(monkeypatch):
-    """40 ranked systems and two set apart on GAP, blocks of 10 ranks: the window around
-    every ranked system, read from the prepared index and its one block, is the window read
-    from the whole band (systems, P, letters, the set-apart list); the set-apart systems are
-    listed once; an unranked id is refused alike."""
-    import random
-
-    from leaderboard.services.ranking import pairwise
-    from leaderboard.services.ranking.neighbours import REACH
-    from leaderboard.services.ranking.ranking_table import BadQuery
-
-    rng = random.Random(3)
-    systems = [{"id": i, "system": f"S{i}", "team": f"T{i % 7}", "flags": [],
-                "metrics": {"gap": 60.0 - i / 3}} for i in range(1, 41)]
-    systems += [{"id": 90 + i, "system": f"Dup{i}", "team": "T9", "items_with_duplicates": 4,
-                 "flags": ["duplicate_answers"], "metrics": {"gap": 70.0 + i}} for i in (1, 2)]
-    ids = list(range(1, 41))
-    lengths = [min(REACH, len(ids) - 1 - k) for k in range(len(ids))]
-    down = [[round(rng.random(), 3) for _ in range(n)] for n in lengths]
-    data = {"board": {"views": "generative"}, "systems": systems,
-            "neighbours": {"gap": {"ids": ids, "result_ids": ids, "down": down,
-                                   "up": [[round(1 - p, 3) for p in row] for row in down]}}}
-    monkeypatch.setattr(pairwise, "WINDOW_BLOCK", 10)
-    parts = pairwise.window_parts(data, "gap")
-    assert len(parts) == 1 + 4
-    for number in range(4):
-        listed = [s["id"] for s in parts[("window", ("gap", number))]["systems"]]
-        assert listed.count(91) == listed.count(92) == 1
-    for around in ids:
-        source = pairwise.prepared_window(lambda kind, variant: parts.get((kind, variant)),
-                                          "gap", around)
-        assert pairwise.window_table(source, "gap", around) == pairwise.window_table(
-            data, "gap", around)
-    for source in (pairwise.prepared_window(lambda k, v: parts.get((k, v)), "gap", 91), data):
-        with pytest.raises(BadQuery, match="not ranked"):
-            pairwise.window_table(source, "gap", 91)
-    # A block not prepared: the caller reads the whole snapshot instead.
-    assert pairwise.prepared_window(lambda k, v: parts[(k, v)] if v == ("gap",) else None,
-                                    "gap", 25) is None

@@ -1,11 +1,10 @@
-"""A system page's own blocks are kept by what they show, across snapshots; the compare
-selector's options come from the shown snapshot on every request (issue 31 item 3)."""
+"""A system page: what it shows is current on every request; the compare selector's options
+come from the shown snapshot less the systems withdrawn since."""
 
 from __future__ import annotations
 
 import re
 
-from leaderboard.blueprints.public import systems
 from leaderboard.models import Submission
 from leaderboard.services.intake.admin import set_hidden
 from tests.factories import login
@@ -16,32 +15,29 @@ def _options(html: str) -> list[int]:
     return [int(v) for v in re.findall(r'<option value="(\d+)">', select)]
 
 
-def test_kept_blocks_give_the_page_as_rendered_whole(client, seeded):
-    systems._BLOCKS.clear()
+def test_every_other_public_system_is_in_the_selector(client, seeded):
     public = sorted(seeded.public.values())
     for sid in public:
         first = client.get(f"/systems/{sid}")
         assert first.status_code == 200
-        kept = client.get(f"/systems/{sid}")
-        assert kept.get_data() == first.get_data()
+        again = client.get(f"/systems/{sid}")
+        assert again.get_data() == first.get_data()
         # every other public system in the selector, never the page's own
-        assert _options(kept.get_data(as_text=True)) == [i for i in public if i != sid]
-    assert len(systems._BLOCKS) == len(public)
+        assert _options(again.get_data(as_text=True)) == [i for i in public if i != sid]
 
 
-def test_what_the_page_shows_changes_its_blocks(client, session, seeded):
+def test_what_the_page_shows_is_current(client, session, seeded):
     sid = seeded.public["Contextual ranker"]
-    systems._BLOCKS.clear()
     assert "A sharper description" not in client.get(f"/systems/{sid}").get_data(as_text=True)
     sub = session.get(Submission, sid)
     sub.description = "A sharper description"
     session.add(sub)
     session.commit()
     html = client.get(f"/systems/{sid}").get_data(as_text=True)
-    assert "A sharper description" in html and len(systems._BLOCKS) == 2
+    assert "A sharper description" in html
 
 
-def test_a_withdrawn_system_leaves_the_selector_of_a_kept_page(client, session, seeded):
+def test_a_withdrawn_system_leaves_the_selector(client, session, seeded):
     sid = seeded.public["Contextual ranker"]
     other = seeded.public["Thesaurus baseline"]
     assert other in _options(client.get(f"/systems/{sid}").get_data(as_text=True))
@@ -52,7 +48,7 @@ def test_a_withdrawn_system_leaves_the_selector_of_a_kept_page(client, session, 
 
 
 def test_the_layout_stays_the_viewers_own(client, seeded):
-    """The blocks are shared; the header (who is logged in, the logout form) is not."""
+    """The content is everybody's; the header (who is logged in, the logout form) is not."""
     sid = seeded.public["Contextual ranker"]
     anonymous = client.get(f"/systems/{sid}").get_data(as_text=True)
     login(client, "east-lab@example.org")

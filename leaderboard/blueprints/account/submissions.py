@@ -250,8 +250,8 @@ def submission_status(submission_id: int):
 
 
 def _announcer(row: Submission, public: bool) -> Callable[[int], None]:
-    """After the commit: an unpublished system leaves every public page at the next request
-    (the read filter), and the board's ranker is asked for a new snapshot."""
+    """After the commit (which takes an unpublished system off every public page at the next
+    request): the board's ranker is asked for a new snapshot."""
     from leaderboard.queue import announce_visibility
 
     def announce(board_id: int) -> None:

@@ -10,18 +10,15 @@ from flask import jsonify, request
 from leaderboard.blueprints.api.blueprint import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.blueprints.public.analysis_limits import AnalysisLimited, charge_uncached
-from leaderboard.blueprints.public.prepared import SnapshotParts
 from leaderboard.db import get_session
 from leaderboard.scoring.significance import ALPHA
 from leaderboard.services.catalog.boards import BoardError, board_or_default, board_views
 from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
 from leaderboard.services.ranking.metric_info import default_sort
 from leaderboard.services.ranking.pairwise import (
-    MAX_TOP,
     pairwise_table,
     parse_around,
     parse_top,
-    prepared_window,
     window_start,
     window_table,
 )
@@ -75,16 +72,11 @@ def significance():
         top = parse_top(request.args.get("top"))
         around = parse_around(request.args.get("around"))
         ref = latest_snapshot(session, board.id)  # type: ignore[arg-type]
-        # What the ranker prepared with the snapshot (the page's grid of the top 30, a
-        # window's part of the snapshot), else the whole snapshot.
-        data = SnapshotParts(ref, lambda: load_data(session, ref))
-        if around is not None:
-            data = prepared_window(data.prepared, metric, around) or data
+        data = load_data(session, ref)
         # Every system of one window shares its table: built once per snapshot and window.
         window = None if around is None else window_start(data, metric, around)
         table = cached_value(ref, "pairwise", (metric, top if around is None else None,
-                                               window), lambda: _prepared_table(
-                                                   data, metric, top, around))
+                                               window), lambda: _table(data, metric, top, around))
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))
     except AnalysisLimited as exc:
@@ -94,17 +86,6 @@ def significance():
     return jsonify({"alpha": ALPHA, "rule": "p = 2*min(P, 1-P), P = P(row beats column) on "
                     "the shared bootstrap resamples (ties count half); significant if p < alpha",
                     **table})
-
-
-def _prepared_table(data: Mapping[str, Any], metric: str, top: int,
-                    around: int | None) -> dict:
-    """The top 30's table as the significance page's prepared grid has it, else
-    :func:`_table`."""
-    if around is None and top == MAX_TOP and isinstance(data, SnapshotParts):
-        grid = data.prepared("significance", (metric, MAX_TOP, None))
-        if grid is not None:
-            return grid[0]
-    return _table(data, metric, top, around)
 
 
 def _table(data: Mapping[str, Any], metric: str, top: int, around: int | None) -> dict:

@@ -8,7 +8,6 @@ from flask import current_app, jsonify, request, url_for
 from leaderboard.blueprints.api.blueprint import bp
 from leaderboard.blueprints.api.submissions import error_response, rate_limited
 from leaderboard.blueprints.public.common import ranking_response
-from leaderboard.blueprints.public.prepared import api_variant, stored
 from leaderboard.db import get_session
 from leaderboard.models import Board
 from leaderboard.services.catalog.boards import (
@@ -67,7 +66,6 @@ def _ranking(board: Board):
             board.id, "api.json",  # type: ignore[arg-type]
             lambda table: current_app.json.response(
                 paged(table.to_dict(), page, per_page, table.matching)).get_data(),
-            "application/json", extra=(page, per_page), api_page=(page, per_page),
-            prepared=lambda ref, query: stored(ref, "api", api_variant(query, page, per_page)))
+            "application/json", extra=(page, per_page))
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))

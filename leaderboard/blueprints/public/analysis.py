@@ -12,6 +12,7 @@ from leaderboard.blueprints.public.analysis_limits import charge_uncached
 from leaderboard.blueprints.public.blueprint import bp
 from leaderboard.blueprints.public.common import (
     BOARD_ARG,
+    choices_of,
     current_views,
     per_snapshot,
     snapshot_or_empty,
@@ -37,7 +38,6 @@ from leaderboard.services.ranking.pairwise import (
     MAX_TOP,
     pairwise_table,
     parse_around,
-    prepared_window,
     window_start,
     window_table,
 )
@@ -72,7 +72,7 @@ def compare():
     if a_id is not None and BOARD_ARG not in request.args:
         _show_board_of(a_id)
     data = snapshot_or_empty()
-    choices = data.choices()
+    choices = choices_of(data)
     result = error = None
     if a_id is not None and b_id is not None:
         try:
@@ -114,13 +114,10 @@ def significance():
     metric = request.args.get("metric", default_sort(track))
     try:
         around = parse_around(request.args.get("around"))
-        # A window reads its metric's part of the snapshot, as the ranker prepared it.
-        source = ((prepared_window(data.prepared, metric, around) or data)
-                  if around is not None else data)
         # Every system of one window shares its table and chart: built once per snapshot.
-        window = None if around is None else window_start(source, metric, around)
+        window = None if around is None else window_start(data, metric, around)
         table, figure = per_snapshot("significance", (metric, MAX_TOP, window),
-                                     lambda: _grid(source, metric, around))
+                                     lambda: _grid(data, metric, around))
     except BadQuery as exc:
         abort(400, description=str(exc))
     if around is not None:
@@ -159,7 +156,7 @@ def history():
     figure = per_snapshot("history", (view.key,),
                            lambda: charts.to_json(charts.history(data, view.headline)))
     return render_template("public/history.html", figure=figure, view=view, views=views,
-                           n_systems=data.system_count(), labels=LABELS)
+                           n_systems=len(data.get("systems", [])), labels=LABELS)
 
 
 def redirect_to_compare(system_id: int, other: int):

@@ -12,7 +12,6 @@ from sqlalchemy import func
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
-from leaderboard.blueprints.public.prepared import SnapshotParts, prepared_value, snapshot_top
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board, LeaderboardSnapshot
 from leaderboard.services.catalog.benchmarks import get_split
@@ -28,27 +27,20 @@ from leaderboard.services.ranking.metric_info import pos_values_for
 from leaderboard.services.ranking.ranking_table import (
     RankingTable,
     page_of,
-    page_size,
-    page_window,
     parse_entries,
     parse_html_page,
     parse_q,
     parse_query,
-    table_of,
-    window_page,
 )
 from leaderboard.services.ranking.snapshot_reader import (
     SnapshotRef,
     cached_body,
     cached_value,
-    etag_for,
     latest_snapshot,
     load_data,
     ranking_rows,
-    table_source,
 )
 from leaderboard.services.ranking.snapshots import public_counts
-from leaderboard.services.ranking.table_source import MissingPart
 
 #: Query parameter naming the leaderboard a page shows (absent: the default one).
 BOARD_ARG = "leaderboard"
@@ -138,35 +130,15 @@ def board_bar() -> dict[str, Any] | None:
             "counts": counts, "mixed": mixed}
 
 
-#: Every board's public count but the shown one's, by the other boards' latest snapshots.
-_other_counts: dict[tuple, dict[int, int]] = {}
-
-
 def board_counts() -> dict[int, int]:
     """Board id -> how many public submissions its ranking shows: the shown board's from its
-    snapshot (the systems it lists, less those withdrawn since),
-    the others' counted in the database once per process and snapshots of theirs. Counting
-    every board's on each new snapshot of the shown one cost its first page 2.6 ms of CPU at
-    1,000 systems (a join over three tables), and a new snapshot of one board changes no
-    other's count."""
+    snapshot (the systems it lists, less those withdrawn since: the table below lists no
+    result scored since), the others' counted in the database."""
+    counts = public_counts(get_session())
     board = current_board()
     if board is None:
-        return public_counts(get_session())
-    data = snapshot_or_empty()
-    engine = str(get_session().get_bind().url)
-    others = (engine, board.id,
-              tuple(entry for entry in boards_signature()[1] if entry[0] != board.id))
-    counts = _other_counts.get(others)
-    if counts is None:
-        counts = public_counts(get_session())
-        if len(_other_counts) >= 16:
-            _other_counts.clear()
-        _other_counts[others] = counts
-    # The shown board's count is its ranking's (from the whole snapshot when nobody prepared
-    # it: the page parses it anyway): the database's would count results scored since, which
-    # the table below does not list yet.
-    return {**{b: n for b, n in counts.items() if b != board.id},
-            board.id: data.system_count()}
+        return counts
+    return {**counts, board.id: len(snapshot_or_empty().get("systems", []))}
 
 
 def boards_signature() -> tuple:
@@ -192,16 +164,32 @@ def shown_benchmark() -> Benchmark | None:
     return get_split(get_session(), board.benchmark_id) if board is not None else None
 
 
-def snapshot_or_empty() -> SnapshotParts:
-    """The shown board's current snapshot data (empty before any benchmark), read in parts:
-    its small keys from what the ranker prepared, the whole only when a page reads its
-    systems (:class:`~leaderboard.blueprints.public.prepared.SnapshotParts`)."""
+def snapshot_ref(board_id: int) -> SnapshotRef:
+    """The board's latest snapshot and the systems withdrawn since, asked once a request."""
+    if "snapshots" not in g:
+        g.snapshots = {}
+    if board_id not in g.snapshots:
+        g.snapshots[board_id] = latest_snapshot(get_session(), board_id)
+    return g.snapshots[board_id]
+
+
+def current_snapshot() -> SnapshotRef:
+    """The shown board's :func:`snapshot_ref` (:data:`EMPTY_REF` before any benchmark)."""
     board = current_board()
-    if board is None:
-        return SnapshotParts(EMPTY_REF, dict)
-    session = get_session()
-    ref = latest_snapshot(session, board.id)
-    return SnapshotParts(ref, lambda: load_data(get_session(), ref))
+    return EMPTY_REF if board is None else snapshot_ref(board.id)  # type: ignore[arg-type]
+
+
+def snapshot_or_empty() -> dict[str, Any]:
+    """The shown board's current snapshot data without the systems withdrawn since (empty
+    before any benchmark)."""
+    ref = current_snapshot()
+    return {} if ref.id == 0 and current_board() is None else load_data(get_session(), ref)
+
+
+def choices_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Public systems of a snapshot for a "compare with" selector: id and label."""
+    return [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}
+            for s in data.get("systems", [])]
 
 
 def personal_page() -> bool:
@@ -210,13 +198,11 @@ def personal_page() -> bool:
     return bool(current_user.is_authenticated or session.get("_flashes"))
 
 
-def _ranking_query(board_id: int, paged: bool, extra: tuple,
-                   api_page: tuple[int, int] | None = None
+def _ranking_query(board_id: int, paged: bool, extra: tuple
                    ) -> tuple[SnapshotRef, tuple, Callable[[], RankingTable]]:
     """The board's latest snapshot, the cache key of the request's query and a function
-    that builds its table: one page of it with ``paged`` (``?page=``), the rows of the API's
-    ``api_page`` (page, per page; ``matching`` counts them all), else all of it. Raises
-    :class:`BadQuery`."""
+    that builds its table: one page of it with ``paged`` (``?page=``), else all of it.
+    Raises :class:`BadQuery`."""
     args = request.args
     view, pos, sort = args.get("view"), args.get("pos"), args.get("sort")
     direction, entries, q = args.get("dir"), args.get("entries"), args.get("q")
@@ -224,28 +210,9 @@ def _ranking_query(board_id: int, paged: bool, extra: tuple,
     parsed = parse_query(view, pos, sort, direction, board_views(board) if board else None)
     entries_value, query = parse_entries(entries), parse_q(q)
     page = parse_html_page(args.get("page")) if paged else None
-    ref = latest_snapshot(get_session(), board_id)
-    window = page_window(page, page_size(parsed[0])) if page is not None else (
-        page_window(*api_page) if api_page is not None else None)
-
-    def from_parts() -> RankingTable | None:
-        """From the snapshot's prepared parts (only the rows shown are made), else None."""
-        source = table_source(get_session(), ref, snapshot_top(ref))
-        if source is None:
-            return None
-        try:
-            made = table_of(source, snapshot_id=ref.id, view=view, pos=pos, sort=sort,
-                            direction=direction, entries=entries_value, q=query,
-                            hidden=ref.hidden, window=window, marked_only=paged)
-        except MissingPart:
-            return None
-        made.withdrawn = tuple(sorted(ref.hidden))
-        return window_page(made, page) if page is not None else made
+    ref = snapshot_ref(board_id)
 
     def table() -> RankingTable:
-        made = from_parts()
-        if made is not None:
-            return made
         whole = ranking_rows(session=get_session(), board_id=board_id, view=view, pos=pos,
                              sort=sort, direction=direction, ref=ref, entries=entries_value,
                              q=query)
@@ -269,32 +236,22 @@ def _validated(response: Response, ref: SnapshotRef, etag: str) -> Response:
 
 def ranking_response(board_id: int, kind: str,
                      render: Callable[[RankingTable], bytes | str], mimetype: str,
-                     *, shared: bool = True, extra: tuple = (),
-                     paged: bool = False, api_page: tuple[int, int] | None = None,
-                     prepared: Callable[[SnapshotRef, tuple], bytes | str | None] | None = None
+                     *, shared: bool = True, extra: tuple = (), paged: bool = False
                      ) -> Response:
-    """The ranking in some form (page, API JSON) for the request's query, rendered once
-    per snapshot and query and then served from memory as bytes, with an ETag and
-    Last-Modified so clients revalidate with a 304. Raises :class:`BadQuery`.
+    """The ranking in some form (page, API JSON, export) for the request's query, rendered
+    once per snapshot, withdrawn systems and query, then served from memory as bytes, with
+    an ETag and Last-Modified so clients revalidate with a 304. Raises :class:`BadQuery`.
 
     ``shared=False`` (a personal page) renders without the body cache and without validators.
     ``extra`` is more of the cache key: what else the body shows (the board bar's boards).
-    ``paged``: one page of the view's :func:`page_size` rows (``?page=``), the HTML page's way;
-    ``api_page``: (page, per page) of the API (the table may hold that page's rows only).
-    ``prepared(ref, query)``: the body from what the ranker prepared with the snapshot for
-    the parsed query (view, pos, sort, dir, entries, q, page), or None to compute it.
+    ``paged``: one page of the view's rows (``?page=``), the HTML page's way.
     """
-    ref, variant, table = _ranking_query(board_id, paged, extra, api_page)
-
-    def body() -> bytes | str:
-        made = prepared(ref, variant[:7]) if prepared is not None else None
-        return made if made is not None else render(table())
-
+    ref, variant, table = _ranking_query(board_id, paged, extra)
     if not shared:
-        response = Response(body(), mimetype=mimetype)
+        response = Response(render(table()), mimetype=mimetype)
         response.headers["Cache-Control"] = "private, no-cache"
         return response
-    entry = cached_body(ref, kind, variant, body)
+    entry = cached_body(ref, kind, variant, lambda: render(table()))
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
     response = Response(entry.gzipped if gzipped else entry.body, mimetype=mimetype)
     if gzipped:
@@ -303,45 +260,15 @@ def ranking_response(board_id: int, kind: str,
 
 
 def ranking_file(board_id: int, kind: str,
-                 chunks: Callable[[RankingTable], Iterator[str]], mimetype: str,
-                 prepared: Callable[[SnapshotRef, tuple], bytes | None] | None = None
-                 ) -> Response:
-    """The ranking as a file (an export) for the request's query, made once per process
-    and snapshot (gzipped beside it): a repeated download of a query nobody prepared cost
-    65 ms of CPU at 1,000 rows every time. Streaming it saved nothing: werkzeug joins the
-    body to answer conditional requests. A client that has it gets a 304. Raises
-    :class:`BadQuery`.
-
-    ``prepared(ref, query)``: the file the ranker prepared with the snapshot for the parsed
-    query (view, pos, sort, dir, entries, q), or None to write it from the table."""
-    ref, variant, table = _ranking_query(board_id, False, ())
-    etag = etag_for(ref, kind, variant)
-    if request.if_none_match.contains_weak(etag):  # the client has it: nothing to make
-        return _validated(Response(mimetype=mimetype), ref, etag)
-
-    def made() -> bytes | str:
-        found = prepared(ref, variant[:6]) if prepared is not None else None
-        return found if found is not None else "".join(chunks(table()))
-
-    entry = cached_body(ref, kind, variant, made)
-    gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
-    response = Response(entry.gzipped if gzipped else entry.body, mimetype=mimetype)
-    if gzipped:
-        response.headers["Content-Encoding"] = "gzip"
-    return _validated(response, ref, etag)
+                 chunks: Callable[[RankingTable], Iterator[str]], mimetype: str) -> Response:
+    """The ranking as a file (an export) for the request's query: :func:`ranking_response`
+    of the file's text. Raises :class:`BadQuery`."""
+    return ranking_response(board_id, kind, lambda table: "".join(chunks(table)), mimetype)
 
 
 def per_snapshot(kind: str, variant: tuple, build: Callable[[], Any]) -> Any:
-    """Something derived from the shown board's snapshot (a chart's JSON, a grid): what the
-    ranker prepared with the snapshot (JSON: tuples read back as lists), else built here;
-    either once per process and snapshot."""
-    board = current_board()
-    if board is None:
+    """Something derived from the shown board's snapshot (a chart's JSON, a grid), built
+    once per process, snapshot and withdrawn systems."""
+    if current_board() is None:
         return build()
-    ref = latest_snapshot(get_session(), board.id)
-
-    def value() -> Any:
-        made = prepared_value(ref, kind, variant)
-        return build() if made is None else made
-
-    return cached_value(ref, kind, variant, value)
+    return cached_value(current_snapshot(), kind, variant, build)

@@ -18,11 +18,6 @@ from leaderboard.blueprints.public.common import (
     ranking_response,
     snapshot_or_empty,
 )
-from leaderboard.blueprints.public.prepared import (
-    SnapshotParts,
-    prepared_export,
-    prepared_page,
-)
 from leaderboard.services.ranking import charts, exports
 from leaderboard.services.ranking.metric_info import (
     LABELS,
@@ -40,7 +35,7 @@ from leaderboard.services.ranking.ranking_table import (
     matrix_of,
     parse_html_page,
 )
-from leaderboard.services.ranking.table_source import MissingPart, WholeSource
+from leaderboard.services.ranking.table_source import WholeSource
 
 
 def _track() -> str | None:
@@ -61,7 +56,7 @@ def ranking():
     """The ranking (home page): ?view=, ?pos=, ?sort=, ?dir=, ?entries=, ?q=, ?page=
     (100 rows a page, 50 in the all-metrics view; 400 on unknown values).
 
-    Served from the per-snapshot page cache (see ``ranking_response``) unless personal."""
+    Served from the process's page cache (see ``ranking_response``) unless personal."""
     board = current_board()
     if board is None:
         return render_template("public/ranking.html", table=None, **page_context())
@@ -69,9 +64,7 @@ def ranking():
         return ranking_response(
             board.id, "ranking.html",
             lambda table: render_template("public/ranking.html", table=table, **page_context()),
-            "text/html", shared=not personal_page(), extra=boards_signature(), paged=True,
-            prepared=lambda ref, query: prepared_page(ref, query, "public/ranking.html",
-                                                      page_context))
+            "text/html", shared=not personal_page(), extra=boards_signature(), paged=True)
     except BadQuery as exc:
         abort(400, description=str(exc))
 
@@ -84,8 +77,8 @@ def matrix():
     metric = request.args.get("metric", default_sort(current_views()))
     try:
         page = parse_html_page(request.args.get("page"))
-        # One page as the ranker prepared it, else that page made here from the table parts.
-        grid = per_snapshot("matrix-page", (metric, page), lambda: _grid(data, metric, page))
+        grid = per_snapshot("matrix-page", (metric, page),
+                            lambda: matrix_of(WholeSource(data), metric, page=page))
     except BadQuery as exc:
         abort(400, description=str(exc))
     metrics = list(displayed(current_views()))
@@ -94,16 +87,6 @@ def matrix():
     return render_template("public/matrix.html", grid=grid, metrics=metrics,
                            benchmark=data.get("benchmark"), lenient_view=lenient_view,
                            **page_context())
-
-
-def _grid(data: SnapshotParts, metric: str, page: int) -> dict[str, Any]:
-    """A page of the systems × POS grid of ``metric``, from the snapshot's parts if
-    prepared."""
-    source, hidden = data.table_source()
-    try:
-        return matrix_of(source, metric, hidden, page)
-    except MissingPart:
-        return matrix_of(WholeSource(data.whole()), metric, page=page)
 
 
 @bp.get("/charts")
@@ -154,9 +137,7 @@ def _export(kind: str) -> Response:
     # Flask adds "; charset=utf-8" to text/* itself: naming it here would repeat it.
     mimetype = "text/csv" if kind == "csv" else "application/json"
     try:
-        response = ranking_file(board.id, f"export.{kind}", chunks, mimetype,
-                                prepared=lambda ref, query: prepared_export(
-                                    ref, kind, query, current_views()))
+        response = ranking_file(board.id, f"export.{kind}", chunks, mimetype)
     except BadQuery as exc:
         # A script (pandas, curl) asked for a file: the reason as plain text, not a page.
         return Response(f"{exc}\n", status=400, mimetype="text/plain")

@@ -1,15 +1,12 @@
 """HTML of the ranking's table body, built in Python.
 
 With 1,000 systems the body has ~12,000 cells; Jinja macros need ~0.5 s for that, plain
-string building a few milliseconds. The fragment is also cached per snapshot and query, so
-repeated page loads only join strings. Text from users is escaped here.
+string building a few milliseconds. Text from users is escaped here.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -18,11 +15,6 @@ from leaderboard.scoring.significance import format_p, significant
 from leaderboard.services.ranking.ranking_table import RankingTable
 from leaderboard.services.ranking.systems import coverage_text
 from leaderboard.services.ranking.table_rows import FORMATS, RowCells, TableRow
-from leaderboard.services.ranking.table_source import interval_bounds
-
-_CACHE: OrderedDict[tuple, Markup] = OrderedDict()
-_LOCK = threading.Lock()
-_CACHE_SIZE = 128
 
 
 def cell_html(cell: dict[str, Any], show_tie: bool = False) -> Markup:
@@ -59,48 +51,22 @@ def _score_html(shown: str, exact: tuple[str, str] | None, compact: Any, tie: st
             f'<span class="sr-only">, 95% interval {low} to {high}</span>')
 
 
-#: A score cell's HTML after its class (its sort value, printed value and interval; no tie
-#: mark) by its numbers: (value, low, high, decimals). A cell's HTML is a function of its
-#: numbers alone, and a new snapshot changes the numbers of the systems it scored (one,
-#: after an upload) and leaves the others': the first page after it writes most cells from
-#: here (an all-metrics page has 2,300). Emptied when full; zeros are not kept (0.0 and
-#: -0.0 are one key and print apart).
-_SCORES: dict[tuple[float, float | None, float | None, int], str] = {}
-_SCORES_MAX = 50_000
-
-
 def _score_cells(r: TableRow, headline: str, sort: str, human_pct: str | None) -> str:
     """A system row's score cells, written from its columns' values (its cell dicts are
     never made for the page): what ``<td>{cell_html(cell)}</td>`` writes of each."""
     decimals = r.source.decimals
     g, i = r.g, r.i
     parts = []
-    for cls, values, lows, highs, intervals, ties, sorted_here, pct_after in _plan(
-            r.source, headline, sort):
+    for cls, values, intervals, ties, sorted_here, pct_after in _plan(r.source, headline, sort):
         value = values[g]
         if value is None:
             parts.append(cls + _NOT_PROVIDED_CELL)
         else:
-            if lows is not None:  # the prepared parts' floats, bounds in two flat lists
-                low = lows[g]
-                high = None if low is None else highs[g]
-            else:
-                value = float(value)
-                interval = intervals[g]
-                low, high = ((float(interval[0]), float(interval[1])) if interval
-                             else (None, None))
+            interval = intervals[g]
+            low, high = (float(interval[0]), float(interval[1])) if interval else (None, None)
             p = ties[i] if sorted_here and i < len(ties) else None
-            if p is not None and not significant(p):
-                parts.append(cls + _cell_after_class(value, low, high, decimals, _tie_mark(p)))
-            else:
-                cell = _SCORES.get((value, low, high, decimals))
-                if cell is None:
-                    cell = _cell_after_class(value, low, high, decimals, "")
-                    if value and low and high:
-                        if len(_SCORES) >= _SCORES_MAX:
-                            _SCORES.clear()
-                        _SCORES[(value, low, high, decimals)] = cell
-                parts.append(cls + cell)
+            tie = _tie_mark(p) if p is not None and not significant(p) else ""
+            parts.append(cls + _cell_after_class(float(value), low, high, decimals, tie))
         if pct_after and human_pct is not None:
             parts.append(f'<td class="num pct">{human_pct}</td>')
     return "".join(parts)
@@ -111,9 +77,7 @@ _NOT_PROVIDED_CELL = f'data-value="">{_NOT_PROVIDED}</td>'
 
 def _cell_after_class(value: float, low: float | None, high: float | None, decimals: int,
                       tie: str) -> str:
-    """What ``<td ...>{cell_html(cell)}</td>`` writes after the class, from the numbers. Its
-    sort value is not ``repr(round(value, 2))``: 0.9 µs of a cell's 2.6, and an all-metrics
-    page nobody prepared writes 2,100 cells."""
+    """What ``<td ...>{cell_html(cell)}</td>`` writes after the class, from the numbers."""
     form = FORMATS.get(decimals) or f"%.{decimals}f"
     html = (_score_html(form % value, None, None, tie) if low is None else
             _score_html(form % value, (f"{low:.2f}", f"{high:.2f}"),
@@ -131,16 +95,13 @@ def _sort_text(value: float) -> str:
 
 def _plan(cells: RowCells, headline: str, sort: str) -> list[tuple]:
     """How :func:`_score_cells` reads each column of a table's rows, worked out once per
-    table: its class, values, bounds as flat lists where the source keeps them so (else its
-    intervals), ties, whether it is sorted on and whether the % Humans cell follows."""
+    table: its class, values, intervals, ties, whether it is sorted on and whether the
+    % Humans cell follows."""
     plan = cells.memo.get((headline, sort))
     if plan is None:
-        plan = []
-        for key, values, intervals, ties in cells.columns:
-            bounds = interval_bounds(intervals)
-            lows, highs = bounds if bounds is not None else (None, None)
-            plan.append(('<td class="num headline" ' if key == headline else '<td class="num" ',
-                         values, lows, highs, intervals, ties, key == sort, key == headline))
+        plan = [('<td class="num headline" ' if key == headline else '<td class="num" ',
+                 values, intervals, ties, key == sort, key == headline)
+                for key, values, intervals, ties in cells.columns]
         cells.memo[(headline, sort)] = plan
     return plan
 
@@ -255,13 +216,7 @@ def _apart_html(table: RankingTable, sys_base: str, team_base: str,
 def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
               headline_label: str, apart: bool = False) -> Markup:
     """The ranked systems' ``<tr>`` elements, or with ``apart`` the set-apart ones (their
-    own ``<tbody>``), cached per (snapshot, view, POS, sort, direction)."""
-    key = (table.snapshot_id, table.withdrawn, table.generated_at, table.view.key, table.pos,
-           table.sort, table.direction, table.entries, table.query, table.page, sys_base,
-           team_base, apart)
-    cached = _CACHE.get(key)
-    if cached is not None:
-        return cached
+    own ``<tbody>``)."""
     if apart:
         return Markup(_apart_html(table, sys_base, team_base, headline_label))
     inline: dict[int, list[dict[str, Any]]] = {}
@@ -279,12 +234,7 @@ def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
         parts += [_reported_row(r, table, inline=True) for r in here]
         if i < len(ranked):
             parts.append(_row(ranked[i], table, sys_base, team_base, headline_label))
-    html = Markup("".join(parts))
-    with _LOCK:
-        _CACHE[key] = html
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return html
+    return Markup("".join(parts))
 
 
 def short_citation(citation: str) -> str:

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
-from typing import Any
-
 from flask import abort, g, render_template, request, url_for
 from flask_login import current_user
 from markupsafe import Markup
 
 from leaderboard.blueprints.public.analysis import redirect_to_compare
 from leaderboard.blueprints.public.blueprint import bp
-from leaderboard.blueprints.public.prepared import (
-    SnapshotParts,
-    capture_blocks,
-    render_with_blocks,
-    system_variant,
-)
+from leaderboard.blueprints.public.common import choices_of, snapshot_ref
 from leaderboard.blueprints.public.render import options_html
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark, Board, Team, Track
 from leaderboard.services.catalog.boards import board_views
-from leaderboard.services.ranking import charts, prepared_pages
+from leaderboard.services.ranking import charts
 from leaderboard.services.ranking.metric_info import (
     LABELS,
     POS_VALUES,
@@ -36,7 +26,7 @@ from leaderboard.services.ranking.metric_info import (
 )
 from leaderboard.services.ranking.ranking_table import shown_decimals
 from leaderboard.services.ranking.set_apart import why
-from leaderboard.services.ranking.snapshot_reader import cached_value, latest_snapshot, load_data
+from leaderboard.services.ranking.snapshot_reader import cached_value, load_data
 from leaderboard.services.ranking.systems import (
     coverage_text,
     current_results,
@@ -91,56 +81,18 @@ def system(submission_id: int):
     # A system only its team and the hosts see is on no comparison (they answer 404).
     options = (compare_options(detail["board_id"], submission_id) if detail["public"]
                else Markup(""))
-    # The page's own blocks are a function of what it shows, kept by it across snapshots;
-    # only the layout (login header, board bar) and the compare selector are per request.
-    key = _blocks_key(detail, cards, keys, chart_keys, apart, bool(options))
-    blocks = _BLOCKS.get(key)
-    if blocks is None:
-        # the chart is read only here: it is a function of the key's result and metrics
-        figure = system_figure(detail, chart_keys) if detail["metrics"] else None
-        page, blocks = capture_blocks("public/system.html", options=_OPTIONS_SLOT,
-                                      figure=figure, **context)
-        _keep(_BLOCKS, key, blocks)
-        return page.replace(_OPTIONS_SLOT, options)
-    return render_with_blocks("public/system.html",
-                              {k: v.replace(_OPTIONS_SLOT, options) for k, v in blocks.items()},
-                              options=options, **context)
-
-
-#: Where the compare selector's options go in a kept page (they change with the snapshot,
-#: the rest of the page with the system). User text is escaped, and JSON escapes NUL.
-_OPTIONS_SLOT = Markup("<!--\x00compare-options-->")
-#: A system page's own blocks (title, head, content, scripts) by what they show.
-_BLOCKS: OrderedDict[str, dict[str, str]] = OrderedDict()
-_BLOCKS_MAX = 512
-_cache_lock = threading.Lock()
-
-
-def _blocks_key(detail: dict, cards: list[str], keys: list[str], chart_keys: list[str],
-                apart: str, has_options: bool) -> str:
-    """Everything a system page's blocks are made from (its links depend on the app's root
-    and the shown board)."""
-    board = g.get("board")
-    text = repr((detail, cards, keys, chart_keys, apart, has_options, request.script_root,
-                 board.slug if board is not None else None))
-    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
-
-
-def _keep(cache: OrderedDict, key: str, value: Any, limit: int = _BLOCKS_MAX) -> None:
-    """Keep ``value`` in a process's LRU ``cache`` of ``limit`` entries."""
-    with _cache_lock:
-        cache[key] = value
-        while len(cache) > limit:
-            cache.popitem(last=False)
+    # the chart is a function of the result and its metrics alone
+    figure = system_figure(detail, chart_keys) if detail["metrics"] else None
+    return render_template("public/system.html", options=options, figure=figure, **context)
 
 
 def compare_options(board_id: int, submission_id: int) -> Markup:
     """The compare selector's options: the board's public systems but this one. The
-    snapshot's whole list is written once per process and snapshot (1,000 systems: 3 ms);
-    a page cuts its own system out of it."""
-    ref = latest_snapshot(get_session(), board_id)
+    snapshot's whole list is written once per process and snapshot; a page cuts its own
+    system out of it."""
+    ref = snapshot_ref(board_id)
     every = cached_value(ref, "compare-options", (), lambda: options_html(
-        SnapshotParts(ref, lambda: load_data(get_session(), ref)).choices()))
+        choices_of(load_data(get_session(), ref))))
     start = every.find(f'<option value="{submission_id}">')
     if start < 0:
         return every
@@ -159,23 +111,12 @@ def chart_keys_for(views: str) -> list[str]:
     return own if len(own) <= len(CHART_KEYS) else list(headlines(views))
 
 
-#: System charts by result (a chart is made from its result alone): a process's recent ones.
-_FIGURES: OrderedDict[str, str] = OrderedDict()
-_FIGURES_MAX = 256
-
-
 def system_figure(detail: dict, chart_keys: list[str]) -> str:
-    """The system page's chart (JSON) of ``detail``'s result: kept by the process, else
-    what a ranker prepared for the board, else made here."""
-    variant = system_variant(detail["result_id"], chart_keys)
-    figure = _FIGURES.get(variant)
-    if figure is None:
-        body = prepared_pages.load(get_session(), prepared_pages.BOARD_LEVEL,
-                                   prepared_pages.SYSTEM, variant)
-        figure = (body.decode() if body is not None
-                  else charts.pos_bars_json(detail, chart_keys))
-        _keep(_FIGURES, variant, figure, _FIGURES_MAX)
-    return figure
+    """The system page's chart (JSON) of ``detail``'s result, made once per process and
+    snapshot of its board."""
+    return cached_value(snapshot_ref(detail["board_id"]), "system-chart",
+                        (detail["result_id"], tuple(chart_keys)),
+                        lambda: charts.pos_bars_json(detail, chart_keys))
 
 
 @bp.get("/teams/<int:team_id>")

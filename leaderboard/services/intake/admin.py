@@ -106,10 +106,9 @@ Announce = Callable[..., bool]
 
 def _announce(session: Session, announce: Announce | None, *,
               hidden: dict[int, list[int]], shown: dict[int, list[int]]) -> None:
-    """Tell the read path and the rankers; a web request computes nothing. Without
-    ``announce`` (a host command), or when it fails (Redis unreachable: neither the read
-    filter nor a ranker can be told), the boards are refreshed here instead, so that a
-    withdrawn system never comes back when Redis does."""
+    """Ask the rankers for new snapshots; a web request computes nothing. Without
+    ``announce`` (a host command), or when it fails (Redis unreachable: no ranker can be
+    told), the boards are refreshed here instead."""
     if announce is not None and announce(hidden=hidden, shown=shown):
         return
     for board_id in sorted(set(hidden) | set(shown)):

@@ -6,6 +6,8 @@ worker running its job lives (its RQ key, which the job's heartbeat keeps short-
 the worker enforces the job's limits itself. Once that worker is gone, a row whose heartbeat
 is older than HEARTBEAT_STALE_SECONDS, or which has run longer than JOB_TIMEOUT, lost its
 worker: it is re-queued, or marked ``failed`` with the reason once its attempts are spent.
+A board whose latest snapshot does not list exactly its public results (a refresh asked for
+and lost with Redis's data) gets its refresh asked for again.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from redis import Redis
 from sqlmodel import Session, select
 
 from leaderboard.models import Submission, SubmissionStatus, utcnow
-from leaderboard.queue import enqueue_scoring, job_id_for, job_is_live, job_worker_alive
+from leaderboard.queue import (
+    enqueue_scoring,
+    job_id_for,
+    job_is_live,
+    job_worker_alive,
+    request_snapshot_refresh,
+)
+from leaderboard.services.ranking.snapshots import boards_behind
 
 LOCK_SECONDS = 120
 
@@ -32,6 +41,8 @@ class ReconcileReport:
     failed: list[int] = field(default_factory=list)
     live: list[int] = field(default_factory=list)
     waiting: list[int] = field(default_factory=list)
+    #: Boards whose refresh was asked for again.
+    refreshed: list[int] = field(default_factory=list)
     skipped_locked: bool = False
 
     def summary(self) -> str:
@@ -68,6 +79,10 @@ def reconcile(*, session: Session, connection: Redis, queue_name: str, settings:
     try:
         _reconcile(session, connection, queue_name, settings, now or utcnow(), grace_seconds,
                    report)
+        for board_id in boards_behind(session):
+            # Coalesced with a refresh already waiting: asking twice costs nothing.
+            request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
+            report.refreshed.append(board_id)
     finally:
         # Expired, or Redis emptied meanwhile: nothing left to release.
         with contextlib.suppress(Exception):

@@ -6,7 +6,6 @@ verdicts and letters follow :mod:`leaderboard.scoring.significance`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,8 +17,6 @@ from leaderboard.services.ranking.ranking_table import BadQuery
 from leaderboard.services.ranking.set_apart import is_apart, why
 
 MAX_TOP = 30
-#: Ranks per prepared window block (:func:`window_parts`).
-WINDOW_BLOCK = 100
 
 
 def parse_top(top: str | None) -> int:
@@ -125,73 +122,3 @@ def _table(by_id: dict[int, dict[str, Any]], metric: str, ids: list[int],
     return {"metric": metric, "label": LABELS.get(metric, metric), "systems": systems,
             "p_beats": np.round(beats, 4).tolist(), "p_value": np.round(p, 6).tolist(),
             "significant": sig.tolist()}
-
-
-#: A system's keys a window reads (with its score on the window's metric).
-_WINDOW_KEYS = ("id", "system", "team", "flags", "items_with_duplicates")
-
-
-def _window_system(system: dict[str, Any], metric: str) -> dict[str, Any]:
-    return {**{k: system[k] for k in _WINDOW_KEYS if k in system},
-            "metrics": ({metric: system["metrics"][metric]}
-                        if metric in system["metrics"] else {})}
-
-
-def window_parts(data: dict[str, Any], metric: str) -> dict[tuple[str, tuple], Any]:
-    """What a window around a system on a ranked ``metric`` reads, as a ranker prepares it:
-    an index (the board, the ranked ids, the block size) and, for each
-    :data:`WINDOW_BLOCK` ranks, their neighbour band rows and those of the :data:`WINDOW` - 1
-    ranks after them, with the systems they name and every system set apart (listed under
-    each window). A window reads the index and one block: a tenth of the band at 1,000
-    systems (the whole band was a 480 KB part, 3 ms of a window's first request to parse)."""
-    block = WINDOW_BLOCK
-    band = data["neighbours"][metric]
-    ids = band["ids"]
-    systems = data.get("systems", [])
-    apart = [s for s in systems if is_apart(s, metric)]
-    parts: dict[tuple[str, tuple], Any] = {
-        ("window", (metric,)): {"board": data.get("board"), "ids": ids, "block": block}}
-    by_id = {s["id"]: s for s in systems}
-    for number in range(max(1, -(-len(ids) // block))):
-        low, high = number * block, min(len(ids), (number + 1) * block + WINDOW - 1)
-        named = [by_id[i] for i in ids[low:high] if i in by_id and not is_apart(by_id[i], metric)]
-        parts[("window", (metric, number))] = {
-            "down": band["down"][low:high], "up": band["up"][low:high],
-            "systems": [_window_system(s, metric) for s in named + apart]}
-    return parts
-
-
-class _Shifted(Sequence):
-    """Rows of a band from rank ``first`` on, read by rank."""
-
-    def __init__(self, rows: list[Any], first: int) -> None:
-        self._rows, self._first = rows, first
-
-    def __getitem__(self, rank):  # type: ignore[override]
-        return self._rows[rank - self._first]
-
-    def __len__(self) -> int:
-        return self._first + len(self._rows)
-
-
-def prepared_window(prepared: Callable[[str, tuple], Any], metric: str,
-                    around: int) -> dict[str, Any] | None:
-    """What :func:`window_table` reads for the window around ``around``, from the parts
-    :func:`window_parts` made (``prepared(kind, variant)``: a part, or None); None when they
-    were not prepared. An id not ranked gets a source :func:`window_start` refuses."""
-    index = prepared("window", (metric,))
-    if index is None:
-        return None
-    ids = index["ids"]
-    band: dict[str, Any] = {"ids": ids, "down": [], "up": []}
-    source = {"board": index["board"], "neighbours": {metric: band}, "systems": []}
-    if around not in ids:
-        return source
-    number = window_start(source, metric, around) // index["block"]
-    part = prepared("window", (metric, number))
-    if part is None:
-        return None
-    first = number * index["block"]
-    band["down"], band["up"] = _Shifted(part["down"], first), _Shifted(part["up"], first)
-    source["systems"] = part["systems"]
-    return source

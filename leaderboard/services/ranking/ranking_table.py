@@ -78,9 +78,6 @@ class RankingTable:
     page: int = 1
     pages: int = 1
     matching: int | None = None
-    #: Systems of the snapshot left out since it was written (the read filter), sorted:
-    #: part of every cache key of what is rendered from the table.
-    withdrawn: tuple[int, ...] = ()
 
     @property
     def total_rows(self) -> int:
@@ -212,11 +209,6 @@ def page_of(table: RankingTable, page: int) -> RankingTable:
     return _on_page(table, table.rows[start:end], len(table.rows), page)
 
 
-def window_page(table: RankingTable, page: int) -> RankingTable:
-    """:func:`page_of` of a table made with only the rows of ``page`` (``window``)."""
-    return _on_page(table, table.rows, table.total_rows, page)
-
-
 def _on_page(table: RankingTable, rows: list[dict[str, Any]], total: int,
              page: int) -> RankingTable:
     size = page_size(table.view)
@@ -328,72 +320,42 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
 
 def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = None,
              sort: str | None = None, direction: str | None = None, view: str | None = None,
-             entries: str | None = None, q: str | None = None,
-             hidden: frozenset[int] = frozenset(),
-             window: tuple[int, int] | None = None,
-             marked_only: bool = False) -> RankingTable:
-    """:func:`build_table` from a :class:`TableSource`, leaving out the systems ``hidden``
-    (the read filter, as :func:`~leaderboard.services.ranking.read_filter.filtered` does).
-    With ``window`` (start, stop), only those rows of the sorted table are made (``matching``
-    says how many there are in all): sorting and filtering read a few values of each system,
-    a row is made for the rows shown. ``marked_only``: the rows' tie p-values only of the
-    columns a page marks (its headline and sort column; the API and exports give each
-    column's), so that the all-metrics view reads 2 metrics' ties, not 23."""
+             entries: str | None = None, q: str | None = None) -> RankingTable:
+    """:func:`build_table` from a :class:`TableSource`."""
     top = source.top
     track = track_of(top)
     view_obj, pos, sort, direction = parse_query(view, pos, sort, direction, track)
     entries_value, query = parse_entries(entries), parse_q(q)
     headline = view_obj.headline
-    tied = ((headline, *((sort,) if sort in view_obj.columns and sort != headline else ()))
-            if marked_only else view_obj.columns)
-    source.want((pos,), view_obj.columns, ((headline, entries_value),), tied)
+    tied = view_obj.columns
     stats = source.shown(headline, entries_value, pos)[1]
     ties = stats.get("ties", {})
     ranks = stats.get("ranks", {}).get(headline, {})
     all_systems = source.systems()
-    light, total = _ordered(source, view_obj, pos, sort, direction, entries_value, query,
-                            hidden)
+    light, total = _ordered(source, view_obj, pos, sort, direction, entries_value, query)
     reported = reported_rows(top, view_obj, pos)
     place_reported(reported, [r for r in light if not r["set_apart"]], view_obj, sort,
                    direction)
-    shown = light if window is None else light[window[0]:window[1]]
     references = top.get("references", [])
     humans = next((r for r in references if r.get("kind") == "human"), None)
     human_value = block_of(humans, pos)[0].get(headline) if humans else None
-    rows = _full_rows(source, shown, view_obj, pos, (ties, ranks), human_value, tied)
+    rows = _full_rows(source, light, view_obj, pos, (ties, ranks), human_value, tied)
     decimals = shown_decimals(top)
     refs = [{"name": ref["name"], "kind": ref["kind"], "note": ref.get("note", ""),
              "subset": ref.get("subset", False), "split": ref.get("split"),
              "n_targets": ref.get("n_targets"), "scorer_version": ref.get("scorer_version"),
              "signature": ref.get("signature"),
              "cells": _cells(view_obj.columns, ref, pos, decimals)} for ref in references]
-    n_systems = len(all_systems) - (sum(1 for s in all_systems if s["id"] in hidden)
-                                    if hidden else 0)
+    n_systems = len(all_systems)
     return RankingTable(view_obj, pos, sort, direction, rows, refs, top.get("benchmark", {}),
                         top.get("generated_at"), snapshot_id, humans, entries_value, query,
                         total, track, reported, list(top.get("references_elsewhere", [])),
                         dict(top.get("signature") or {}), n_systems,
-                        bool(top.get("updating")),
-                        matching=None if window is None else len(light))
-
-
-def ranking_order(source: TableSource, *, view: str | None, pos: str | None, sort: str | None,
-                  direction: str | None, entries: str | None,
-                  hidden: frozenset[int] = frozenset()) -> list[int]:
-    """The system ids of :func:`table_of`'s rows for the query (no filter), in order, without
-    making a row: what reorders an export the ranker wrote in another order."""
-    view_obj, pos, sort, direction = parse_query(view, pos, sort, direction,
-                                                 track_of(source.top))
-    entries_value = parse_entries(entries)
-    source.want((pos,), (view_obj.headline, *((sort,) if sort in view_obj.columns else ())),
-                ((view_obj.headline, entries_value),))
-    light = _ordered(source, view_obj, pos, sort, direction, entries_value, "", hidden)[0]
-    return [r["id"] for r in light]
+                        bool(top.get("updating")))
 
 
 def _ordered(source: TableSource, view: View, pos: str | None, sort: str, direction: str,
-             entries: str, query: str,
-             hidden: frozenset[int]) -> tuple[list[dict[str, Any]], int]:
+             entries: str, query: str) -> tuple[list[dict[str, Any]], int]:
     """The shown entries as light rows (what sorting and filtering read), filtered by
     ``query``, sorted, the set-apart ones last; and how many there are unfiltered."""
     headline = view.headline
@@ -408,8 +370,6 @@ def _ordered(source: TableSource, view: View, pos: str | None, sort: str, direct
     append = light.append
     for i, g in enumerate(indices):
         system = all_systems[g]
-        if hidden and system["id"] in hidden:
-            continue
         append({"i": i, "g": g, "id": system["id"], "system": system["system"],
                 "team": system["team"], "submitted_at": system["date"],
                 "headline": heads[g], "sort_value": sorted_by[g],
@@ -539,19 +499,17 @@ def build_matrix(data: Any, metric: str) -> dict[str, Any]:
     return matrix_of(WholeSource(data), metric)
 
 
-def matrix_of(source: TableSource, metric: str, hidden: frozenset[int] = frozenset(),
+def matrix_of(source: TableSource, metric: str,
               page: int | None = None) -> dict[str, Any]:
-    """:func:`build_matrix` from a :class:`TableSource`, without the systems ``hidden``;
+    """:func:`build_matrix` from a :class:`TableSource`;
     with ``page``, what :func:`matrix_page` makes of it, making that page's cells only."""
     top = source.top
     if metric not in displayed(track_of(top)):
         raise BadQuery(f"unknown metric {metric!r} on a {track_of(top)}-track leaderboard")
-    source.want((None, *POS_VALUES), (metric,))
     pos_columns = [source.column(p, metric) for p in (None, *POS_VALUES)]
     overall = pos_columns[0][0]
     decimals = shown_decimals(top)
-    order = [(why(s, metric), g, s) for g, s in enumerate(source.systems())
-             if s["id"] not in hidden]
+    order = [(why(s, metric), g, s) for g, s in enumerate(source.systems())]
     order.sort(key=lambda r: (bool(r[0]), -(
         round(float(overall[r[1]]), 2) if overall[r[1]] is not None else float("-inf"))))
     total, start = len(order), 0

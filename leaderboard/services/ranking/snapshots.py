@@ -109,21 +109,61 @@ def public_submissions(session: Session, board_id: int, *,
     return list(session.exec(stmt).all())
 
 
+#: Who may be seen: a submission on its board's ranking once it has a current result.
+_VISIBLE = (Submission.status != SubmissionStatus.INVALID, NOT_HELD,
+            col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
+            col(Team.disabled).is_(False))
 #: What puts a submission on its board's ranking (see :func:`public_submissions`).
-_SHOWN = (Submission.status != SubmissionStatus.INVALID, NOT_HELD,
-          col(Submission.is_public).is_(True), col(Submission.hidden).is_(False),
-          col(Result.is_current).is_(True), col(Team.disabled).is_(False))
+_SHOWN = (*_VISIBLE, col(Result.is_current).is_(True))
 
 
 def withdrawn_ids(session: Session, board_id: int) -> frozenset[int]:
-    """Submissions of the board with a current result that its ranking must not show now
-    (the read filter's truth when Redis is away)."""
+    """Submissions of the board that its ranking must not show now, whatever their result
+    (the read filter: :func:`~leaderboard.services.ranking.snapshot_reader.latest_snapshot`
+    keeps those its snapshot lists). One index range of the board's submissions."""
     stmt = (select(Submission.id)
-            .join(Result, col(Result.submission_id) == col(Submission.id))
             .join(Team, col(Team.id) == col(Submission.team_id))
-            .where(Submission.board_id == board_id, col(Result.is_current).is_(True),
-                   not_(and_(*_SHOWN))))
+            .where(Submission.board_id == board_id, not_(and_(*_VISIBLE))))
     return frozenset(int(i) for i in session.exec(stmt).all())
+
+
+#: Per board: (snapshot id, creation time) -> the (submission, result) pairs it lists.
+_LISTED: dict[int, tuple[tuple[int, str], frozenset[tuple[int, int]]]] = {}
+
+
+def boards_behind(session: Session) -> list[int]:
+    """Boards whose latest snapshot does not list exactly their public submissions with
+    their current results (a refresh asked for and lost with Redis's queue, or one still
+    running), and boards with submissions but no snapshot. Each snapshot is read once per
+    process."""
+    public: dict[int, set[tuple[int, int]]] = {}
+    stmt = (select(Submission.board_id, Submission.id, Result.id)
+            .join(Result, col(Result.submission_id) == col(Submission.id))
+            .join(Team, col(Team.id) == col(Submission.team_id)).where(*_SHOWN))
+    for board_id, sub_id, result_id in session.exec(stmt).all():
+        public.setdefault(int(board_id), set()).add((int(sub_id), int(result_id)))
+    latest = session.exec(select(LeaderboardSnapshot.board_id,
+                                 func.max(col(LeaderboardSnapshot.id)))
+                          .group_by(col(LeaderboardSnapshot.board_id))).all()
+    newest = {int(board): int(snapshot) for board, snapshot in latest}
+    behind = sorted(board for board in public if board not in newest)
+    for board_id, snapshot_id in sorted(newest.items()):
+        if _listed(session, board_id, snapshot_id) != public.get(board_id, set()):
+            behind.append(board_id)
+    return sorted(behind)
+
+
+def _listed(session: Session, board_id: int, snapshot_id: int) -> frozenset[tuple[int, int]]:
+    created = str(session.exec(select(LeaderboardSnapshot.created_at)
+                               .where(LeaderboardSnapshot.id == snapshot_id)).one())
+    known = _LISTED.get(board_id)
+    if known is None or known[0] != (snapshot_id, created):
+        data = session.exec(select(LeaderboardSnapshot.data)
+                            .where(LeaderboardSnapshot.id == snapshot_id)).one()
+        listed = frozenset((int(s["id"]), int(s["result_id"]))
+                           for s in (data or {}).get("systems", []))
+        known = _LISTED[board_id] = ((snapshot_id, created), listed)
+    return known[1]
 
 
 def public_counts(session: Session) -> dict[int, int]:
