@@ -6,7 +6,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 BENCHMARK ?=
 
-.PHONY: install install-test system-deps wordnet run test lint bench clean
+.PHONY: install install-test system-deps wordnet run test verify lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ lint: install-test
 test: install-test
 	$(BIN)/ruff check .
 	$(BIN)/pytest
+
+# The whole-data checks `make test` samples (every string of the NLTK 3.5 lemma fixture).
+verify: install-test
+	$(BIN)/pytest --verify -m verify
 
 bench: install-test
 	$(BIN)/python benchmarks/run_all.py

