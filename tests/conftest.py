@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from sqlmodel import Session
 
 from leaderboard import create_app
+from leaderboard.config import PROJECT_ROOT
 from leaderboard.db import create_all
 from leaderboard.processes import stop_processes
+from leaderboard.services.catalog.benchmarks import import_benchmark
 from tests import backends
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-LEADERBOARD_BIN = str(Path(sys.executable).with_name("leaderboard"))
+from tests.demo import DEMO_SPLIT
+from tests.jobs import LEADERBOARD_BIN
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -125,6 +124,13 @@ def session(app) -> Iterator[Session]:
     """
     with Session(app.extensions["db_engine"], expire_on_commit=False) as s:
         yield s
+
+
+@pytest.fixture
+def benchmark(app, session):
+    """The demo split, imported as the default benchmark."""
+    return import_benchmark(session=session, raw=DEMO_SPLIT.read_bytes(), name="swords-demo",
+                            version="1", split="test", hidden=True, make_default=True)
 
 
 @pytest.fixture
