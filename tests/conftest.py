@@ -7,11 +7,14 @@ run on both backends use ``tests.backends.ALL_DATABASES`` / ``ALL_REDIS``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine
 from sqlmodel import Session
 
 from leaderboard import create_app
@@ -92,9 +95,22 @@ def app_overrides(tmp_path, database_url, redis_url) -> dict:
     }
 
 
+@pytest.fixture(scope="session")
+def sqlite_schema(tmp_path_factory) -> Path:
+    """A SQLite file holding every table, empty: copied, it saves each test creating them."""
+    path = tmp_path_factory.mktemp("schema") / "schema.db"
+    engine = create_engine(f"sqlite:///{path}")
+    create_all(engine)
+    engine.dispose()
+    return path
+
+
 @pytest.fixture
-def app(app_overrides):
+def app(app_overrides, sqlite_schema):
     """A Flask app on an empty schema."""
+    database = app_overrides["DATABASE_URL"].removeprefix("sqlite:///")
+    if database != app_overrides["DATABASE_URL"] and not Path(database).exists():
+        shutil.copyfile(sqlite_schema, database)
     app = create_app(app_overrides)
     engine = app.extensions["db_engine"]
     create_all(engine)
