@@ -52,7 +52,7 @@ verify: install-test
 	$(BIN)/pytest --verify -m verify
 
 bench: install-test
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python perf/run_all.py
 
 clean:
 	rm -rf $(VENV) instance test-artifacts .pytest_cache .ruff_cache

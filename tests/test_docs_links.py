@@ -7,7 +7,7 @@ import re
 
 from leaderboard.config import PROJECT_ROOT
 
-PATH = re.compile(r"`((?:docs|leaderboard|benchmarks|scripts|tests|templates|static)/[\w./-]+"
+PATH = re.compile(r"`((?:docs|leaderboard|perf|scripts|tests|templates|static)/[\w./-]+"
                   r"\.(?:md|py|html|css|js|json))`")
 
 

@@ -25,7 +25,7 @@ full), team A's daily quota is exactly 500.
 With ``--burst N`` only one burst runs: N uploads from 20 client threads over both web
 instances, scored by four workers while four rankers refresh (target: >= 90% warm).
 
-    .venv/bin/python benchmarks/bench_scaleout.py [--burst 200]
+    .venv/bin/python perf/bench_scaleout.py [--burst 200]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ SQLite database. Each scenario prints what the submitter sees (the API's status 
 checks in the database that every submission ends scored with exactly one current result.
 Short timings (heartbeat 1 s, stale after 6 s, reconcile every 2 s) so it runs in minutes.
 
-    .venv/bin/python benchmarks/bench_faults.py
+    .venv/bin/python perf/bench_faults.py
 """
 
 from __future__ import annotations

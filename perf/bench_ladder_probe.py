@@ -11,7 +11,7 @@ Also measured: how many releases a team gets while climbing from an empty-scorin
 the CoInCo reference system in equal steps (each release is a full set of numbers), and a
 new team's first submission, which the ladder always releases.
 
-    python benchmarks/bench_ladder_probe.py [--probes 12] [--json]
+    python perf/bench_ladder_probe.py [--probes 12] [--json]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ processes x 4 threads) with a daily quota of 5, then 16 distinct files uploaded 
 exist, and the wall time. PostgreSQL runs in a schema of its own on the service at
 127.0.0.1:5432 (dropped afterwards); it is skipped when that does not answer.
 
-    .venv/bin/python benchmarks/bench_quota_race.py
+    .venv/bin/python perf/bench_quota_race.py
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Web load: gunicorn on loopback, 1,000 public scored submissions, concurrent GETs, and the
 CPU each public page costs its web process.
 
-Seeds a fresh SQLite database with the synthetic board (``benchmarks/bulk_seed.py``),
+Seeds a fresh SQLite database with the synthetic board (``perf/bulk_seed.py``),
 computes its snapshot and, as a ranker does after each snapshot, prepares what the public
 pages read (``leaderboard/blueprints/public/prepare.py``: each view's ranking page, API
 answer and exports, every page of ``?entries=all``, the charts, history, significance and
@@ -18,7 +18,7 @@ the web computes every page as before issue 31). Then, with gunicorn (the Procfi
    right after a new snapshot (every process meets it cold), then ``/`` and
    ``/api/v1/leaderboard`` warm: requests per second and latency percentiles.
 
-    .venv/bin/python benchmarks/bench_load.py [--systems 1000] [--threads 50] [--no-prepare]
+    .venv/bin/python perf/bench_load.py [--systems 1000] [--threads 50] [--no-prepare]
 """
 
 from __future__ import annotations
@@ -62,11 +62,11 @@ def seed_database(url: str, instance: str, systems: int, prepare: bool = True) -
     ``prepare``, the bytes a ranker writes with it (as every snapshot of the site has)."""
     from sqlmodel import Session
 
-    from benchmarks.bulk_seed import seed
     from leaderboard.blueprints.public.prepare import prepare_board
     from leaderboard.blueprints.public.prepare_clicks import prepare_clicks
     from leaderboard.db import create_all
     from leaderboard.services.ranking.snapshots import refresh_snapshot
+    from perf.bulk_seed import seed
 
     app = _bench_app(url, instance)
     engine = app.extensions["db_engine"]

@@ -5,7 +5,7 @@ A throw-away SQLite instance with the demo split (WordNet is needed once to prep
 team with an API token, gunicorn on a free loopback port. Upload limit 1 MB and API rate
 limit 60/minute so the limits are reached quickly.
 
-    .venv/bin/python benchmarks/bench_bad_inputs.py
+    .venv/bin/python perf/bench_bad_inputs.py
 """
 
 from __future__ import annotations

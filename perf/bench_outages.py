@@ -5,7 +5,7 @@ off) and a private PostgreSQL cluster this script starts itself (never the share
 Prints what a user sees during each outage (API status body, the ranking page) and checks in
 the database that every submission ends final with exactly one current result.
 
-    .venv/bin/python benchmarks/bench_outages.py [--only redis|postgres]
+    .venv/bin/python perf/bench_outages.py [--only redis|postgres]
 """
 
 from __future__ import annotations

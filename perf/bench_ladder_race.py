@@ -10,7 +10,7 @@ items 4 and 5), on the real test split, with real ``leaderboard worker`` process
   teams on the mailbox from before the one-account rule up to five in all, uploads one probe
   at once: before, every team's first result was released; now one per mailbox.
 
-    python benchmarks/bench_ladder_race.py [--rounds 3] [--postgres URL] [--json]
+    python perf/bench_ladder_race.py [--rounds 3] [--postgres URL] [--json]
 
 Run against an older tree with ``PYTHONPATH=<tree>`` to measure it before the fix.
 """
