@@ -21,8 +21,8 @@ import threading
 import time
 from pathlib import Path
 
-from bench_bad_inputs import request
 from bench_load import free_port, start_gunicorn, stop
+from http_client import request
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

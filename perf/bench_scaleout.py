@@ -41,8 +41,8 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-from bench_bad_inputs import request, seed
 from bench_load import free_port, start_gunicorn, stop
+from http_client import request, seed
 from ops_harness import LEADERBOARD_BIN, ROOT, RedisServer
 
 sys.path.insert(0, str(ROOT))
