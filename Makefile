@@ -43,9 +43,11 @@ run: install
 lint: install-test
 	$(BIN)/ruff check .
 
+# One pytest process a core (at most 4: each takes its own database of the Redis service),
+# each running whole test files.
 test: install-test
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile
 
 # The whole-data checks `make test` samples (every string of the NLTK 3.5 lemma fixture).
 verify: install-test
