@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "verify" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def password_hashes_once() -> Iterator[None]:
+    """Each test password hashed (and each hash checked against a password) once per process:
+    scrypt is slow by design and the suite makes and logs in hundreds of teams. The hashes
+    stay real scrypt hashes, salted once per password instead of once per call."""
+    from leaderboard.services.access import accounts
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(accounts, "generate_password_hash", cache(accounts.generate_password_hash))
+    patch.setattr(accounts, "check_password_hash", cache(accounts.check_password_hash))
+    yield
+    patch.undo()
 
 
 @pytest.fixture(scope="session")
