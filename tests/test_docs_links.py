@@ -9,7 +9,7 @@ from pathlib import Path
 
 from leaderboard.config import PROJECT_ROOT
 
-PATH = re.compile(r"`((?:docs|leaderboard|benchmarks|scripts|tests|templates|static)/[\w./-]+"
+PATH = re.compile(r"`((?:docs|leaderboard|perf|scripts|tests|templates|static)/[\w./-]+"
                   r"\.(?:md|py|html|css|js|json))`")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 #: The first line of a page written for a tree not yet in place; its paths are checked once

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT_ROOT
+from leaderboard.config import PROJECT_ROOT
 
 DEMO_SYSTEMS = ("Contextual ranker (demo)", "Thesaurus baseline (demo)")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT_ROOT
+from leaderboard.config import PROJECT_ROOT
 from tests.faults import free_port, port_open
 
 

@@ -47,7 +47,7 @@ def burst_worker(app_overrides, tmp_path):
     import subprocess
 
     from leaderboard.config import PROJECT_ROOT
-    from tests.conftest import LEADERBOARD_BIN
+    from tests.jobs import LEADERBOARD_BIN
 
     def run(**settings) -> str:
         env = dict(os.environ)

@@ -17,13 +17,10 @@ from sqlmodel import select
 
 from leaderboard.models import Submission, Team, User
 from tests.backends import ALL_DATABASES
+from tests.demo import demo_bytes
 from tests.factories import DEFAULT_PASSWORD, csrf_token_from, login, make_team, make_token
 from tests.faults import free_port
-from tests.pipeline.conftest import (  # noqa: F401 (fixtures)
-    benchmark,
-    demo_bytes,
-    wait_for_status,
-)
+from tests.jobs import wait_for_status
 
 VERIFY_RE = re.compile(r"http://localhost(/account/verify/\S+)")
 RESET_RE = re.compile(r"http://localhost(/account/reset/\S+)")

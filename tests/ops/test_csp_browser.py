@@ -27,8 +27,8 @@ def _add_host(app, _seeded) -> None:
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    with live_site(tmp_path_factory.mktemp("csp"), prepare=_add_host,
+def live(tmp_path_factory, chromium):
+    with live_site(chromium, tmp_path_factory.mktemp("csp"), prepare=_add_host,
                    SECRET_KEY="csp-test-secret", LOG_REQUESTS=False) as live:
         yield live
 

@@ -12,11 +12,11 @@ import pytest
 from rq import Queue, Worker
 
 from leaderboard import create_app
-from leaderboard.config import SplitDeployment, load_settings
+from leaderboard.config import PROJECT_ROOT, SplitDeployment, load_settings
 from leaderboard.rankers import live_rankers
 from leaderboard.redis_conn import connect_redis
 from tests.backends import POSTGRES_URL
-from tests.conftest import LEADERBOARD_BIN, PROJECT_ROOT
+from tests.jobs import LEADERBOARD_BIN
 
 POSTGRES = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from redis import Redis
 
+from tests.demo import DEMO_SPLIT
 from tests.factories import login, make_team, make_token
 from tests.faults import PrivatePostgres, PrivateRedis
-from tests.pipeline.conftest import DEMO_SPLIT, benchmark  # noqa: F401 (a fixture)
 
 PAGES = ["/", "/account/", "/api/v1/leaderboard"]
 
@@ -134,7 +134,7 @@ def _serve_in_thread(app, port: int = 0):
 def _submit(url: str, token: str, path, retry_for: float = 60):
     import subprocess
 
-    from tests.conftest import LEADERBOARD_BIN
+    from tests.jobs import LEADERBOARD_BIN
 
     return subprocess.Popen([LEADERBOARD_BIN, "submit", str(path), "--url", url, "--token",
                              token, "--name", "patient", "--retry-for", str(retry_for)],
@@ -147,7 +147,7 @@ def test_submit_retries_while_the_database_is_down(private_postgres, app, sessio
 
     from leaderboard.models import Submission
     from leaderboard.services.catalog.benchmarks import import_benchmark
-    from tests.pipeline.conftest import demo_bytes
+    from tests.demo import demo_bytes
 
     import_benchmark(session=session, raw=DEMO_SPLIT.read_bytes(), name="swords-demo",
                      version="1", split="test", hidden=True, make_default=True)
@@ -176,8 +176,8 @@ def test_submit_retries_while_the_database_is_down(private_postgres, app, sessio
 @pytest.mark.usefixtures("benchmark")
 def test_submit_retries_until_the_server_listens(app, session, tmp_path):
 
+    from tests.demo import demo_bytes
     from tests.faults import free_port
-    from tests.pipeline.conftest import demo_bytes
 
     token = make_token(session, make_team(session, name="Early Lab")[0])
     file = tmp_path / "run.json"

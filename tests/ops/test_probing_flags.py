@@ -15,8 +15,9 @@ from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.probing import address_clusters, differing_targets, near_duplicates
 from tests.backends import ALL_DATABASES
+from tests.demo import DEMO_SPLIT, target_ids
 from tests.factories import csrf_token_from, login, make_team
-from tests.pipeline.conftest import DEMO_SPLIT, drain, target_ids
+from tests.jobs import drain
 from worker import jobs
 
 IDS = target_ids()

@@ -11,8 +11,8 @@ from leaderboard.models import Submission
 from leaderboard.queue import get_redis
 from leaderboard.services.access.api_tokens import authenticate_token, revoke_token
 from tests.backends import ALL_DATABASES
+from tests.demo import demo_bytes, gzip_bomb, submission_doc, target_ids
 from tests.factories import make_team, make_token
-from tests.pipeline.conftest import demo_bytes, gzip_bomb, submission_doc, target_ids
 from worker import jobs
 
 

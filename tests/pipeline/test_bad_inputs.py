@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.pipeline.conftest import demo_bytes, submission_doc, target_ids
+from tests.demo import demo_bytes, submission_doc, target_ids
 from worker import jobs
 
 IDS = target_ids()

@@ -12,7 +12,7 @@ from leaderboard.models import Submission
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import BoardError, board_by_slug, create_board
 from tests.backends import ALL_DATABASES
-from tests.pipeline.conftest import DEMO_SPLIT, demo_bytes
+from tests.demo import DEMO_SPLIT, demo_bytes
 from worker import jobs
 
 DEMO = "swords-demo-v1-test-generative"

@@ -14,8 +14,8 @@ from sqlmodel import select
 
 from leaderboard.models import ApiToken, AuditLog, Submission
 from tests.backends import ALL_DATABASES
+from tests.demo import demo_bytes
 from tests.factories import csrf_token_from, login, make_team
-from tests.pipeline.conftest import demo_bytes
 
 
 def _auth(token: str) -> dict[str, str]:

@@ -8,7 +8,7 @@ import io
 from sqlmodel import select
 
 from leaderboard.models import Result, Submission, SubmissionStatus
-from tests.pipeline.conftest import submission_doc, target_ids
+from tests.demo import submission_doc, target_ids
 from worker import jobs
 
 

@@ -17,9 +17,10 @@ from leaderboard.models import SubmissionStatus
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import import_board
 from tests.backends import ALL_DATABASES
+from tests.demo import demo_bytes, target_ids
 from tests.dev_split import TID, dev_split_bytes, dev_submission_bytes
 from tests.factories import login, make_team, make_token
-from tests.pipeline.conftest import demo_bytes, target_ids, wait_for_status
+from tests.jobs import wait_for_status
 
 ORDER = {v: k for k, v in TID.items()}
 

@@ -35,7 +35,7 @@ def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session,
     from leaderboard.queue import get_redis
     from leaderboard.services.intake.checks import checks_connection
     from leaderboard.services.intake.diagnostics_store import stored_outcome
-    from tests.pipeline.conftest import drain
+    from tests.jobs import drain
     from worker import jobs
 
     team, _user, _token = team_token

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.pipeline.conftest import demo_bytes
+from tests.demo import demo_bytes
 
 
 def test_openapi_describes_every_endpoint(app, client):

@@ -12,7 +12,8 @@ from rq.job import Job
 from leaderboard.models import Submission, SubmissionStatus, utcnow
 from leaderboard.queue import get_redis, job_id_for
 from tests.backends import ALL_DATABASES, ALL_REDIS
-from tests.pipeline.conftest import demo_bytes, wait_for_status
+from tests.demo import demo_bytes
+from tests.jobs import wait_for_status
 from tests.pipeline.test_retries import queued, reconcile_now
 from tests.pipeline.test_worker import DONE, upload
 

@@ -8,7 +8,7 @@ import logging
 from leaderboard.logs import JOB_LOGGER
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.submissions import create_submission
-from tests.pipeline.conftest import demo_bytes, submission_doc
+from tests.demo import demo_bytes, submission_doc
 from worker import jobs
 
 

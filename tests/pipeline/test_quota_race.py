@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from leaderboard.models import Submission
 from tests.backends import ALL_DATABASES
-from tests.pipeline.conftest import demo_bytes
+from tests.demo import demo_bytes
 
 
 def parallel_uploads(app, token: str, files: list[bytes], keys: list[str | None]) -> list[int]:

@@ -21,7 +21,8 @@ from leaderboard.queue import get_redis
 from leaderboard.scoring.ranking_track import random_ranking_submission
 from leaderboard.services.catalog.boards import create_board
 from tests.backends import ALL_DATABASES
-from tests.pipeline.conftest import DEMO_SPLIT, demo_bytes, drain
+from tests.demo import DEMO_SPLIT, demo_bytes
+from tests.jobs import drain
 from worker import jobs
 
 SPLIT = json.loads(DEMO_SPLIT.read_bytes())

@@ -11,7 +11,8 @@ from redis import Redis
 from leaderboard.models import Submission
 from leaderboard.services.intake.reconcile import reconcile
 from tests.backends import ALL_REDIS
-from tests.pipeline.conftest import demo_bytes, drain
+from tests.demo import demo_bytes
+from tests.jobs import drain
 from tests.pipeline.test_web import form_data, logged_in
 from worker import jobs
 

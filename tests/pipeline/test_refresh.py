@@ -15,8 +15,9 @@ from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
 from tests.backends import ALL_REDIS
+from tests.demo import demo_bytes
 from tests.factories import make_team, make_token
-from tests.pipeline.conftest import demo_bytes, wait_for_status
+from tests.jobs import wait_for_status
 from worker import jobs, ranking
 
 STEMS = ("demo_strong", "demo_baseline", "demo_weak")

@@ -17,8 +17,8 @@ from leaderboard.services.intake.reconcile import reconcile
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
 from tests.backends import ALL_DATABASES
+from tests.demo import demo_bytes
 from tests.factories import csrf_token_from, login, make_team, make_token
-from tests.pipeline.conftest import demo_bytes
 
 
 def queued(session, benchmark, settings, raw=None):

@@ -12,8 +12,8 @@ from sqlmodel import select
 from leaderboard.models import Submission, Team
 from leaderboard.textcheck import text_problem
 from tests.backends import ALL_DATABASES
+from tests.demo import demo_bytes
 from tests.factories import csrf_token_from, login
-from tests.pipeline.conftest import demo_bytes
 
 RLO = "Lab\u202ekcaH"
 

@@ -11,8 +11,9 @@ from leaderboard.models import LeaderboardSnapshot, Submission
 from leaderboard.queue import get_redis
 from leaderboard.rankers import ranking_queue_name
 from leaderboard.services.catalog.boards import import_board
+from tests.demo import demo_bytes, submission_doc, target_ids
 from tests.factories import csrf_token_from, login, make_team
-from tests.pipeline.conftest import demo_bytes, drain, submission_doc, target_ids
+from tests.jobs import drain
 from worker import jobs
 
 

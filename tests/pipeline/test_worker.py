@@ -17,8 +17,9 @@ from leaderboard.scoring.tsar.metrics import METRIC_KEYS as TSAR_METRIC_KEYS
 from leaderboard.services.intake.reconcile import reconcile
 from leaderboard.services.intake.submissions import rounded
 from tests.backends import ALL_REDIS
+from tests.demo import DEMO_SPLIT, DEMO_SUBMISSIONS, demo_bytes
 from tests.factories import make_team, make_token
-from tests.pipeline.conftest import DEMO_SPLIT, DEMO_SUBMISSIONS, demo_bytes, wait_for_status
+from tests.jobs import wait_for_status
 
 DONE = (SubmissionStatus.SCORED, SubmissionStatus.INVALID, SubmissionStatus.FAILED)
 
@@ -170,7 +171,7 @@ def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session
 
     from werkzeug.serving import make_server
 
-    from tests.conftest import LEADERBOARD_BIN
+    from tests.jobs import LEADERBOARD_BIN
 
     _team, _user, token = team_token
     server = make_server("127.0.0.1", 0, app, threaded=True)

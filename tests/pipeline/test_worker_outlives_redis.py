@@ -15,8 +15,9 @@ import pytest
 from sqlmodel import select
 
 from leaderboard.models import Result, Submission, SubmissionStatus
+from tests.demo import demo_bytes
 from tests.faults import PrivateRedis
-from tests.pipeline.conftest import demo_bytes, wait_for_status
+from tests.jobs import wait_for_status
 from tests.pipeline.test_worker import upload
 
 DONE = (SubmissionStatus.SCORED, SubmissionStatus.INVALID, SubmissionStatus.FAILED)

@@ -13,8 +13,8 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.mark.parametrize("width", [1366, 390])
-def test_account_page_confirms_opts_in_and_logs_out_everywhere(tmp_path, width):
-    with live_site(tmp_path, SECRET_KEY="account-browser") as live:
+def test_account_page_confirms_opts_in_and_logs_out_everywhere(tmp_path, width, chromium):
+    with live_site(chromium, tmp_path, SECRET_KEY="account-browser") as live:
         url, browser = live.url, live.browser
         page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
         other = browser.new_context().new_page()

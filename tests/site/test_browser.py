@@ -19,8 +19,9 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    with live_site(tmp_path_factory.mktemp("browser"), SECRET_KEY="browser-test-secret") as live:
+def live(tmp_path_factory, chromium):
+    with live_site(chromium, tmp_path_factory.mktemp("browser"),
+                   SECRET_KEY="browser-test-secret") as live:
         yield live
 
 

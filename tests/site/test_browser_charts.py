@@ -40,8 +40,8 @@ def _prepare(app, seeded) -> str:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    with live_site(tmp_path_factory.mktemp("charts"), prepare=_prepare,
+def site(tmp_path_factory, chromium):
+    with live_site(chromium, tmp_path_factory.mktemp("charts"), prepare=_prepare,
                    SECRET_KEY="charts-secret") as live:
         yield live
 

@@ -14,12 +14,12 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 
 def test_a_slow_check_says_so_then_shows_the_report_without_a_reload(tmp_path_factory,
-                                                                   tmp_path):
+                                                                   tmp_path, chromium):
     """The request answers "checking" at once (CHECK_WAIT_SECONDS 0); the page asks again
     every 2 s and shows the report, the chosen file still chosen."""
     from tests.site.seed import demo_file
 
-    with live_site(tmp_path_factory.mktemp("slow-check"), with_checks=True,
+    with live_site(chromium, tmp_path_factory.mktemp("slow-check"), with_checks=True,
                    SECRET_KEY="slow-check", CHECK_WAIT_SECONDS=0) as site:
         page = site.browser.new_page(viewport={"width": 1366, "height": 900})
         _log_in(page, site.url, "north-lab@example.org")

@@ -74,8 +74,8 @@ def _prepare(app, _seeded) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    with live_site(tmp_path_factory.mktemp("diag"), prepare=_prepare, with_checks=True,
+def live(tmp_path_factory, chromium):
+    with live_site(chromium, tmp_path_factory.mktemp("diag"), prepare=_prepare, with_checks=True,
                    SECRET_KEY="diag-secret") as live:
         yield live
 

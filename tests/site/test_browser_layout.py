@@ -16,8 +16,8 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    with live_site(tmp_path_factory.mktemp("layout"), with_checks=True,
+def live(tmp_path_factory, chromium):
+    with live_site(chromium, tmp_path_factory.mktemp("layout"), with_checks=True,
                    SECRET_KEY="layout-secret") as live:
         yield live
 

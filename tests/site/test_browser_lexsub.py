@@ -60,9 +60,9 @@ def _prepare(app, seeded, folder) -> dict:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, chromium):
     folder = write_coinco(write_semeval07(tmp_path_factory.mktemp("ls07-files")))
-    with live_site(tmp_path_factory.mktemp("lexsub"),
+    with live_site(chromium, tmp_path_factory.mktemp("lexsub"),
                    prepare=lambda app, seeded: _prepare(app, seeded, folder),
                    SECRET_KEY="lexsub-secret") as live:
         yield live

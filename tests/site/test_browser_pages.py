@@ -28,8 +28,8 @@ def _prepare(app, seeded) -> None:
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    with live_site(tmp_path_factory.mktemp("pages"), prepare=_prepare,
+def live(tmp_path_factory, chromium):
+    with live_site(chromium, tmp_path_factory.mktemp("pages"), prepare=_prepare,
                    SECRET_KEY="pages-secret") as live:
         yield live
 

@@ -60,8 +60,8 @@ def _prepare(app, seeded) -> tuple[str, dict[str, int]]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    with live_site(tmp_path_factory.mktemp("ranking-track"), prepare=_prepare,
+def site(tmp_path_factory, chromium):
+    with live_site(chromium, tmp_path_factory.mktemp("ranking-track"), prepare=_prepare,
                    SECRET_KEY="ranking-secret") as live:
         yield live
 

@@ -30,9 +30,9 @@ def _prepare(app, seeded, folder) -> dict:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, chromium):
     folder = write_semeval07(tmp_path_factory.mktemp("ls07-repeats"))
-    with live_site(tmp_path_factory.mktemp("set-apart"),
+    with live_site(chromium, tmp_path_factory.mktemp("set-apart"),
                    prepare=lambda app, seeded: _prepare(app, seeded, folder),
                    SECRET_KEY="set-apart-secret") as live:
         yield live

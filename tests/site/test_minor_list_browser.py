@@ -58,9 +58,9 @@ def _prepare(app, seeded, folder) -> dict:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, chromium):
     folder = write_semeval07(tmp_path_factory.mktemp("ls07-minor"))
-    with live_site(tmp_path_factory.mktemp("minor"), SECRET_KEY="minor-secret",
+    with live_site(chromium, tmp_path_factory.mktemp("minor"), SECRET_KEY="minor-secret",
                    prepare=lambda app, seeded: _prepare(app, seeded, folder)) as live:
         yield live
 

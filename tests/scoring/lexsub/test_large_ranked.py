@@ -3,7 +3,7 @@ vocabulary ranked per instance) is read, checked and scored within the site's li
 holds one str per distinct candidate however many lines rank it.
 
 The full-size file (2,003 lines, about 10 million fields) is measured as a whole process by
-``benchmarks/bench_big_ranked.py``; this one has LS07 trial's 300 lines.
+``perf/bench_big_ranked.py``; this one has LS07 trial's 300 lines.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ resident set size) is the figure to hold under the worker's ``JOB_MEMORY_MB``.
 (``w<line>.<field>``), the case where the reader's one str per distinct candidate saves
 nothing.
 
-    .venv/bin/python benchmarks/bench_big_ranked.py [--keep PATH] [--per-line N]
+    .venv/bin/python perf/bench_big_ranked.py [--keep PATH] [--per-line N]
         [--unique-names]
 """
 

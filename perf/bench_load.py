@@ -1,7 +1,7 @@
 """Web load: gunicorn on loopback, 1,000 public scored submissions, concurrent GETs, and the
 CPU each public page costs its web process.
 
-Seeds a fresh SQLite database with the synthetic board (``benchmarks/bulk_seed.py``) and
+Seeds a fresh SQLite database with the synthetic board (``perf/bulk_seed.py``) and
 computes its snapshot. Then, with gunicorn (the Procfile's ``web`` command, gevent) on a
 free port and
 ``LEADERBOARD_CPU_TIME_HEADER=1`` (each response says its CPU time, ``X-CPU-ms``):
@@ -13,7 +13,7 @@ free port and
    right after a new snapshot (every process meets it cold), then ``/`` and
    ``/api/v1/leaderboard`` warm: requests per second and latency percentiles.
 
-    .venv/bin/python benchmarks/bench_load.py [--systems 1000] [--threads 50]
+    .venv/bin/python perf/bench_load.py [--systems 1000] [--threads 50]
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def seed_database(url: str, instance: str, systems: int) -> None:
     """The synthetic board of ``systems`` systems of 50 teams and its snapshot."""
     from sqlmodel import Session
 
-    from benchmarks.bulk_seed import seed
+    from perf.bulk_seed import seed
     from leaderboard.db import create_all
     from leaderboard.services.ranking.snapshots import refresh_snapshot
 

@@ -7,8 +7,8 @@ a POST with a 1 MB body and trickle the body. While they hold their connections,
 normal ``GET /`` and ``GET /about`` requests, one after another, for 30 s, and prints the
 median, p95 and maximum latency and how many failed (10 s timeout). Then it stops everything.
 
-    .venv/bin/python benchmarks/bench_slowloris.py [--clients 200] [--seconds 30] [--json]
-    GUNICORN_WORKER_CLASS=gthread .venv/bin/python benchmarks/bench_slowloris.py   # before
+    .venv/bin/python perf/bench_slowloris.py [--clients 200] [--seconds 30] [--json]
+    GUNICORN_WORKER_CLASS=gthread .venv/bin/python perf/bench_slowloris.py   # before
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ one real one, at 1, 4 and 8 MiB) beside a legitimate 3,000-member file. The spli
 CoInCo file come from ../shared; without them the script skips. Peak RSS is the kernel's
 high-water mark (VmHWM, what ``ru_maxrss`` reports), reset just before validating.
 
-    .venv/bin/python benchmarks/bench_parsing.py [--only WORD ...]
-    .venv/bin/python benchmarks/bench_parsing.py --members   # decompression alone, no cap
+    .venv/bin/python perf/bench_parsing.py [--only WORD ...]
+    .venv/bin/python perf/bench_parsing.py --members   # decompression alone, no cap
 """
 
 from __future__ import annotations

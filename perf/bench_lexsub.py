@@ -24,7 +24,7 @@ rows are skipped with a message. The batch's 20 files are seeded variants: Rando
 file with seeds 0-19, and .best/.oot pairs answering each instance from its pool shuffled with
 seeds 0-19 (distinct lines, so no file reuses another's work).
 
-    .venv/bin/python benchmarks/bench_lexsub.py [--json]
+    .venv/bin/python perf/bench_lexsub.py [--json]
 """
 
 from __future__ import annotations

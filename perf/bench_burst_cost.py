@@ -9,7 +9,7 @@ then updated (forced whatever the share of changes) from the first snapshot's ke
 then rebuilt again. Each is rolled back. Wall and CPU seconds of this process (``*_cpu_s``:
 every thread, BLAS's included) are printed with the load average.
 
-    .venv/bin/python benchmarks/bench_burst_cost.py --systems 200 --changes 60
+    .venv/bin/python perf/bench_burst_cost.py --systems 200 --changes 60
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ full), team A's daily quota is exactly 500.
 With ``--burst N`` only one burst runs: N uploads from 20 client threads over both web
 instances, scored by four workers while four rankers refresh (target: >= 90% warm).
 
-    .venv/bin/python benchmarks/bench_scaleout.py [--burst 200]
+    .venv/bin/python perf/bench_scaleout.py [--burst 200]
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-from bench_bad_inputs import request, seed
 from bench_load import free_port, start_gunicorn, stop
+from http_client import request, seed
 from ops_harness import LEADERBOARD_BIN, ROOT, RedisServer
 
 sys.path.insert(0, str(ROOT))

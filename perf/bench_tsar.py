@@ -13,7 +13,7 @@ instance's gold annotations and two strings outside them, with repeats and the c
 mixed in (the script drops both). Without ../shared/data/tsar2022 ($LEADERBOARD_TSAR_DIR),
 the script prints why and stops.
 
-    .venv/bin/python benchmarks/bench_tsar.py [--json]
+    .venv/bin/python perf/bench_tsar.py [--json]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "perf"))
 from bench_lexsub import CPU, LEADERBOARD, timed  # noqa: E402
 
 JOB = """

@@ -12,7 +12,7 @@ Prints, per case, /about's median, p95 and maximum latency while the bodies were
 alone before), each body's answer and how long its client took. ``--root`` runs another
 checkout's code with its own ``.venv`` (an A/B of before and after).
 
-    .venv/bin/python benchmarks/bench_large_bodies.py [--root ../main] [--rounds 3]
+    .venv/bin/python perf/bench_large_bodies.py [--root ../main] [--rounds 3]
 """
 
 from __future__ import annotations

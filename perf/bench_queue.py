@@ -8,7 +8,7 @@ result, marked current, after one attempt, then waits until the ranking snapshot
 them (refreshes are coalesced jobs on the same queue) and counts the refresh jobs that ran.
 Skips when ../shared is absent.
 
-    .venv/bin/python benchmarks/bench_queue.py [--submissions 200] [--workers 2]
+    .venv/bin/python perf/bench_queue.py [--submissions 200] [--workers 2]
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ Seeding is bulk (``bulk_seed.py``). The ranker's work then runs in a process of 
 - ``page_bytes`` of ``/?entries=all`` (one page of the all-entries view) and
   ``web_peak_rss_mb`` of the web process.
 
-    .venv/bin/python benchmarks/bench_ranking.py --systems 1000 [--json] [--requests 100]
+    .venv/bin/python perf/bench_ranking.py --systems 1000 [--json] [--requests 100]
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from benchmarks.bulk_seed import BOOTSTRAP, N_TARGETS, seed  # noqa: E402
+from perf.bulk_seed import BOOTSTRAP, N_TARGETS, seed  # noqa: E402
 
 
 def timed(client, url: str, n: int) -> tuple[float, float, int]:

@@ -17,7 +17,7 @@ table and prepared split loaded), its RSS then, and after scoring one full submi
 the real CoInCo and Thesaurus outputs (public, so each also refreshes the ranking), twice
 each: the RSS and the high-water mark (VmHWM) of the whole worker after each job.
 
-Run: ``.venv/bin/python benchmarks/bench_scoring.py [--runs 7] [--no-worker]`` (skips when
+Run: ``.venv/bin/python perf/bench_scoring.py [--runs 7] [--no-worker]`` (skips when
 ../shared is absent).
 """
 
@@ -119,7 +119,7 @@ def whole_process(runs: int, also: list[str]) -> None:
 
 def worker_readiness() -> None:
     """Seconds until a fresh ``leaderboard worker`` can score, and its RSS."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "perf"))
     from ops_harness import Instance
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,7 +22,7 @@ serve log. Every loop is bounded in count and time; everything talks to 127.0.0.
 rate limit is raised to 600 a minute so that polling a slow check is not refused (nothing else
 differs from ``make run``). Prints one JSON document on stdout (progress on stderr).
 
-    .venv/bin/python benchmarks/bench_untrusted.py [--commit REV | --source DIR] [--rounds 1]
+    .venv/bin/python perf/bench_untrusted.py [--commit REV | --source DIR] [--rounds 1]
                                                    [--wait 120] [--upload-wait 400]
 
 ``--commit REV`` runs that commit of this repository (``git archive`` into the temporary

@@ -6,7 +6,7 @@ distinct full test-split submission (all 762 targets, 20 substitutes each, ~0.3 
 to ``POST /api/v1/submissions`` with a token; latency runs from just before the POST until
 ``GET /api/v1/submissions/<id>`` (polled every 20 ms) says ``scored``.
 
-    .venv/bin/python benchmarks/bench_pipeline.py [--latency 20] [--throughput 30]
+    .venv/bin/python perf/bench_pipeline.py [--latency 20] [--throughput 30]
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ trusted proxy hop) to see the site-wide budget rather than the per-address one. 
 serves another checkout (e.g. ``git archive`` of the commit before the budgets) with this
 script's seeding and load. Prints one JSON object.
 
-    .venv/bin/python benchmarks/bench_analysis.py [--systems 300] [--clients 8] [--seconds 30]
+    .venv/bin/python perf/bench_analysis.py [--systems 300] [--clients 8] [--seconds 30]
         [--addresses 1] [--root DIR]
 """
 
@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_load import free_port, seed_database, stop  # noqa: E402
+from perf.bench_load import free_port, seed_database, stop  # noqa: E402
 
 
 def start_site(root: Path, env: dict[str, str], port: int) -> subprocess.Popen:

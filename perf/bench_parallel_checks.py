@@ -6,7 +6,7 @@ largest list the limits allow, under the 32 MiB ``substitutes`` cap) to /api/v1/
 Prints each answer's status and time and the worker's peak RSS (VmHWM), once with large
 checks unlimited and once with the default of one at a time.
 
-    .venv/bin/python benchmarks/bench_parallel_checks.py [--clients 8]
+    .venv/bin/python perf/bench_parallel_checks.py [--clients 8]
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import threading
 import time
 from pathlib import Path
 
-from bench_bad_inputs import request
 from bench_load import free_port, start_gunicorn, stop
+from http_client import request
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

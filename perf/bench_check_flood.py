@@ -11,7 +11,7 @@ valid file and the script polls it until scored. The flood stops 5 s after that,
 the flood stopped, the flood's answers by status, and the load. ``--root`` runs another
 checkout's code with its own ``.venv`` (an A/B of before and after).
 
-    .venv/bin/python benchmarks/bench_check_flood.py [--root ../main]
+    .venv/bin/python perf/bench_check_flood.py [--root ../main]
 """
 
 from __future__ import annotations

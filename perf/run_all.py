@@ -1,9 +1,9 @@
-"""Run every ``benchmarks/bench_*.py`` in turn (what ``make bench`` calls).
+"""Run every ``perf/bench_*.py`` in turn (what ``make bench`` calls).
 
 A script that needs ../shared data skips itself (exit status 0 with a message) when the data
 is absent; this runner reports each script's status and wall time, and fails if any failed.
 
-    .venv/bin/python benchmarks/run_all.py [--only NAME ...]
+    .venv/bin/python perf/run_all.py [--only NAME ...]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ stores a new public result, asks for the board's refresh as the scoring job does
 the ranking API through the app (the web's read path) until it lists the new system. The
 first result meets a ranker that just started (no ranking state in memory).
 
-    .venv/bin/python benchmarks/bench_freshness.py [--systems 30] [--results 5]
+    .venv/bin/python perf/bench_freshness.py [--systems 30] [--results 5]
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     from sqlmodel import Session
 
-    from benchmarks.bulk_seed import BOOTSTRAP, N_TARGETS, seed
+    from perf.bulk_seed import BOOTSTRAP, N_TARGETS, seed
     from leaderboard import create_app
     from leaderboard.db import create_all
     from leaderboard.demo.synthetic import add_result
