@@ -50,7 +50,6 @@ def main() -> None:
     args = parser.parse_args()
     from sqlmodel import Session
 
-    from perf.bulk_seed import BOOTSTRAP, N_TARGETS, seed
     from leaderboard import create_app
     from leaderboard.db import create_all
     from leaderboard.demo.synthetic import add_result
@@ -58,6 +57,7 @@ def main() -> None:
     from leaderboard.rankers import live_rankers
     from leaderboard.redis_conn import connect_redis
     from leaderboard.services.ranking.snapshots import refresh_snapshot
+    from perf.bulk_seed import BOOTSTRAP, N_TARGETS, seed
 
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average "
           f"{os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; {args.systems} systems")

@@ -57,9 +57,9 @@ def seed_database(url: str, instance: str, systems: int) -> None:
     """The synthetic board of ``systems`` systems of 50 teams and its snapshot."""
     from sqlmodel import Session
 
-    from perf.bulk_seed import seed
     from leaderboard.db import create_all
     from leaderboard.services.ranking.snapshots import refresh_snapshot
+    from perf.bulk_seed import seed
 
     app = _bench_app(url, instance)
     engine = app.extensions["db_engine"]
