@@ -15,7 +15,7 @@ timeout = 60
 graceful_timeout = 20
 # Uploads are read and stored by the app itself; keep gunicorn's own limits generous.
 limit_request_field_size = 16384
-# One structured line per request comes from the app (leaderboard/logs.py), not gunicorn.
+# One structured line per request comes from the app (leaderboard/infra/logs.py), not gunicorn.
 accesslog = None
 errorlog = "-"
 # gunicorn 27's control socket would live in ~/.gunicorn; nothing here uses it.
@@ -40,6 +40,6 @@ def post_fork(_server, _worker):
     killed (the parent-death signal is not inherited across fork, so set it here)."""
     import signal
 
-    from leaderboard.supervisor import set_parent_death_signal
+    from leaderboard.infra.supervisor import set_parent_death_signal
 
     set_parent_death_signal(signal.SIGKILL)

@@ -1,7 +1,7 @@
 import gc
 
 from leaderboard import create_app
-from leaderboard.warmup import warm_web_process
+from leaderboard.web.warmup import warm_web_process
 
 app = create_app()
 # Before the first request: templates compiled, plotly.js gzipped, the first pages' queries

@@ -62,7 +62,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     _init_extensions(app)
     _init_security(app)
     _register_blueprints(app)
-    from leaderboard.queue import refresh_from_request
+    from leaderboard.infra.queue import refresh_from_request
     from leaderboard.services import refresh_requests
     from leaderboard.services.ranking.snapshot_reader import (
         refresh_or_request,
@@ -85,13 +85,13 @@ def _limiter_storage_uri(redis_url: str) -> str:
 
 def _init_extensions(app: Flask) -> None:
     from leaderboard import db
-    from leaderboard.extensions import csrf, limiter, login_manager
+    from leaderboard.web.extensions import csrf, limiter, login_manager
 
     app.extensions["db_engine"] = db.make_engine(app.config["LEADERBOARD"]["DATABASE_URL"])
     app.teardown_appcontext(db.close_session)
     login_manager.init_app(app)
     csrf.init_app(app)
-    from leaderboard.blueprints.errors import keep_outage_retry_after
+    from leaderboard.web.errors import keep_outage_retry_after
 
     # Before the limiter's own after_request, so that it runs after it (Flask runs them last
     # registered first): an outage's 503 keeps its own Retry-After.
@@ -104,7 +104,7 @@ def _init_extensions(app: Flask) -> None:
 
 
 def _init_security(app: Flask) -> None:
-    from leaderboard import security
+    from leaderboard.web import security
 
     security.init_app(app)
 
@@ -117,8 +117,8 @@ def _register_commands(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from leaderboard.blueprints import account, admin, api, downloads, errors, public
-    from leaderboard.blueprints.template_urls import template_url_for
+    from leaderboard.web import account, admin, api, downloads, errors, public
+    from leaderboard.web.template_urls import template_url_for
 
     app.register_blueprint(public.bp)
     app.register_blueprint(account.bp)

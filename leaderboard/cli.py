@@ -110,7 +110,7 @@ def _say_database(settings: dict) -> None:
     from sqlalchemy.engine import make_url
 
     from leaderboard.config import DEFAULTS, ENV_PREFIX
-    from leaderboard.serve_pointer import running_instance
+    from leaderboard.infra.serve_pointer import running_instance
 
     where = ""
     if ENV_PREFIX + "DATABASE_URL" not in os.environ:

@@ -161,13 +161,13 @@ def load_settings(overrides: dict[str, Any] | None = None,
 
 def _follow_running_serve(settings: dict[str, Any], environ, overrides: dict[str, Any]) -> None:
     """Use the instance folder of the live ``leaderboard serve`` that the instance folder's
-    ``current`` names (:mod:`leaderboard.serve_pointer`) unless the database is set
+    ``current`` names (:mod:`leaderboard.infra.serve_pointer`) unless the database is set
     explicitly. ``serve --benchmark F`` keeps its data in ``<folder>/<F's stem>/``: a host
     command given the folder the server was given (``LEADERBOARD_INSTANCE_PATH``, or none:
     ``instance/``) then reaches the database of the server that runs there."""
     if ENV_PREFIX + "DATABASE_URL" in environ or overrides.get("DATABASE_URL"):
         return
-    from leaderboard.serve_pointer import running_instance
+    from leaderboard.infra.serve_pointer import running_instance
 
     running = running_instance(Path(settings["INSTANCE_PATH"]))
     if running is not None:
@@ -182,7 +182,7 @@ def public_url(settings: dict[str, Any]) -> str:
     else ``http://HOST:PORT``."""
     if settings["PUBLIC_URL"]:
         return settings["PUBLIC_URL"].rstrip("/")
-    from leaderboard.serve_pointer import running_instance
+    from leaderboard.infra.serve_pointer import running_instance
 
     folder = Path(settings["INSTANCE_PATH"])
     running = running_instance(folder)

@@ -52,7 +52,7 @@ def make_engine(url: str) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     # A database that does not answer fails a connection in 10 s instead of libpq's "wait for
-    # ever": a web process warming up at start (leaderboard/warmup.py) or a job then fails
+    # ever": a web process warming up at start (leaderboard/web/warmup.py) or a job then fails
     # and says why, instead of hanging until gunicorn or RQ kills it.
     return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10},
                          **JSON_CODEC)

@@ -14,7 +14,7 @@ from sqlalchemy import JSON, Column, Index, LargeBinary, UniqueConstraint, event
 from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
-from leaderboard.mailboxes import mailbox_key
+from leaderboard.services.access.mailboxes import mailbox_key
 from leaderboard.services.access.team_names import name_skeleton
 
 

@@ -53,9 +53,9 @@ def main() -> None:
     from leaderboard import create_app
     from leaderboard.db import create_all
     from leaderboard.demo.synthetic import add_result
-    from leaderboard.queue import request_snapshot_refresh
-    from leaderboard.rankers import live_rankers
-    from leaderboard.redis_conn import connect_redis
+    from leaderboard.infra.queue import request_snapshot_refresh
+    from leaderboard.infra.redis_conn import connect_redis
+    from leaderboard.ranker.placement import live_rankers
     from leaderboard.services.ranking.snapshots import refresh_snapshot
     from perf.bulk_seed import BOOTSTRAP, N_TARGETS, seed
 

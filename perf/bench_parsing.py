@@ -123,7 +123,7 @@ def run_case(name: str, path: str, ids_path: str) -> dict:
     with MemoryError instead of pushing the machine into its out-of-memory killer.
     """
     resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
-    from leaderboard.scoring.validate import validate_submission
+    from leaderboard.scoring.swords.validate import validate_submission
 
     # Only the target ids: loading the whole split here would raise the RSS high-water mark
     # above what validation adds, hiding it.
@@ -149,7 +149,7 @@ def run_case(name: str, path: str, ids_path: str) -> dict:
 def member_scaling() -> None:
     """gunzip_capped alone on the multi-member bomb with the member cap lifted: time should
     grow linearly with the upload (it grew quadratically before issue 20's fix)."""
-    from leaderboard.scoring.parse import gunzip_capped
+    from leaderboard.scoring.swords.parse import gunzip_capped
 
     print("| multi-member gzip, member cap lifted | members | decompress time |")
     print("|---|---:|---:|")
@@ -174,7 +174,7 @@ def main() -> int:
         return 0
     print("| input | upload | time | peak RSS added | outcome |")
     print("|---|---:|---:|---:|---|")
-    from leaderboard.scoring.gold import load_split
+    from leaderboard.scoring.swords.gold import load_split
 
     ids = list(load_split(SPLIT)["targets"])
     with tempfile.NamedTemporaryFile("w", suffix=".json") as id_file:

@@ -19,8 +19,8 @@ full), team A's daily quota is exactly 500.
    refresh.
 5. Warm refreshes: four ``leaderboard ranker`` processes run from the start; every refresh
    they do is counted warm (the board's rank state was in the ranker's memory) or cold,
-   incremental or full (``worker/ranking.py`` writes the counts to Redis and one log line
-   per refresh). The share of warm refreshes is reported, and each refresh listed.
+   incremental or full (``leaderboard/ranker/refresh.py`` writes the counts to Redis and one
+   log line per refresh). The share of warm refreshes is reported, and each refresh listed.
 
 With ``--burst N`` only one burst runs: N uploads from 20 client threads over both web
 instances, scored by four workers while four rankers refresh (target: >= 90% warm).
@@ -114,7 +114,7 @@ def rankers(env: dict, n: int, tmp: str, redis_url: str) -> list:
 
     from redis import Redis
 
-    from leaderboard.rankers import live_rankers
+    from leaderboard.ranker.placement import live_rankers
 
     redis = Redis.from_url(redis_url)
     procs = []
@@ -142,8 +142,8 @@ def refreshes_settled(redis_url: str, timeout: float = 300, quiet: float = 5.0) 
     the site's refresh counters (warm, cold, incremental, full)."""
     from redis import Redis
 
-    from leaderboard.queue import refresh_stats_key, running_refreshes_key
-    from leaderboard.rankers import ranking_queue_name
+    from leaderboard.infra.queue import refresh_stats_key, running_refreshes_key
+    from leaderboard.ranker.placement import ranking_queue_name
 
     redis = Redis.from_url(redis_url)
     deadline, calm_since = time.monotonic() + timeout, None

@@ -17,8 +17,8 @@ from leaderboard.demo.synthetic import CHECKSUM, synthetic_board, synthetic_rows
 from leaderboard.models import Board, Result, ResultResamples, Submission, SubmissionStatus, Team
 from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
-from leaderboard.scoring.engine import POS_ORDER
-from leaderboard.scoring.stats import metrics_from_sums
+from leaderboard.scoring.swords.engine import POS_ORDER
+from leaderboard.scoring.swords.stats import metrics_from_sums
 from leaderboard.services.ranking.metric_info import POS_VALUES, headlines
 from leaderboard.services.ranking.resamples import pos_name
 

@@ -113,7 +113,7 @@ class Instance:
         return ids
 
     def enqueue(self, ids: list[int]) -> None:
-        from leaderboard.queue import enqueue_scoring
+        from leaderboard.infra.queue import enqueue_scoring
 
         for sid in ids:
             enqueue_scoring(sid, connection=self.redis, queue_name=self.settings["QUEUE_NAME"])

@@ -1,7 +1,7 @@
 """Write the NLTK 3.5 lemma fixture: what the original scorer's lemmatizer returns, per string.
 
 The original SWORDS scorer lemmatizes with NLTK 3.5 (its Docker image pins it). The project
-reimplements that lemmatizer (leaderboard/scoring/lemmatize.py) without NLTK; this script
+reimplements that lemmatizer (leaderboard/scoring/swords/lemmatize.py) without NLTK; this script
 records NLTK 3.5's own answers so that tests/scoring/test_lemma_fixture.py can assert zero
 differences. It runs in a throwaway venv, never in the project's::
 

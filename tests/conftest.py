@@ -21,7 +21,7 @@ from sqlmodel import Session
 from leaderboard import create_app
 from leaderboard.config import PROJECT_ROOT
 from leaderboard.db import create_all
-from leaderboard.processes import stop_processes
+from leaderboard.infra.processes import stop_processes
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from tests import backends
 from tests.demo import DEMO_SPLIT

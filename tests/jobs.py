@@ -34,7 +34,7 @@ def drain(connection, settings: dict) -> None:
     ranking refreshes they ask for), as a worker and a ranker would."""
     from rq import Queue, SimpleWorker
 
-    from leaderboard.rankers import ranking_queue_name
+    from leaderboard.ranker.placement import ranking_queue_name
     from leaderboard.services.intake.checks import checks_queue_name
 
     name = settings["QUEUE_NAME"]

@@ -24,8 +24,8 @@ from werkzeug.serving import make_server
 
 from leaderboard import create_app
 from leaderboard.db import create_all
+from leaderboard.infra.processes import stop_processes
 from leaderboard.models import Board, Team
-from leaderboard.processes import stop_processes
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
 from leaderboard.services.ranking.snapshots import refresh_snapshot
@@ -89,7 +89,7 @@ class LiveSite:
 def checks_worker(app: Flask, tmp: Path) -> Iterator[subprocess.Popen]:
     """``leaderboard worker --checks-only`` on the app's database and embedded Redis: the
     site's dry runs ("Check file") are checked by it."""
-    from leaderboard.queue import get_redis
+    from leaderboard.infra.queue import get_redis
 
     settings = app.config["LEADERBOARD"]
     with app.app_context():

@@ -3,8 +3,9 @@
 from sqlalchemy import inspect
 from sqlmodel import SQLModel
 
-from leaderboard import create_app, migrate
+from leaderboard import create_app
 from leaderboard.db import make_engine
+from leaderboard.infra import migrate
 from tests.backends import ALL_DATABASES
 
 

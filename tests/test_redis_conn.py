@@ -3,7 +3,7 @@
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from leaderboard.redis_conn import CONNECT_TIMEOUT_SECONDS, connect_redis, redis_url_of
+from leaderboard.infra.redis_conn import CONNECT_TIMEOUT_SECONDS, connect_redis, redis_url_of
 
 
 def test_embedded_server_is_shared_by_url(tmp_path):

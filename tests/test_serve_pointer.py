@@ -6,8 +6,9 @@ import os
 
 import pytest
 
-from leaderboard import config, serve_pointer
+from leaderboard import config
 from leaderboard.config import load_settings
+from leaderboard.infra import serve_pointer
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from leaderboard import setup_stamp
+from leaderboard.infra import setup_stamp
 
 
 def test_checksum_follows_contents_names_and_label(tmp_path):

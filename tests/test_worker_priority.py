@@ -10,7 +10,7 @@ from leaderboard.config import load_settings
 
 PROBE = """
 import os, subprocess, sys
-from leaderboard.processes import lower_priority
+from leaderboard.infra.processes import lower_priority
 now = lambda: os.getpriority(os.PRIO_PROCESS, 0)
 print(now(), lower_priority(int(sys.argv[1])), lower_priority(3), lower_priority(40))
 ask = "import os; print(os.getpriority(os.PRIO_PROCESS, 0))"

@@ -10,10 +10,11 @@ import click
 from flask import current_app, url_for
 from sqlmodel import Session
 
-from leaderboard import config, tokens
+from leaderboard import config
 from leaderboard.db import session_scope
 from leaderboard.models import Team, User
 from leaderboard.services.access import accounts
+from leaderboard.services.access import signed_links as tokens
 
 
 @contextmanager

@@ -4,7 +4,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from leaderboard import migrate
+from leaderboard.infra import migrate
 
 
 @click.group("db")

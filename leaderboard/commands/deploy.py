@@ -27,7 +27,7 @@ def check_command(role: str, max_skew: float) -> None:
     secret key (by a fingerprint kept in the database, stored by the first check), the Redis
     and queue the workers and rankers use, WordNet, and clock skew against the database.
     One line per check; exit status 1 if any fails."""
-    from leaderboard.queue import get_redis
+    from leaderboard.infra.queue import get_redis
 
     settings = current_app.config["LEADERBOARD"]
     checks = run_checks(settings=settings, engine=current_app.extensions["db_engine"],

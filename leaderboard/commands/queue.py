@@ -20,7 +20,7 @@ def reconcile_command(grace: float) -> None:
     """Re-enqueue queued/running submissions that have no live job (Redis emptied, worker
     killed); mark those out of attempts failed."""
     from leaderboard.db import get_session
-    from leaderboard.queue import get_redis
+    from leaderboard.infra.queue import get_redis
     from leaderboard.services.intake.reconcile import reconcile
 
     settings = current_app.config["LEADERBOARD"]
@@ -43,8 +43,8 @@ def status_command() -> None:
     from sqlmodel import select
 
     from leaderboard.db import get_session
+    from leaderboard.infra.queue import get_redis
     from leaderboard.models import Submission
-    from leaderboard.queue import get_redis
 
     settings = current_app.config["LEADERBOARD"]
     rows = get_session().exec(select(Submission.status, func.count())

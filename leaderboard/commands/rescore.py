@@ -7,7 +7,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from leaderboard.db import get_engine, session_scope
-from leaderboard.queue import get_redis
+from leaderboard.infra.queue import get_redis
 from leaderboard.scoring import WordNetMissing
 
 

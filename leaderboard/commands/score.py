@@ -115,7 +115,7 @@ def score_command(split_spec: str, submission_paths: tuple[Path, ...],
         # start than the product takes (0.05 s of LS07's 0.3 s)
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from leaderboard.commands.score_family import is_family_split, score_family_split
-    from leaderboard.scoring.sources import cache_dir
+    from leaderboard.scoring.swords.sources import cache_dir
 
     # every --submission in order, then the files given without it
     paths = (*submission_paths, *more_submissions)
@@ -136,14 +136,14 @@ def score_command(split_spec: str, submission_paths: tuple[Path, ...],
         score_submission,
         validate_submission,
     )
-    from leaderboard.scoring.gold import load_split
-    from leaderboard.scoring.ranking_track import (
+    from leaderboard.scoring.swords.gold import load_split
+    from leaderboard.scoring.swords.ranking_track import (
         SHOWN_METRICS,
         candidates_by_target,
         validate_ranking_submission,
     )
-    from leaderboard.scoring.split_cache import prepared_split_cached
-    from leaderboard.scoring.stats import SWORDS_METRIC_KEYS
+    from leaderboard.scoring.swords.split_cache import prepared_split_cached
+    from leaderboard.scoring.swords.stats import SWORDS_METRIC_KEYS
 
     split_path = Path(split_spec)
     if not split_path.is_file():

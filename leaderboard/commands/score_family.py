@@ -12,7 +12,7 @@ from leaderboard.commands.metric_table import echo, echo_metrics
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.scorepl import perl_round
 from leaderboard.scoring.lexsub.split import FILES as LEXSUB_FILES
-from leaderboard.scoring.parse import open_upload
+from leaderboard.scoring.swords.parse import open_upload
 from leaderboard.scoring.version import SCORER_VERSION
 
 EXIT_INVALID = 2

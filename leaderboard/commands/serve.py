@@ -21,15 +21,15 @@ from pathlib import Path
 
 import click
 
-from leaderboard import setup_stamp
 from leaderboard.config import DEFAULTS, PROJECT_ROOT, SERVE_URL_FILE, load_settings
+from leaderboard.infra import setup_stamp
+from leaderboard.infra.serve_pointer import SERVE_PID_FILE, remove_pointer, write_pointer
+from leaderboard.infra.serve_pointer import alive as _alive
+from leaderboard.infra.serve_pointer import is_serve as _is_serve
+from leaderboard.infra.serve_pointer import read_pid as _read_pid
+from leaderboard.infra.supervisor import Supervisor
 from leaderboard.scoring.families import lexsub_data_dir
 from leaderboard.scoring.tsar.data import data_dir as tsar_data_dir
-from leaderboard.serve_pointer import SERVE_PID_FILE, remove_pointer, write_pointer
-from leaderboard.serve_pointer import alive as _alive
-from leaderboard.serve_pointer import is_serve as _is_serve
-from leaderboard.serve_pointer import read_pid as _read_pid
-from leaderboard.supervisor import Supervisor
 
 
 @click.command("serve")
@@ -134,7 +134,7 @@ def _serve(supervisor: Supervisor, host: str | None, port: int | None,
 
 
 def _setup_checksum(settings: dict, benchmark_path: str | None) -> str:
-    """Checksum of everything the set-up steps read (:mod:`leaderboard.setup_stamp`)."""
+    """Checksum of everything the set-up steps read (:mod:`leaderboard.infra.setup_stamp`)."""
     inputs = [PROJECT_ROOT / "leaderboard", lexsub_data_dir(), tsar_data_dir()]
     if benchmark_path:
         test_path = Path(benchmark_path).resolve()

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from leaderboard.scoring.lemmatize import reset_wordnet, wordnet_status
-from leaderboard.scoring.wordnet_table import (
+from leaderboard.scoring.swords.lemmatize import reset_wordnet, wordnet_status
+from leaderboard.scoring.swords.wordnet_table import (
     TABLE_FORMAT,
     WordNetMissing,
     compile_table,
@@ -35,7 +35,7 @@ def install_command(source: Path | None, table: Path | None, force: bool) -> Non
     Reads Debian's wordnet-base (/usr/share/wordnet) offline; safe to run again: a table
     compiled from files of the same checksum is kept (--force compiles it anyway).
     """
-    from leaderboard.setup_stamp import setup_checksum
+    from leaderboard.infra.setup_stamp import setup_checksum
 
     origin = source or source_dir()
     target = table or table_path()

@@ -48,7 +48,7 @@ def worker_command(burst: bool, queue_name: str | None, checks_only: bool) -> No
     scoring in a child killed at its limits, reconciles lost submissions at start and every
     RECONCILE_SECONDS.
     """
-    from worker.main import run_worker
+    from leaderboard.worker.main import run_worker
 
     run_worker(_refuse_split(_settings()), burst=burst, queue_name=queue_name,
                checks_only=checks_only)
@@ -61,7 +61,7 @@ def worker_command(burst: bool, queue_name: str | None, checks_only: bool) -> No
 def ranker_command(burst: bool, name: str | None) -> None:
     """Compute rankings: take the refreshes of the boards routed to this ranker (and of the
     shared ranking queue), keeping each board's ranking state in memory between them."""
-    from worker.ranking import run_ranker
+    from leaderboard.ranker.refresh import run_ranker
 
     run_ranker(_refuse_split(_settings()), burst=burst, name=name)
     sys.exit(0)

@@ -10,8 +10,8 @@ from sqlmodel import Session, col, select
 from leaderboard.models import Benchmark, Board, Result, Submission, SubmissionStatus, Team
 from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
-from leaderboard.scoring.engine import POS_ORDER
-from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
+from leaderboard.scoring.swords.engine import POS_ORDER
+from leaderboard.scoring.swords.stats import COLUMN_INDEX, COLUMNS
 from leaderboard.services.ranking.metric_info import POS_VALUES, headlines
 from leaderboard.services.ranking.resamples import store_for_result
 

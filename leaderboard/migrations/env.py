@@ -1,4 +1,4 @@
-"""Alembic environment: the URL comes from the caller's Config (see leaderboard.migrate)."""
+"""Alembic environment: the URL comes from the caller's Config (see leaderboard.infra.migrate)."""
 
 from alembic import context
 from sqlalchemy import engine_from_config, pool

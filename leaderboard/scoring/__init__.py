@@ -21,11 +21,11 @@ from importlib import import_module
 TYPE_CHECKING = False  # not typing's: its import costs `leaderboard score` 8 ms
 if TYPE_CHECKING:
     from leaderboard.scoring.bootstrap import compare, rank_intervals, resample_counts
-    from leaderboard.scoring.engine import ScoreResult, score_submission
-    from leaderboard.scoring.gold import GoldTarget, PreparedSplit, load_split, prepare_split
-    from leaderboard.scoring.lemmatize import WordNetMissing, ensure_wordnet, lemma
-    from leaderboard.scoring.stats import METRIC_KEYS, TargetStats
-    from leaderboard.scoring.validate import (
+    from leaderboard.scoring.swords.engine import ScoreResult, score_submission
+    from leaderboard.scoring.swords.gold import GoldTarget, PreparedSplit, load_split, prepare_split
+    from leaderboard.scoring.swords.lemmatize import WordNetMissing, ensure_wordnet, lemma
+    from leaderboard.scoring.swords.stats import METRIC_KEYS, TargetStats
+    from leaderboard.scoring.swords.validate import (
         Problem,
         Submission,
         ValidationReport,
@@ -36,13 +36,15 @@ if TYPE_CHECKING:
 #: Each exported name and the module it lives in.
 _HOMES = {
     "compare": "bootstrap", "rank_intervals": "bootstrap", "resample_counts": "bootstrap",
-    "ScoreResult": "engine", "score_submission": "engine",
-    "GoldTarget": "gold", "PreparedSplit": "gold", "load_split": "gold",
-    "prepare_split": "gold",
-    "WordNetMissing": "lemmatize", "ensure_wordnet": "lemmatize", "lemma": "lemmatize",
-    "METRIC_KEYS": "stats", "TargetStats": "stats",
-    "Problem": "validate", "Submission": "validate", "ValidationReport": "validate",
-    "validate_submission": "validate",
+    "ScoreResult": "swords.engine", "score_submission": "swords.engine",
+    "GoldTarget": "swords.gold", "PreparedSplit": "swords.gold", "load_split": "swords.gold",
+    "prepare_split": "swords.gold",
+    "WordNetMissing": "swords.lemmatize", "ensure_wordnet": "swords.lemmatize",
+    "lemma": "swords.lemmatize",
+    "METRIC_KEYS": "swords.stats", "TargetStats": "swords.stats",
+    "Problem": "swords.validate", "Submission": "swords.validate",
+    "ValidationReport": "swords.validate",
+    "validate_submission": "swords.validate",
     "SCORER_VERSION": "version",
 }
 

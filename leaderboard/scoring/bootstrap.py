@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.scoring.stats import TargetStats
+from leaderboard.scoring.swords.stats import TargetStats
 
 INTERVAL_PERCENTILES = (2.5, 97.5)
 _POS_STREAMS = {None: 0, "NOUN": 1, "VERB": 2, "ADJ": 3, "ADV": 4}

@@ -16,21 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from leaderboard.scoring.diagnostics import TargetDiagnostics, diagnose
-from leaderboard.scoring.engine import ScoreResult, score_submission
-from leaderboard.scoring.gold import GZIP_MAGIC, PreparedSplit, load_split, prepare_split
-from leaderboard.scoring.gold import split_checksum as swords_checksum
 from leaderboard.scoring.lexsub import data as lexsub_data
 from leaderboard.scoring.lexsub import score as lexsub_score
 from leaderboard.scoring.lexsub.diagnostics import diagnose as lexsub_diagnose
 from leaderboard.scoring.lexsub.gap import split_last_space
-from leaderboard.scoring.ranking_track import (
+from leaderboard.scoring.swords.diagnostics import TargetDiagnostics, diagnose
+from leaderboard.scoring.swords.engine import ScoreResult, score_submission
+from leaderboard.scoring.swords.gold import GZIP_MAGIC, PreparedSplit, load_split, prepare_split
+from leaderboard.scoring.swords.gold import split_checksum as swords_checksum
+from leaderboard.scoring.swords.ranking_track import (
     candidates_by_target,
     random_ranking_submission,
     validate_ranking_submission,
 )
+from leaderboard.scoring.swords.validate import ValidationReport, validate_submission
 from leaderboard.scoring.tsar.family import Tsar2022Family
-from leaderboard.scoring.validate import ValidationReport, validate_submission
 
 GENERATIVE, RANKING = "generative", "ranking"
 

@@ -11,7 +11,7 @@ A reported-rows file is JSON (format 1)::
 
 ``citation``, ``url``, ``source``, ``benchmark``, ``track`` and ``note`` may be given for
 the whole file, for a row, or both (the row's wins). Metric values are in percent, keyed by
-the scorer's metric keys (:data:`~leaderboard.scoring.stats.METRIC_KEYS`); a metric the
+the scorer's metric keys (:data:`~leaderboard.scoring.swords.stats.METRIC_KEYS`); a metric the
 publication does not print is simply absent. Loading checks everything and raises
 :class:`ReportedInvalid` listing every problem.
 """
@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leaderboard.scoring.stats import METRIC_KEYS
+from leaderboard.scoring.swords.stats import METRIC_KEYS
 
 FORMAT_VERSION = 1
 TRACKS = ("generative", "ranking")

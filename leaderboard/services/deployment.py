@@ -81,7 +81,7 @@ def check_database(*, engine: Engine) -> Check:
     """The database answers and its schema is at the newest migration."""
     from alembic.script import ScriptDirectory
 
-    from leaderboard import migrate
+    from leaderboard.infra import migrate
 
     current = migrate.current_revision(engine)
     head = ScriptDirectory.from_config(migrate.alembic_config(engine)).get_current_head()
@@ -95,10 +95,10 @@ def check_database(*, engine: Engine) -> Check:
 
 def check_redis(*, connection, queue_name: str) -> list[Check]:
     """Redis answers, and the workers and rankers of ``queue_name`` are registered in it
-    (RQ's worker registry; :mod:`leaderboard.rankers`): then this is the Redis they use."""
+    (RQ's worker registry; :mod:`leaderboard.ranker.placement`): then this is the Redis they use."""
     from rq import Queue, Worker
 
-    from leaderboard.rankers import live_rankers
+    from leaderboard.ranker.placement import live_rankers
     from leaderboard.services.intake.checks import checks_queue_name
 
     try:
@@ -124,7 +124,7 @@ def check_redis(*, connection, queue_name: str) -> list[Check]:
 
 def check_wordnet() -> Check:
     """The compiled WordNet table loads and lemmatizes (a worker cannot score without it)."""
-    from leaderboard.scoring.lemmatize import wordnet_status
+    from leaderboard.scoring.swords.lemmatize import wordnet_status
 
     ok, detail = wordnet_status()
     if not ok and "wordnet install" not in detail:

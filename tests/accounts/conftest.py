@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from flask import g, jsonify
 
-from leaderboard.blueprints.api import token_required
+from leaderboard.web.api import token_required
 
 WHOAMI = "/api/v1/_test/whoami"
 

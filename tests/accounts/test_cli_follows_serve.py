@@ -10,7 +10,7 @@ from pathlib import Path
 
 from leaderboard import create_app
 from leaderboard.db import create_all
-from leaderboard.serve_pointer import write_pointer
+from leaderboard.infra.serve_pointer import write_pointer
 
 LEADERBOARD = str(Path(sys.executable).with_name("leaderboard"))
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from leaderboard.blueprints.account import limits
 from leaderboard.models import Team
+from leaderboard.web.account import limits
 from tests.factories import DEFAULT_PASSWORD, csrf_token_from, make_team
 
 ADDRESSES = [f"198.51.100.{i}" for i in range(1, 9)]

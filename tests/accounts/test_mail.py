@@ -173,10 +173,10 @@ def test_password_reset_link_is_mailed(smtp, app, client, session, burst_worker)
 def _queued_mail_jobs(app) -> list:
     from rq import Queue
 
-    from leaderboard.queue import ACCOUNT_MAIL_FUNCTION
+    from leaderboard.infra.queue import ACCOUNT_MAIL_FUNCTION
 
     with app.app_context():
-        from leaderboard.queue import get_queue
+        from leaderboard.infra.queue import get_queue
 
         queue: Queue = get_queue()
         return [job for job in queue.get_jobs() if job.func_name == ACCOUNT_MAIL_FUNCTION]
@@ -290,7 +290,7 @@ def test_finished_submission_mails_members_who_opted_in(smtp, app, client, sessi
 def test_without_smtp_the_verification_link_goes_to_the_log(app, client, caplog):
     import logging
 
-    with caplog.at_level(logging.WARNING, logger="leaderboard.mail"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.infra.mail"):
         assert signup(client, team="Log Lab", mail="log@example.org").status_code == 200
     assert "E-mail to log@example.org (no LEADERBOARD_SMTP_URL set)" in caplog.text
     assert VERIFY_RE.search(caplog.text)
@@ -329,7 +329,7 @@ def test_reset_with_redis_unreachable_answers_the_same_page(app_overrides, reque
     request.getfixturevalue("smtp")
     client = app.test_client()
     make_team(request.getfixturevalue("session"), name="Lost Lab", email="lost@example.org")
-    with caplog.at_level(logging.WARNING, logger="leaderboard.queue"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.infra.queue"):
         token = csrf_token_from(client.get("/account/reset").get_data(as_text=True))
         response = client.post("/account/reset", data={"email": "lost@example.org",
                                                        "csrf_token": token})

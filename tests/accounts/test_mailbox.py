@@ -11,10 +11,10 @@ import logging
 import pytest
 from sqlmodel import select
 
-from leaderboard.blueprints.account import limits
-from leaderboard.mailboxes import mailbox_key
 from leaderboard.models import Team, User
 from leaderboard.services.access import accounts
+from leaderboard.services.access.mailboxes import mailbox_key
+from leaderboard.web.account import limits
 from tests.accounts.test_limits import ADDRESSES, _client, _post, _signup
 from tests.accounts.test_signup_race import parallel_signups
 from tests.backends import ALL_DATABASES
@@ -77,7 +77,7 @@ def test_signup_on_a_taken_mailbox_answers_as_a_taken_address_does(client, sessi
     """The same page as a new address (the answer tells nobody who is registered); the note
     goes to the account's own address, which reaches that inbox."""
     make_team(session, name="Old Lab", email="me+1@x.org")
-    with caplog.at_level(logging.WARNING, logger="leaderboard.mail"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.infra.mail"):
         taken = _signup(client, "Probe Lab", "me+2@x.org")
     new = _signup(client, "Probe Lab", "new@x.org")
     assert taken.status_code == new.status_code == 200

@@ -161,7 +161,7 @@ def test_rescore_button(admin_client, demo, session):
 def test_admin_without_a_team_gets_links_that_answer(app, client, runner, session, demo):
     """Issue 19 item 21: no "Submissions" link that answers 403 for an admin without a team,
     and the admin list links each scored submission to its page."""
-    from worker import jobs
+    from leaderboard.worker import jobs
 
     result = runner.invoke(args=["admin", "create", "solo@example.org", "--password",
                                  "a long enough password"])

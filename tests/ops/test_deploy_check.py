@@ -13,8 +13,8 @@ from rq import Queue, Worker
 
 from leaderboard import create_app
 from leaderboard.config import PROJECT_ROOT, SplitDeployment, load_settings
-from leaderboard.rankers import live_rankers
-from leaderboard.redis_conn import connect_redis
+from leaderboard.infra.redis_conn import connect_redis
+from leaderboard.ranker.placement import live_rankers
 from tests.backends import POSTGRES_URL
 from tests.jobs import LEADERBOARD_BIN
 
@@ -65,7 +65,7 @@ def test_entry_points_refuse_in_one_line(tmp_path, argv, settings, missing):
 
 
 def test_run_worker_refuses_without_redis_url(tmp_path):
-    from worker.main import run_worker
+    from leaderboard.worker.main import run_worker
 
     settings = load_settings({"INSTANCE_PATH": str(tmp_path), "DATABASE_URL": POSTGRES_URL,
                               "SECRET_KEY": "shared", "REDIS_URL": ""}, environ={})

@@ -9,16 +9,16 @@ import json
 import pytest
 from sqlmodel import select
 
+from leaderboard.infra.queue import get_redis
 from leaderboard.models import Submission, SubmissionStatus, Team
-from leaderboard.queue import get_redis
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.probing import address_clusters, differing_targets, near_duplicates
+from leaderboard.worker import jobs
 from tests.backends import ALL_DATABASES
 from tests.demo import DEMO_SPLIT, target_ids
 from tests.factories import csrf_token_from, login, make_team
 from tests.jobs import drain
-from worker import jobs
 
 IDS = target_ids()
 

@@ -19,7 +19,7 @@ import pytest
 from leaderboard import create_app
 from leaderboard.config import DEFAULTS, PROJECT_ROOT
 from leaderboard.db import create_all
-from leaderboard.processes import stop_processes
+from leaderboard.infra.processes import stop_processes
 
 LIMIT = DEFAULTS["MAX_UPLOAD_BYTES"]
 BOUNDARY = "b0undary"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from rq import Queue
 from sqlmodel import select
 
+from leaderboard.infra.queue import job_id_for
+from leaderboard.infra.redis_conn import connect_redis
 from leaderboard.models import Benchmark, ReferenceSystem, Result, Submission, SubmissionStatus
-from leaderboard.queue import job_id_for
-from leaderboard.redis_conn import connect_redis
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.services.intake.results import score_submission_now
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from leaderboard.security import CONTENT_SECURITY_POLICY
+from leaderboard.web.security import CONTENT_SECURITY_POLICY
 
 
 def _csp(response) -> dict[str, str]:
@@ -72,7 +72,7 @@ def test_one_json_log_line_per_request(client, capsys):
 
 
 def test_log_job_writes_one_line(capsys):
-    from leaderboard.logs import log_job
+    from leaderboard.infra.logs import log_job
 
     log_job(submission_id=42, outcome="scored", ms=1234.56, attempt=1)
     entry = json.loads(capsys.readouterr().err.strip().splitlines()[-1])

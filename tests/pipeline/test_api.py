@@ -7,13 +7,13 @@ import io
 from rq import Queue
 from sqlmodel import select
 
+from leaderboard.infra.queue import get_redis
 from leaderboard.models import Submission
-from leaderboard.queue import get_redis
 from leaderboard.services.access.api_tokens import authenticate_token, revoke_token
+from leaderboard.worker import jobs
 from tests.backends import ALL_DATABASES
 from tests.demo import demo_bytes, gzip_bomb, submission_doc, target_ids
 from tests.factories import make_team, make_token
-from worker import jobs
 
 
 def post(client, token, raw=b"", name="my system", headers=None, **fields):

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
+from leaderboard.worker import jobs
 from tests.demo import demo_bytes, submission_doc, target_ids
-from worker import jobs
 
 IDS = target_ids()
 T0, T1, T2 = IDS[0], IDS[1], IDS[2]
@@ -194,7 +194,7 @@ def test_dry_runs_past_the_queue_limit_are_told_to_retry(client, benchmark, team
                                                          settings):
     """Dry runs wait in a bounded queue for a worker: past MAX_QUEUED_CHECKS a new one is
     refused at once as busy (503, Retry-After), and nothing of it is stored."""
-    from leaderboard.queue import get_redis
+    from leaderboard.infra.queue import get_redis
     from leaderboard.services.intake.checks import checks_queue_name
 
     _team, _user, token = team_token

@@ -11,9 +11,9 @@ import pytest
 from leaderboard.models import Submission
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import BoardError, board_by_slug, create_board
+from leaderboard.worker import jobs
 from tests.backends import ALL_DATABASES
 from tests.demo import DEMO_SPLIT, demo_bytes
-from worker import jobs
 
 DEMO = "swords-demo-v1-test-generative"
 RANKING = "swords-demo-v1-test-ranking"
@@ -211,7 +211,7 @@ def test_systems_of_two_boards_are_not_compared(app, client, session, benchmark,
 
 def test_a_ranking_track_result_shows_only_the_tracks_metrics(app, client, session, benchmark,
                                                               ranking_board, team_token):
-    from leaderboard.scoring.ranking_track import candidates_by_target
+    from leaderboard.scoring.swords.ranking_track import candidates_by_target
 
     _team, _user, token = team_token
     split = json.loads(DEMO_SPLIT.read_bytes())

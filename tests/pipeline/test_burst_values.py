@@ -14,9 +14,9 @@ import pytest
 
 from leaderboard.demo.synthetic import CHECKSUM, synthetic_rows, target_pos
 from leaderboard.scoring import SCORER_VERSION, TargetStats
-from leaderboard.scoring.engine import POS_ORDER
 from leaderboard.scoring.resample_ranks import ranking_values
-from leaderboard.scoring.stats import METRIC_KEYS
+from leaderboard.scoring.swords.engine import POS_ORDER
+from leaderboard.scoring.swords.stats import METRIC_KEYS
 from leaderboard.services.ranking.blocks import ValueTable
 from leaderboard.services.ranking.resamples import (
     SUBSET_MAX_KEYS,

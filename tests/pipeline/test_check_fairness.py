@@ -7,11 +7,12 @@ from __future__ import annotations
 import io
 import time
 
+from leaderboard.infra.queue import get_redis
 from leaderboard.models import SubmissionStatus, Team
-from leaderboard.queue import get_redis
 from leaderboard.services.intake.checks import check_outcome
+from tests.demo import demo_bytes
 from tests.factories import make_team, make_token
-from tests.pipeline.conftest import demo_bytes, wait_for_status
+from tests.jobs import wait_for_status
 from tests.pipeline.test_web import form_data, logged_in
 from tests.pipeline.test_worker import upload
 

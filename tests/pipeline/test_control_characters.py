@@ -1,7 +1,7 @@
 """Issue 20: NUL (and every other control character) in a query argument, a form field or a
 path segment is a 400 (or a 404 for a path) on both databases, never a 500 from PostgreSQL.
 
-One rule (``leaderboard.security.refuse_control_characters``) covers every request, so each
+One rule (``leaderboard.web.security.refuse_control_characters``) covers every request, so each
 place the adversarial pass found is tested here through real HTTP.
 """
 

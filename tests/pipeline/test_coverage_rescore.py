@@ -8,8 +8,8 @@ import io
 from sqlmodel import select
 
 from leaderboard.models import Result, Submission, SubmissionStatus
+from leaderboard.worker import jobs
 from tests.demo import submission_doc, target_ids
-from worker import jobs
 
 
 def test_rescore_does_not_apply_a_newer_coverage_rule(app, client, session, benchmark,

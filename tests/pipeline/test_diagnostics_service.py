@@ -32,11 +32,11 @@ def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session,
     a worker runs it) through Redis, then keeps them; nothing is parsed in the request."""
     from rq.job import Job, JobStatus
 
-    from leaderboard.queue import get_redis
+    from leaderboard.infra.queue import get_redis
     from leaderboard.services.intake.checks import checks_connection
     from leaderboard.services.intake.diagnostics_store import stored_outcome
+    from leaderboard.worker import jobs
     from tests.jobs import drain
-    from worker import jobs
 
     team, _user, _token = team_token
     settings.update(CHECK_WAIT_SECONDS=0)

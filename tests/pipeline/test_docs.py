@@ -80,7 +80,7 @@ def test_scored_public_submission_appears_in_the_leaderboard_json(app, client, b
                                                                   team_token):
     import io
 
-    from worker import jobs
+    from leaderboard.worker import jobs
 
     _team, _user, token = team_token
     response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},

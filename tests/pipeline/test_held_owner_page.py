@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 
 from leaderboard.models import ReleaseState, Submission
+from leaderboard.worker import jobs
+from tests.demo import demo_bytes
 from tests.factories import login, make_team, make_token
-from tests.pipeline.conftest import demo_bytes
-from worker import jobs
 
 
 def _scored_public(app, client, token: str, stem: str, name: str) -> int:

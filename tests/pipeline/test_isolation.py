@@ -9,8 +9,8 @@ from datetime import timedelta
 from rq import Queue, SimpleWorker
 from rq.job import Job
 
+from leaderboard.infra.queue import get_redis, job_id_for
 from leaderboard.models import Submission, SubmissionStatus, utcnow
-from leaderboard.queue import get_redis, job_id_for
 from tests.backends import ALL_DATABASES, ALL_REDIS
 from tests.demo import demo_bytes
 from tests.jobs import wait_for_status
@@ -59,7 +59,8 @@ def test_the_reconciler_leaves_a_running_job_alone_while_its_worker_lives(app, s
     queue = Queue(settings["QUEUE_NAME"], connection=conn)
     worker = SimpleWorker([queue], connection=conn)
     worker.register_birth()  # a real RQ worker key, as a live worker keeps it
-    job = Job.create("worker.jobs.score_submission_job", args=(row.id,), connection=conn,
+    job = Job.create("leaderboard.worker.jobs.score_submission_job", args=(row.id,),
+                     connection=conn,
                      id=job_id_for(row.id, 1, settings["QUEUE_NAME"]))
     job.worker_name = worker.name
     job.save()

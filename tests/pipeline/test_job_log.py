@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import logging
 
-from leaderboard.logs import JOB_LOGGER
+from leaderboard.infra.logs import JOB_LOGGER
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.submissions import create_submission
+from leaderboard.worker import jobs
 from tests.demo import demo_bytes, submission_doc
-from worker import jobs
 
 
 def job_records(caplog):

@@ -20,10 +20,10 @@ from leaderboard.models import Release, ReleaseState, Result, Submission
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.ranking.snapshots import refresh_snapshot
+from leaderboard.worker import jobs
 from tests.backends import ALL_DATABASES
 from tests.factories import login, make_team, make_token
 from tests.ops.splits import REFERENCE_DIR, TEST_SPLIT
-from worker import jobs
 
 pytestmark = pytest.mark.skipif(not TEST_SPLIT.exists(),
                                 reason=f"real SWORDS test split absent at {TEST_SPLIT}")

@@ -24,13 +24,13 @@ import subprocess
 import pytest
 
 from leaderboard.services.catalog.lexsub import lexsub_board
+from leaderboard.worker import jobs
 from tests.backends import ALL_DATABASES
 from tests.factories import login, make_team
 from tests.lexsub_files import write_semeval07
 from tests.pipeline.test_ranking_track import upload_and_work
 from tests.pipeline.test_web import form_data
 from tests.scoring.conftest import shared_dir
-from worker import jobs
 
 RANKED = (b"RANKED\tbright.a 1\tclever 0.9\tsmart 0.5\tvivid 0.1\tshining 0.1\n"
           b"RANKED\tbright.a 2\tvivid 1\tshining 0.2\tsmart 0\tclever 0\n"

@@ -10,14 +10,14 @@ import numpy as np
 from sqlmodel import col, select
 
 from leaderboard.demo.synthetic import add_systems, synthetic_board
-from leaderboard.models import LeaderboardSnapshot, Submission
-from leaderboard.queue import (
+from leaderboard.infra.queue import (
     get_redis,
     refresh_keys,
     request_snapshot_refresh,
     running_refreshes_key,
 )
-from leaderboard.rankers import live_rankers
+from leaderboard.models import LeaderboardSnapshot, Submission
+from leaderboard.ranker.placement import live_rankers
 
 
 def _wait(predicate, timeout: float, what: str):

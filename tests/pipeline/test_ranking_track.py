@@ -16,14 +16,14 @@ import re
 import pytest
 from sqlmodel import select
 
+from leaderboard.infra.queue import get_redis
 from leaderboard.models import ReferenceSystem
-from leaderboard.queue import get_redis
-from leaderboard.scoring.ranking_track import random_ranking_submission
+from leaderboard.scoring.swords.ranking_track import random_ranking_submission
 from leaderboard.services.catalog.boards import create_board
+from leaderboard.worker import jobs
 from tests.backends import ALL_DATABASES
 from tests.demo import DEMO_SPLIT, demo_bytes
 from tests.jobs import drain
-from worker import jobs
 
 SPLIT = json.loads(DEMO_SPLIT.read_bytes())
 FIRST = next(iter(SPLIT["targets"]))  # 'quickly' (ADV): 8 candidates

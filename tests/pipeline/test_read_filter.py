@@ -11,14 +11,14 @@ import pytest
 from sqlmodel import col, delete, select
 
 from leaderboard.demo.synthetic import add_systems, synthetic_board
-from leaderboard.models import LeaderboardSnapshot, RankingState, Submission, Team, User
-from leaderboard.queue import (
+from leaderboard.infra.queue import (
     get_redis,
     refresh_keys,
     request_snapshot_refresh,
     running_refreshes_key,
 )
-from leaderboard.rankers import live_rankers
+from leaderboard.models import LeaderboardSnapshot, RankingState, Submission, Team, User
+from leaderboard.ranker.placement import live_rankers
 from leaderboard.services.ranking import read_filter
 from leaderboard.services.ranking.snapshot_reader import latest_snapshot
 from leaderboard.services.ranking.snapshots import refresh_snapshot

@@ -10,11 +10,11 @@ from redis import Redis
 
 from leaderboard.models import Submission
 from leaderboard.services.intake.reconcile import reconcile
+from leaderboard.worker import jobs
 from tests.backends import ALL_REDIS
 from tests.demo import demo_bytes
 from tests.jobs import drain
 from tests.pipeline.test_web import form_data, logged_in
-from worker import jobs
 
 CLOSED_PORT_REDIS = "redis://127.0.0.1:1/0"
 
@@ -30,7 +30,7 @@ def redis_down(app_overrides, redis_url):
 
 
 def live_connection(app, url: str) -> Redis:
-    from leaderboard.redis_conn import connect_redis
+    from leaderboard.infra.redis_conn import connect_redis
 
     return connect_redis(url, app.config["LEADERBOARD"]["INSTANCE_PATH"])
 
@@ -48,7 +48,7 @@ def reconcile_and_work(app, session, conn: Redis) -> None:
 def test_api_upload_while_redis_is_down_answers_202_and_reconcile_scores_it(
         redis_down, app, client, session, benchmark, team_token, caplog):
     _team, _user, token = team_token
-    with caplog.at_level(logging.WARNING, logger="leaderboard.queue"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.infra.queue"):
         response = client.post("/api/v1/submissions",
                                headers={"Authorization": f"Bearer {token}"},
                                data={"name": "outage",

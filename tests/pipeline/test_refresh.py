@@ -8,17 +8,23 @@ import time
 from rq import Queue, SimpleWorker
 from sqlmodel import col, select
 
+from leaderboard.infra.queue import (
+    get_redis,
+    refresh_keys,
+    release_refresh,
+    request_snapshot_refresh,
+)
 from leaderboard.models import LeaderboardSnapshot, SubmissionStatus
-from leaderboard.queue import get_redis, refresh_keys, release_refresh, request_snapshot_refresh
-from leaderboard.rankers import ranking_queue_name
+from leaderboard.ranker import refresh as ranking
+from leaderboard.ranker.placement import ranking_queue_name
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
+from leaderboard.worker import jobs
 from tests.backends import ALL_REDIS
 from tests.demo import demo_bytes
 from tests.factories import make_team, make_token
 from tests.jobs import wait_for_status
-from worker import jobs, ranking
 
 STEMS = ("demo_strong", "demo_baseline", "demo_weak")
 

@@ -10,8 +10,8 @@ from markupsafe import escape
 from rq import Queue
 from sqlmodel import select
 
+from leaderboard.infra.queue import get_redis
 from leaderboard.models import Benchmark, Result, Submission, utcnow
-from leaderboard.queue import get_redis
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.reconcile import reconcile
 from leaderboard.services.intake.results import score_submission_now
@@ -154,7 +154,7 @@ def test_stale_running_row_is_requeued_then_failed_when_out_of_attempts(app, ses
 def test_fresh_running_row_and_live_job_are_left_alone(app, session, benchmark, settings):
     row = queued(session, benchmark, settings)
     with app.app_context():
-        from leaderboard.queue import enqueue_scoring
+        from leaderboard.infra.queue import enqueue_scoring
         enqueue_scoring(row.id, connection=get_redis(), queue_name=settings["QUEUE_NAME"])
     assert reconcile_now(app, session, settings).live == [row.id]
 

@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import select
 
 from leaderboard.models import Submission, Team
-from leaderboard.textcheck import text_problem
+from leaderboard.services.text_fields import text_problem
 from tests.backends import ALL_DATABASES
 from tests.demo import demo_bytes
 from tests.factories import csrf_token_from, login

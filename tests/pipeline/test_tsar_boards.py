@@ -15,12 +15,12 @@ import json
 import pytest
 
 from leaderboard.services.catalog.tsar import tsar_board
+from leaderboard.worker import jobs
 from tests.backends import ALL_DATABASES
 from tests.factories import login, make_team
 from tests.pipeline.test_ranking_track import upload_and_work
 from tests.pipeline.test_web import form_data
 from tests.scoring.tsar.files import SYSTEM, write_tsar
-from worker import jobs
 
 
 @pytest.fixture

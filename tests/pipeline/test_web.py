@@ -7,14 +7,14 @@ import io
 from rq import Queue
 from sqlmodel import select
 
+from leaderboard.infra.queue import get_redis
 from leaderboard.models import LeaderboardSnapshot, Submission
-from leaderboard.queue import get_redis
-from leaderboard.rankers import ranking_queue_name
+from leaderboard.ranker.placement import ranking_queue_name
 from leaderboard.services.catalog.boards import import_board
+from leaderboard.worker import jobs
 from tests.demo import demo_bytes, submission_doc, target_ids
 from tests.factories import csrf_token_from, login, make_team
 from tests.jobs import drain
-from worker import jobs
 
 
 def form_data(client, raw, name="Web system", **extra):

@@ -11,8 +11,8 @@ from rq import Queue
 from sqlmodel import select
 
 from leaderboard.commands.score import score_command
+from leaderboard.infra.queue import get_redis
 from leaderboard.models import Submission, SubmissionStatus
-from leaderboard.queue import get_redis
 from leaderboard.scoring.tsar.metrics import METRIC_KEYS as TSAR_METRIC_KEYS
 from leaderboard.services.intake.reconcile import reconcile
 from leaderboard.services.intake.submissions import rounded

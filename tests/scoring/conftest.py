@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.scoring import prepare_split
-from leaderboard.scoring.lemmatize import wordnet_status
+from leaderboard.scoring.swords.lemmatize import wordnet_status
 
 
 def shared_dir() -> Path:

@@ -7,7 +7,7 @@ import pytest
 
 from leaderboard.scoring import compare, rank_intervals, resample_counts
 from leaderboard.scoring.bootstrap import percentile_interval
-from leaderboard.scoring.stats import COLUMN_INDEX, TargetStats
+from leaderboard.scoring.swords.stats import COLUMN_INDEX, TargetStats
 
 
 def test_resamples_are_fixed_by_n_b_and_seed():

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from leaderboard.commands.score import score_command
 from leaderboard.commands.wordnet import wordnet_group
-from leaderboard.scoring.stats import SWORDS_METRIC_KEYS as METRIC_KEYS
+from leaderboard.scoring.swords.stats import SWORDS_METRIC_KEYS as METRIC_KEYS
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
@@ -104,7 +104,7 @@ def test_wordnet_install_writes_the_table(wordnet, tmp_path, monkeypatch):
                                              "--table", str(tmp_path / "other.json.gz")])
     assert res.exit_code == 1 and "lacks index.noun" in res.output
     monkeypatch.setenv("LEADERBOARD_WORDNET_TABLE", str(tmp_path / "other.json.gz"))
-    from leaderboard.scoring.lemmatize import reset_wordnet
+    from leaderboard.scoring.swords.lemmatize import reset_wordnet
 
     reset_wordnet()
     try:
@@ -155,7 +155,7 @@ def test_one_invalid_file_among_several_exits_2_after_scoring_the_rest(wordnet, 
 
 
 def test_prepared_split_is_cached_by_checksum(wordnet, split_file, cache_dir, monkeypatch):
-    from leaderboard.scoring import split_cache
+    from leaderboard.scoring.swords import split_cache
 
     sub = DEMO / "submissions" / "demo_weak.json"
     first = _run("--split", str(split_file), "--submission", str(sub), "--json",
@@ -215,7 +215,7 @@ def test_score_command_imports_nothing_from_the_web_stack(wordnet, cache_dir):
 @pytest.fixture
 def random_ranking_file(tmp_path) -> Path:
     """The Random reference file of the demo split (every candidate, seed 0)."""
-    from leaderboard.scoring.ranking_track import random_ranking_submission
+    from leaderboard.scoring.swords.ranking_track import random_ranking_submission
 
     path = tmp_path / "random.json"
     split = json.loads((DEMO / "demo_split.json").read_text())
@@ -306,7 +306,7 @@ def test_wordnet_install_keeps_a_table_of_unchanged_sources(wordnet, tmp_path):
     checksum) keep the table, changed ones or --force compile it again."""
     import shutil
 
-    from leaderboard.scoring.wordnet_table import source_dir
+    from leaderboard.scoring.swords.wordnet_table import source_dir
 
     source = tmp_path / "wn"
     shutil.copytree(source_dir(), source)

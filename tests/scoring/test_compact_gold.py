@@ -6,9 +6,9 @@ import numpy as np
 
 from leaderboard.scoring import PreparedSplit
 from leaderboard.scoring.bootstrap import resample_counts
-from leaderboard.scoring.gap import gap_row
-from leaderboard.scoring.gold import GoldTarget
-from leaderboard.scoring.stats import RESAMPLE_BLOCK, resampled_sums
+from leaderboard.scoring.swords.gap import gap_row
+from leaderboard.scoring.swords.gold import GoldTarget
+from leaderboard.scoring.swords.stats import RESAMPLE_BLOCK, resampled_sums
 
 
 def test_candidate_weights_read_from_the_target_lists():
@@ -56,7 +56,7 @@ def test_resample_product_skips_columns_of_zeros():
     """A GAP file fills 2 of the 52 columns: only those (and spare zero columns up to
     MIN_PRODUCT_COLUMNS) are multiplied; the others are exactly 0 on every resample, and the
     used ones equal the whole product's to rounding (to the bit on the CPUs seen so far)."""
-    from leaderboard.scoring.stats import MIN_PRODUCT_COLUMNS
+    from leaderboard.scoring.swords.stats import MIN_PRODUCT_COLUMNS
 
     rng = np.random.default_rng(11)
     counts = resample_counts(762, 1000, 0)

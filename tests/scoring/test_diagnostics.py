@@ -14,7 +14,7 @@ import json
 import pytest
 
 from leaderboard.scoring import score_submission, validate_submission
-from leaderboard.scoring.diagnostics import (
+from leaderboard.scoring.swords.diagnostics import (
     ACCEPTABLE,
     CONCEIVABLE,
     NOT_CONCEIVABLE,
@@ -163,7 +163,7 @@ def test_to_dict_is_json_ready(diag):
 @pytest.mark.slow
 def test_on_the_real_dev_split_the_counts_pool_to_the_engine(wordnet):
     from leaderboard.scoring import load_split, prepare_split
-    from leaderboard.scoring.ranking_track import random_ranking_submission
+    from leaderboard.scoring.swords.ranking_track import random_ranking_submission
 
     from .conftest import shared_file
 

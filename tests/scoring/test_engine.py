@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from leaderboard.scoring import TargetStats, score_submission, validate_submission
-from leaderboard.scoring.engine import normalise_list
+from leaderboard.scoring.swords.engine import normalise_list
 
 SUBMISSION = {
     "car": [["automobile", 0.9], ["boat", 0.5], ["trucks", 0.5], ["automobiles", 0.1]],

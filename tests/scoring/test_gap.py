@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard.scoring.gap import gap_metrics, gap_numerators, gap_row
-from leaderboard.scoring.gold import _ideal_gap
+from leaderboard.scoring.swords.gap import gap_metrics, gap_numerators, gap_row
+from leaderboard.scoring.swords.gold import _ideal_gap
 
 
 def test_numerator_counts_non_candidates_as_rank_positions():

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard.scoring.generative import COLUMNS, generative_metrics, generative_row, safe_div
+from leaderboard.scoring.swords.generative import (
+    COLUMNS,
+    generative_metrics,
+    generative_row,
+    safe_div,
+)
 
 
 def sums(*rows) -> dict:

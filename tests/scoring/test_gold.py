@@ -8,7 +8,7 @@ import json
 import pytest
 
 from leaderboard.scoring import PreparedSplit, load_split, prepare_split
-from leaderboard.scoring.gold import split_checksum
+from leaderboard.scoring.swords.gold import split_checksum
 
 from .conftest import labels, make_split
 

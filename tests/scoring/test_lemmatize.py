@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.scoring import lemmatize
-from leaderboard.scoring.lemmatize import (
+from leaderboard.scoring.swords import lemmatize
+from leaderboard.scoring.swords.lemmatize import (
     WordNetMissing,
     ensure_wordnet,
     lemma,
     morphy,
     wordnet_lemmatize,
 )
-from leaderboard.scoring.wordnet_table import DEBIAN_WORDNET_DIR, compile_table, load_table
+from leaderboard.scoring.swords.wordnet_table import DEBIAN_WORDNET_DIR, compile_table, load_table
 
 FIXTURE = Path(__file__).parent / "fixtures" / "nltk35_lemmas.jsonl.gz"
 
@@ -124,7 +124,7 @@ def test_nltk35_fixture_has_zero_differences(wordnet):
 
 def _nltk35_morphy(word: str, pos: str, table) -> list[str]:
     """NLTK 3.5's _morphy as written there: no deduplication between rounds."""
-    from leaderboard.scoring.lemmatize import RULES
+    from leaderboard.scoring.swords.lemmatize import RULES
 
     index, rules = table.index[pos], RULES[pos]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from leaderboard.scoring import prepare_split, score_submission
-from leaderboard.scoring.engine import normalise_list
+from leaderboard.scoring.swords.engine import normalise_list
 
 from .conftest import TINY, labels, make_split
 

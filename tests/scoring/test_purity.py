@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "leaderboard" / "scoring"
 FORBIDDEN = {"flask", "sqlmodel", "sqlalchemy", "redis", "rq", "werkzeug"}
 
 
-@pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: p.name)
 def test_no_forbidden_imports(path):
     tree = ast.parse(path.read_text())
     names = set()

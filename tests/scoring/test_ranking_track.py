@@ -16,8 +16,8 @@ import json
 import pytest
 
 from leaderboard.scoring import load_split, prepare_split, score_submission, validate_submission
-from leaderboard.scoring.lemmatize import lemma
-from leaderboard.scoring.ranking_track import (
+from leaderboard.scoring.swords.lemmatize import lemma
+from leaderboard.scoring.swords.ranking_track import (
     HEADLINE,
     MAX_LISTED,
     SHOWN_METRICS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.scoring.semeval import (
+from leaderboard.scoring.swords.semeval import (
     COLUMNS,
     build_semeval_gold,
     fix_guess,

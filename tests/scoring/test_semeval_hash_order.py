@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.scoring import load_split, prepare_split, score_submission, validate_submission
-from leaderboard.scoring.engine import normalise_list
+from leaderboard.scoring.swords.engine import normalise_list
 
 from .conftest import shared_file
 

@@ -9,7 +9,7 @@ import zlib
 import pytest
 
 from leaderboard.scoring import validate_submission
-from leaderboard.scoring.parse import gunzip_capped
+from leaderboard.scoring.swords.parse import gunzip_capped
 
 
 @pytest.fixture(scope="module")

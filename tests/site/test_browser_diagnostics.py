@@ -36,7 +36,7 @@ def _real_dev_submission(raw_split: bytes) -> bytes:
     are no candidate: a plausible generative file with hits, misses and noise."""
     import gzip
 
-    from leaderboard.scoring.ranking_track import random_ranking_submission
+    from leaderboard.scoring.swords.ranking_track import random_ranking_submission
 
     split = json.loads(gzip.decompress(raw_split))
     ranked = random_ranking_submission(split, seed=1)["substitutes"]

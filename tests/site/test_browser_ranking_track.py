@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import Session
 
 from leaderboard.models import Benchmark
-from leaderboard.scoring.ranking_track import random_ranking_submission
+from leaderboard.scoring.swords.ranking_track import random_ranking_submission
 from leaderboard.services.catalog.benchmarks import get_candidates
 from leaderboard.services.catalog.boards import create_board
 from leaderboard.services.catalog.references import ensure_random_reference

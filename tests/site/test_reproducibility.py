@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from leaderboard.commands.score import score_command
 from leaderboard.scoring import SCORER_VERSION
-from leaderboard.scoring.gold import split_checksum
+from leaderboard.scoring.swords.gold import split_checksum
 from leaderboard.services.catalog.demo import DEMO_DIR
 from tests.site.seed import demo_split
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from leaderboard.blueprints.public.render import cell_html
 from leaderboard.services.ranking.ranking_table import shown_decimals
 from leaderboard.services.ranking.table_rows import make_cell as _cell
+from leaderboard.web.public.render import cell_html
 
 
 def _printed(value: float, name: str) -> str:
@@ -30,9 +30,9 @@ def test_page_cells_are_what_cell_html_writes_of_the_api_cells(session, seeded):
     """The ranking page writes a system's cells from the columns (kept by their numbers
     across pages); the API's cell dicts, written by ``cell_html``, give the same HTML, tie
     marks on the sorted column included, the first time and from what was kept."""
-    from leaderboard.blueprints.public.render import _score_cells
     from leaderboard.services.ranking.metric_info import views_for
     from leaderboard.services.ranking.snapshot_reader import ranking_rows
+    from leaderboard.web.public.render import _score_cells
 
     compared = ties = 0
     for view, spec in views_for("generative").items():
@@ -66,7 +66,7 @@ def test_matrix_rows_are_what_the_template_loop_wrote(app):
     missing value and one without an interval: the same HTML as the Jinja loop."""
     from flask import render_template_string
 
-    from leaderboard.blueprints.public.render import matrix_rows_html
+    from leaderboard.web.public.render import matrix_rows_html
 
     rows = [{"id": 7, "system": "<b>bold</b> & co", "team": 'T "1"',
              "set_apart": "repeats answers on 1,204 items; <i>score.pl</i> counts each",
@@ -88,7 +88,7 @@ def test_a_score_cell_is_written_as_the_api_cell_prints_at_every_rounding_edge()
     of the API's cell at halves, zeros, 100, integers and values with many decimals."""
     import random
 
-    from leaderboard.blueprints.public.render import _cell_after_class
+    from leaderboard.web.public.render import _cell_after_class
 
     rng = random.Random(7)
     values = [0.0, -0.0, 100.0, 100, 50, 0.005, 0.015, 1.005, 2.675, 99.995, 33.335, 7.125,

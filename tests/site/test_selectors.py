@@ -8,7 +8,7 @@ import re
 
 import jinja2
 
-from leaderboard.blueprints.public.render import options_html
+from leaderboard.web.public.render import options_html
 
 CHOICES = [{"id": 3, "label": "Alpha (Team A)"}, {"id": 7, "label": "<b>x</b> & 'y' (T)"},
            {"id": 12, "label": 'Quote " me (T)'}, {"id": 40, "label": "é ✱ (T)"}]

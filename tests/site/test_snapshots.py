@@ -147,8 +147,8 @@ def _snapshot_ids(session, board_id) -> list[int]:
 def _refresh_jobs(app) -> list[str]:
     from rq import Queue
 
-    from leaderboard.queue import get_redis
-    from leaderboard.rankers import ranking_queue_name
+    from leaderboard.infra.queue import get_redis
+    from leaderboard.ranker.placement import ranking_queue_name
 
     with app.app_context():
         queue = Queue(ranking_queue_name(app.config["LEADERBOARD"]["QUEUE_NAME"]),
@@ -160,8 +160,9 @@ def test_a_request_on_a_board_without_snapshot_answers_at_once_without_computing
         app, client, session, seeded):
     """Issue 17: a page never computes a ranking (a 10,000-system board takes minutes); it
     says the board is updating and a worker's job writes the snapshot."""
+    from leaderboard.ranker import refresh as ranking
     from leaderboard.services.ranking.snapshot_reader import clear_caches
-    from worker import jobs, ranking
+    from leaderboard.worker import jobs
 
     for snapshot in session.exec(select(LeaderboardSnapshot)).all():
         session.delete(snapshot)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from flask import g, url_for
 
-from leaderboard.blueprints.template_urls import template_url_for
+from leaderboard.web.template_urls import template_url_for
 
 
 def test_a_kept_link_is_the_one_url_for_builds_in_each_context(app):

@@ -1,12 +1,12 @@
 """A web process makes before it serves what its first readers would otherwise pay for
-(``wsgi.py`` calls ``leaderboard.warmup.warm_web_process``)."""
+(``wsgi.py`` calls ``leaderboard.web.warmup.warm_web_process``)."""
 
 from __future__ import annotations
 
 import gzip
 
 from leaderboard.config import PROJECT_ROOT
-from leaderboard.warmup import compile_templates
+from leaderboard.web.warmup import compile_templates
 
 
 def test_wsgi_warms_the_process_before_it_serves():
@@ -27,7 +27,7 @@ def test_the_charts_template_and_colour_scale_are_made_at_start(app):
     """What the first significance chart would otherwise make (plotly's template, the RdBu
     colour of every P, a system chart's layout) is there before the first request."""
     from leaderboard.services.ranking import charts
-    from leaderboard.warmup import warm_web_process
+    from leaderboard.web.warmup import warm_web_process
 
     charts._TEMPLATE.clear()
     charts._rdbu_stops.cache_clear()
@@ -48,8 +48,8 @@ def test_the_charts_template_and_colour_scale_are_made_at_start(app):
 def test_plotly_js_is_gzipped_at_start(app, client):
     """The first browser to fetch plotly.js no longer waits for 4.8 MB gzipped at level 9
     (nor makes every other reader of the process wait)."""
-    from leaderboard.blueprints.public import vendor
-    from leaderboard.warmup import warm_web_process
+    from leaderboard.web.public import vendor
+    from leaderboard.web.warmup import warm_web_process
 
     vendor._gzipped.cache_clear()
     vendor.plotly_style_ids.cache_clear()
@@ -71,7 +71,7 @@ def test_the_warm_up_gets_the_ranking_then_its_first_system_and_team(site_app):
 
     from leaderboard.models import LeaderboardSnapshot
     from leaderboard.services.ranking import snapshot_reader
-    from leaderboard.warmup import warm_requests
+    from leaderboard.web.warmup import warm_requests
 
     html = site_app.test_client().get("/").get_data(as_text=True)
     system = html[html.index("/systems/"):].split('"')[0]
@@ -89,7 +89,7 @@ def test_the_warm_up_stops_at_a_database_it_cannot_read(tmp_path):
     """No tables yet (a web process started before the migrations): the ranking answers
     503 (backend unavailable), the warm-up stops there and the process starts anyway."""
     from leaderboard import create_app
-    from leaderboard.warmup import warm_requests
+    from leaderboard.web.warmup import warm_requests
 
     app = create_app({"INSTANCE_PATH": str(tmp_path), "SECRET_KEY": "x", "REDIS_URL": "",
                       "DATABASE_URL": f"sqlite:///{tmp_path}/empty.db", "LOG_REQUESTS": False})

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from leaderboard.services.intake.isolation import LimitExceeded
-from worker.horse import HorseError, Limits, run_in_horse
+from leaderboard.worker.horse import HorseError, Limits, run_in_horse
 
 GENEROUS = Limits(seconds=30, memory_bytes=512 << 20)
 # The .best pattern issue 30 found: quadratic on a long line without " :: ", in C, GIL held.
@@ -81,7 +81,7 @@ def test_an_exception_in_the_child_comes_back_as_its_text():
 
 SCRIPT = """
 import os, sys, time
-from worker.horse import Limits, run_in_horse
+from leaderboard.worker.horse import Limits, run_in_horse
 
 def work(path):
     with open(path, "w") as f:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.scoring.gold import PreparedSplit
 from leaderboard.scoring.lexsub.split import (
     FILES,
     POS_NAMES,
@@ -27,7 +26,8 @@ from leaderboard.scoring.lexsub.split import (
     pos_of,
     targets_of,
 )
-from leaderboard.scoring.sources import read_source, source_checksum
+from leaderboard.scoring.swords.gold import PreparedSplit
+from leaderboard.scoring.swords.sources import read_source, source_checksum
 
 __all__ = ["FILES", "POS_NAMES", "SOURCE_FORMAT", "LexsubSplit", "LexsubTarget", "SplitFiles",
            "build_source", "gold_key", "pos_of", "prepare_files", "prepare_source",

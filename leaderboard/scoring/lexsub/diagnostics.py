@@ -1,6 +1,6 @@
 """Per-instance diagnostics on LS07 and CoInCo, whose labels are published.
 
-The same rows as SWORDS's (:class:`leaderboard.scoring.diagnostics.TargetDiagnostics`), read
+The same rows as SWORDS's (:class:`leaderboard.scoring.swords.diagnostics.TargetDiagnostics`), read
 for this family: a gold answer is "acceptable" when annotators gave it (its score is its
 share of the instance's answers, ``votes`` its count); the system's top 10 is its ranking by
 score (ranking track: multiword and hyphenated candidates dropped, as GAP drops them) or its
@@ -11,18 +11,18 @@ lst_gap.py skips the instance.
 
 from __future__ import annotations
 
-from leaderboard.scoring.diagnostics import (
+from leaderboard.scoring.lexsub import formats
+from leaderboard.scoring.lexsub.data import LexsubSplit, LexsubTarget
+from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe, ranked_order
+from leaderboard.scoring.lexsub.jabbari_rows import first_lines
+from leaderboard.scoring.swords.diagnostics import (
     ACCEPTABLE,
     NOT_IN_GOLD,
     ListedSubstitute,
     MissedSubstitute,
     TargetDiagnostics,
 )
-from leaderboard.scoring.generative import K, safe_div
-from leaderboard.scoring.lexsub import formats
-from leaderboard.scoring.lexsub.data import LexsubSplit, LexsubTarget
-from leaderboard.scoring.lexsub.gap import gap_parts, gold_weights, is_mwe, ranked_order
-from leaderboard.scoring.lexsub.jabbari_rows import first_lines
+from leaderboard.scoring.swords.generative import K, safe_div
 
 
 def _answer_lists(answers: formats.Answers) -> dict[str, list[str]]:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from leaderboard.scoring.lexsub.lines import LineMatch, match_answer_line, match_kind, match_line
 from leaderboard.scoring.lexsub.reader import MAX_LINE_CHARS, MAX_LINES
-from leaderboard.scoring.validate import Problem, ValidationReport
+from leaderboard.scoring.swords.validate import Problem, ValidationReport
 
 __all__ = ["JSON", "LINES", "MAX_LINES", "MAX_LINE_CHARS", "RANKED", "Answers", "Notes",
            "detect", "line_answers", "line_key", "line_match", "lines_answers", "parse_lines"]

@@ -18,10 +18,10 @@ from __future__ import annotations
 from array import array
 from itertools import repeat
 
-from leaderboard.scoring.jabbari import BLANKS, jabbari_row
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.lexsub.split import LexsubGold
+from leaderboard.scoring.swords.jabbari import BLANKS, jabbari_row
 
 
 def answer_list(answers: str) -> list[str]:
@@ -48,7 +48,7 @@ def first_texts(matches: list[LineMatch | None]) -> dict[str, str]:
 
 
 def jabbari_values(split: LexsubGold, answers: formats.Answers) -> array:
-    """The Jabbari columns' values (:data:`leaderboard.scoring.jabbari.COLUMNS`), an
+    """The Jabbari columns' values (:data:`leaderboard.scoring.swords.jabbari.COLUMNS`), an
     ``array('d')`` holding each instance's row in turn, in the order of ``split`` (numpy
     reads them in place)."""
     oot = first_texts(answers.matches("oot")) if answers.oot_lines else None

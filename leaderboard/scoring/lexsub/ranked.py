@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from leaderboard.scoring.lexsub.formats import RANKED, Answers, Notes
 from leaderboard.scoring.lexsub.gap import is_mwe
-from leaderboard.scoring.validate import ValidationReport
+from leaderboard.scoring.swords.validate import ValidationReport
 
 #: What Python 2's ``str.strip()`` and ``float`` take as blanks (C ``isspace``).
 PY2_BLANKS = " \t\n\r\x0b\x0c"

@@ -5,7 +5,7 @@ The text formats (RANKED, ``.best``, ``.oot``) are read line by line from the gu
 199 MB of ``;`` (200 KB of gzip) is refused as a line over :data:`MAX_LINE_CHARS` after its
 first megabyte, a file of blank lines at line :data:`MAX_LINES` + 1, a gzip bomb at the first
 chunk past the size cap. Only JSON, which is parsed as a whole, is read to the end first (its
-own budgets are in :mod:`leaderboard.scoring.parse`).
+own budgets are in :mod:`leaderboard.scoring.swords.parse`).
 
 Text is read byte for byte (latin-1), as perl and Python 2 read it.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterator
 
-from leaderboard.scoring.parse import (
+from leaderboard.scoring.swords.parse import (
     GZIP_MAGIC,
     TooLarge,
     gunzip_chunks,

@@ -17,7 +17,7 @@ from operator import itemgetter
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
 from leaderboard.scoring.lexsub.scorepl import GoldItems, read_gold
 from leaderboard.scoring.lexsub.split import LexsubGold
-from leaderboard.scoring.semeval import fix_guess, perl_split
+from leaderboard.scoring.swords.semeval import fix_guess, perl_split
 
 _NON_BLANK = re.compile(r"\S", re.ASCII)
 _first = itemgetter(0)

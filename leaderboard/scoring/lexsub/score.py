@@ -1,6 +1,6 @@
 """Validate and score an answer file on an LS07 or CoInCo split.
 
-Rows are the universal per-target statistics (:data:`leaderboard.scoring.stats.COLUMNS`), one
+Rows are the universal per-target statistics (:data:`leaderboard.scoring.swords.stats.COLUMNS`), one
 per gold instance, so intervals, per-POS blocks, the significance rule and the ranking work
 as on SWORDS. The ranking track fills the GAP columns (a skipped instance has ``gap_valid``
 0); the generative track fills score.pl's best/oot columns and Jabbari et al.'s.
@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from leaderboard.scoring.engine import ScoreResult, result_from_rows
-from leaderboard.scoring.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.lexsub import formats
 from leaderboard.scoring.lexsub.columns import generative_columns
 from leaderboard.scoring.lexsub.data import LexsubSplit
 from leaderboard.scoring.lexsub.gap import instance_gaps
 from leaderboard.scoring.lexsub.validation import GENERATIVE, RANKING, validate
-from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
-from leaderboard.scoring.validate import ValidationReport
+from leaderboard.scoring.swords.engine import ScoreResult, result_from_rows
+from leaderboard.scoring.swords.jabbari import COLUMNS as JABBARI_COLUMNS
+from leaderboard.scoring.swords.stats import COLUMN_INDEX, COLUMNS
+from leaderboard.scoring.swords.validate import ValidationReport
 
 __all__ = ["GENERATIVE", "RANKING", "score", "validate"]
 
@@ -46,7 +46,8 @@ def score(split: LexsubSplit, report: ValidationReport, *, track: str,
           keys: tuple[str, ...] | None = None) -> ScoreResult:
     """Score a valid report of :func:`validate` on ``split``; ``pos_intervals=False``: no
     interval in the per-POS blocks, ``pos_blocks=False``: no per-POS block, ``keys``: those
-    metrics only, values and intervals (:func:`leaderboard.scoring.engine.result_from_rows`)."""
+    metrics only, values and intervals
+    (:func:`leaderboard.scoring.swords.engine.result_from_rows`)."""
     if not report.ok or report.submission is None:
         raise ValueError(f"invalid submission: {[p.message for p in report.errors[:5]]}")
     answers = report.submission

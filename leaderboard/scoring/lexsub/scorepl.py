@@ -30,7 +30,7 @@ from itertools import repeat
 from operator import add
 
 from leaderboard.scoring.lexsub.lines import LineMatch, match_line
-from leaderboard.scoring.semeval import GOLD_ENTRY, GOLD_FIRST, fix_guess, perl_split
+from leaderboard.scoring.swords.semeval import GOLD_ENTRY, GOLD_FIRST, fix_guess, perl_split
 
 OOT_GUESSES = 10
 #: Floats added one at a time, in order, as perl's loop (and numpy down a column) adds them:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import namedtuple
 from functools import cached_property
 
-from leaderboard.scoring.jabbari import BLANKS, gold_total
 from leaderboard.scoring.lexsub.gap import gap_denominator, gold_weights, split_last_space
 from leaderboard.scoring.lexsub.scorepl import item_of
+from leaderboard.scoring.swords.jabbari import BLANKS, gold_total
 
 TYPE_CHECKING = False  # typing itself is not imported: validation needs no more than this
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ class LexsubGold:
     @cached_property
     def jabbari_totals(self) -> list[float]:
         """Per instance (split order): the sum of h over its gold answers, coverage R's
-        denominator (:func:`leaderboard.scoring.jabbari.gold_total`)."""
+        denominator (:func:`leaderboard.scoring.swords.jabbari.gold_total`)."""
         return list(map(gold_total, self.jabbari_counts))
 
     @cached_property

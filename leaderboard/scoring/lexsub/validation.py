@@ -11,7 +11,7 @@ from leaderboard.scoring.lexsub import formats, reader
 from leaderboard.scoring.lexsub.ranked import parse_ranked
 from leaderboard.scoring.lexsub.repeats import oot_repeats, ranked_repeats, scorepl_gold
 from leaderboard.scoring.lexsub.split import LexsubGold
-from leaderboard.scoring.validate import (
+from leaderboard.scoring.swords.validate import (
     Problem,
     ValidationReport,
     validate_submission,

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from leaderboard.scoring.gold import PreparedSplit
-from leaderboard.scoring.sources import read_source, source_checksum
+from leaderboard.scoring.swords.gold import PreparedSplit
+from leaderboard.scoring.swords.sources import read_source, source_checksum
 from leaderboard.scoring.tsar.metrics import gold_counts, top_gold
 
 SOURCE_FORMAT = "tsar2022-1"

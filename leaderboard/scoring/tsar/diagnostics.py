@@ -5,8 +5,8 @@ score its share of the instance's annotations."""
 
 from __future__ import annotations
 
-from leaderboard.scoring.diagnostics import TargetDiagnostics
 from leaderboard.scoring.lexsub.diagnostics import instance_diagnostics
+from leaderboard.scoring.swords.diagnostics import TargetDiagnostics
 from leaderboard.scoring.tsar.data import TsarSplit
 from leaderboard.scoring.tsar.formats import Answers
 from leaderboard.scoring.tsar.metrics import system_list

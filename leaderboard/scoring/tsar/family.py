@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from leaderboard.scoring.diagnostics import TargetDiagnostics
-from leaderboard.scoring.engine import ScoreResult
+from leaderboard.scoring.swords.diagnostics import TargetDiagnostics
+from leaderboard.scoring.swords.engine import ScoreResult
+from leaderboard.scoring.swords.validate import ValidationReport
 from leaderboard.scoring.tsar import data, score
 from leaderboard.scoring.tsar.diagnostics import diagnose
 from leaderboard.scoring.tsar.metrics import METRIC_KEYS
-from leaderboard.scoring.validate import ValidationReport
 
 
 @dataclass(frozen=True)

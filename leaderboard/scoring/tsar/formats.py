@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from leaderboard.scoring.lexsub.formats import Notes
+from leaderboard.scoring.swords.validate import ValidationReport
 from leaderboard.scoring.tsar.data import TsarSplit, fields, instance_key
-from leaderboard.scoring.validate import ValidationReport
 
 TSV, JSON = "tsv", "json"
 BOM = "\ufeff"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from leaderboard.scoring.generative import safe_div
+from leaderboard.scoring.swords.generative import safe_div
 
 TOP1_CUTS = (1, 2, 3)
 CUTS = (3, 5, 10)

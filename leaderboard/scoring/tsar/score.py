@@ -1,6 +1,6 @@
 """Validate and score a TSAR-2022 answer file.
 
-Rows are the universal per-target statistics (:data:`leaderboard.scoring.stats.COLUMNS`), one
+Rows are the universal per-target statistics (:data:`leaderboard.scoring.swords.stats.COLUMNS`), one
 per gold instance, every instance of the split counted: an instance the file leaves out
 scores 0 (``tsar_eval.py`` divides by the instances the file holds instead, so a file that
 leaves the hard ones out would keep its score). On a complete file the two agree.
@@ -12,14 +12,14 @@ import math
 
 import numpy as np
 
-from leaderboard.scoring.engine import ScoreResult, result_from_rows
 from leaderboard.scoring.lexsub import reader
-from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS
+from leaderboard.scoring.swords.engine import ScoreResult, result_from_rows
+from leaderboard.scoring.swords.stats import COLUMN_INDEX, COLUMNS
+from leaderboard.scoring.swords.validate import Problem, ValidationReport, validate_submission
 from leaderboard.scoring.tsar import formats
 from leaderboard.scoring.tsar.data import TsarSplit
 from leaderboard.scoring.tsar.metrics import COLUMNS as TSAR_COLUMNS
 from leaderboard.scoring.tsar.metrics import METRIC_KEYS, system_list, tsar_row
-from leaderboard.scoring.validate import Problem, ValidationReport, validate_submission
 
 GENERATIVE = "generative"
 

@@ -1,7 +1,7 @@
 """Account e-mails (reset link, address confirmation, "you already have an account") sent
 so that the answer to a request does not tell whether an address is registered.
 
-With SMTP configured, the web request only enqueues :func:`worker.jobs.account_mail_job`
+With SMTP configured, the web request only enqueues :func:`leaderboard.worker.jobs.account_mail_job`
 with the address the form named; the worker looks the account up and sends (or sends
 nothing). Known and unknown addresses thus cost the request the same: one Redis write, no
 database lookup, no SMTP conversation (issue 20, item 5: 715 ms against 8 ms before).
@@ -18,9 +18,10 @@ from typing import Any
 
 from sqlmodel import Session
 
-from leaderboard import mail, tokens
+from leaderboard.infra import mail
 from leaderboard.models import User
 from leaderboard.services.access import accounts, verification
+from leaderboard.services.access import signed_links as tokens
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ def send_for_request(kind: str, email: str, link: str) -> str | None:
     from flask import current_app
 
     from leaderboard.db import get_session
-    from leaderboard.queue import enqueue_account_mail
+    from leaderboard.infra.queue import enqueue_account_mail
 
     settings = current_app.config["LEADERBOARD"]
     if mail.smtp_configured(settings):

@@ -12,11 +12,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from leaderboard import txlock
-from leaderboard.mailboxes import mailbox_key
+from leaderboard.infra import txlock
 from leaderboard.models import Team, User, team_name_key, utcnow
 from leaderboard.services.access import team_names
-from leaderboard.textcheck import text_problem
+from leaderboard.services.access.mailboxes import mailbox_key
+from leaderboard.services.text_fields import text_problem
 
 
 class AccountError(ValueError):
@@ -116,13 +116,13 @@ def load_user_for_session(user_id: str) -> CurrentUser | None:
 def create_team(*, session: Session, name: str, email: str, password: str,
                 verified: bool) -> tuple[Team, User]:
     """Create a team and its first member. Raises AccountError on taken names or e-mails,
-    and on characters a name or address may not hold (:mod:`leaderboard.textcheck`).
+    and on characters a name or address may not hold (:mod:`leaderboard.services.text_fields`).
 
     ``verified``: the host vouches for the address (``team create``); a sign-up passes
     False and confirms it by the mailed link.
 
-    One account per mailbox (:func:`~leaderboard.mailboxes.mailbox_key`): ``me+2@x.org``
-    is taken when ``me+1@x.org`` has an account, with the same EmailTaken.
+    One account per mailbox (:func:`~leaderboard.services.access.mailboxes.mailbox_key`):
+    ``me+2@x.org`` is taken when ``me+1@x.org`` has an account, with the same EmailTaken.
 
     The checks below give the usual message. Between parallel requests, the unique index on
     ``team.name_key`` decides for names, and the mailbox's lock (:func:`claim_mailbox`, held

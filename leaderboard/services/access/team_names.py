@@ -49,7 +49,7 @@ def name_problem(name: str) -> str | None:
     """Why ``name`` may not be a team name (a sentence for the form), or None.
 
     Refuses invisible characters and mixed scripts (see the module's docstring); the caller
-    has already refused control characters (:func:`leaderboard.textcheck.text_problem`).
+    has already refused control characters (:func:`leaderboard.services.text_fields.text_problem`).
     """
     for position, char in enumerate(name, start=1):
         kind = _INVISIBLE_CATEGORIES.get(unicodedata.category(char))

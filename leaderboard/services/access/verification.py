@@ -43,7 +43,7 @@ def mark_verified(session: Session, user: User) -> bool:
 
 def send_verification(settings: dict[str, Any], user: User, link: str) -> bool:
     """Mail the verification link (or log it without SMTP); True when a server took it."""
-    from leaderboard.mail import send
+    from leaderboard.infra.mail import send
 
     body = (f"Hello,\n\nplease confirm that {user.email} is your address for the SWORDS "
             f"leaderboard by opening this link:\n\n{link}\n\nThe link is valid for "

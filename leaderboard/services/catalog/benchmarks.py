@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 from leaderboard.models import Benchmark
 from leaderboard.scoring import SCORER_VERSION, PreparedSplit, prepare_split
 from leaderboard.scoring.families import family_for, inputs_json
-from leaderboard.scoring.gold import GZIP_MAGIC, split_checksum
+from leaderboard.scoring.swords.gold import GZIP_MAGIC, split_checksum
 from leaderboard.services.catalog.boards import BoardError, create_board, default_board
 
 LABELS = frozenset({"TRUE", "FALSE", "UNSURE", "TRUE_IMPLICIT", "FALSE_IMPLICIT"})

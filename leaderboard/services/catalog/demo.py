@@ -75,7 +75,7 @@ def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
 
 
 def _enqueue(ids: list[int], connection: Any, queue_name: str | None) -> None:
-    from leaderboard import queue
+    from leaderboard.infra import queue
 
     if connection is None or queue_name is None:
         from flask import current_app

@@ -21,7 +21,7 @@ from leaderboard.scoring import (
     validate_submission,
 )
 from leaderboard.scoring.families import SWORDS, family_for
-from leaderboard.scoring.ranking_track import validate_ranking_submission
+from leaderboard.scoring.swords.ranking_track import validate_ranking_submission
 from leaderboard.services.catalog.benchmarks import (
     find_benchmark,
     get_candidates,
@@ -127,7 +127,7 @@ def rescore_references(session: Session, *, force: bool = False) -> list[Referen
 
 def random_reference_bytes(benchmark: Benchmark, seed: int = RANDOM_SEED) -> bytes:
     """The Random row's file for a split: every candidate with a seeded uniform score
-    (:func:`~leaderboard.scoring.ranking_track.random_ranking_submission`), gzipped."""
+    (:func:`~leaderboard.scoring.swords.ranking_track.random_ranking_submission`), gzipped."""
     return family_for(benchmark.name).random_submission(benchmark.source_bytes, seed=seed)
 
 

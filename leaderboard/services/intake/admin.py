@@ -100,7 +100,7 @@ def set_team_disabled(session: Session, *, team_id: int, disabled: bool, reason:
 
 
 #: ``announce(hidden=, shown=)`` (board id -> submission ids), after the commit: the web's
-#: :func:`leaderboard.queue.announce_visibility`; False when it could not (Redis away).
+#: :func:`leaderboard.infra.queue.announce_visibility`; False when it could not (Redis away).
 Announce = Callable[..., bool]
 
 

@@ -20,12 +20,12 @@ from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue
 
-from leaderboard.queue import get_redis
+from leaderboard.infra.queue import get_redis
 from leaderboard.services.intake.isolation import Isolate, LimitExceeded, in_process
 from leaderboard.services.intake.submissions import SubmissionError
 
 log = logging.getLogger(__name__)
-CHECK_FUNCTION = "worker.jobs.check_file_job"
+CHECK_FUNCTION = "leaderboard.worker.jobs.check_file_job"
 #: Seconds a check's bytes and report stay in Redis.
 CHECK_TTL = 600
 PENDING, DONE = "pending", "done"

@@ -24,9 +24,9 @@ from sqlmodel import Session
 
 from leaderboard.models import Benchmark, Board, Submission, SubmissionStatus, Track
 from leaderboard.scoring import SCORER_VERSION
-from leaderboard.scoring.diagnostics import SORT_KEYS, TargetDiagnostics, worst_targets
-from leaderboard.scoring.engine import POS_ORDER
 from leaderboard.scoring.families import SWORDS, family_for
+from leaderboard.scoring.swords.diagnostics import SORT_KEYS, TargetDiagnostics, worst_targets
+from leaderboard.scoring.swords.engine import POS_ORDER
 from leaderboard.services.intake.isolation import Isolate, LimitExceeded, in_process
 from leaderboard.services.intake.validation import validate_for_track
 

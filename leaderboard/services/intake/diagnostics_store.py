@@ -21,7 +21,7 @@ from rq.job import Job, JobStatus
 from leaderboard.services.intake.checks import checks_connection, checks_queue_name
 from leaderboard.services.intake.submissions import SubmissionError
 
-DIAGNOSE_FUNCTION = "worker.jobs.diagnose_job"
+DIAGNOSE_FUNCTION = "leaderboard.worker.jobs.diagnose_job"
 #: Seconds a submission's computed diagnostics stay in Redis.
 ROWS_TTL = 24 * 3600
 

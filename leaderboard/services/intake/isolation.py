@@ -1,7 +1,8 @@
 """How services run work on untrusted bytes: through an ``Isolate`` the caller hands them.
 
 A worker passes one that runs the work in a child process under hard time and memory limits
-(:mod:`worker.horse`); host commands and tests on trusted files may run it in process. The
+(:mod:`leaderboard.worker.horse`); host commands and tests on trusted files may run it in
+process. The
 services only need to know the one outcome the work cannot report itself: a limit was hit.
 """
 

@@ -9,7 +9,7 @@ from sqlalchemy import update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from leaderboard import mail
+from leaderboard.infra import mail
 from leaderboard.models import Result, Submission, SubmissionStatus, User, utcnow
 from leaderboard.services.ranking.ladder import held_message, visible_result
 

@@ -23,10 +23,10 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Benchmark, Submission, SubmissionStatus, Team, utcnow
-from leaderboard.scoring.gold import GZIP_MAGIC
-from leaderboard.scoring.parse import TooLarge, decode_typed, gunzip_capped
+from leaderboard.scoring.swords.gold import GZIP_MAGIC
+from leaderboard.scoring.swords.parse import TooLarge, decode_typed, gunzip_capped
 
-PROBING_FUNCTION = "worker.jobs.probing_job"
+PROBING_FUNCTION = "leaderboard.worker.jobs.probing_job"
 #: Seconds the flags a worker computed are shown before a newer computation is asked for.
 FLAGS_TTL = 300
 

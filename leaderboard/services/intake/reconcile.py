@@ -20,14 +20,14 @@ from typing import Any
 from redis import Redis
 from sqlmodel import Session, select
 
-from leaderboard.models import Submission, SubmissionStatus, utcnow
-from leaderboard.queue import (
+from leaderboard.infra.queue import (
     enqueue_scoring,
     job_id_for,
     job_is_live,
     job_worker_alive,
     request_snapshot_refresh,
 )
+from leaderboard.models import Submission, SubmissionStatus, utcnow
 from leaderboard.services.ranking.snapshots import boards_behind
 
 LOCK_SECONDS = 120

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from redis import Redis
 from sqlmodel import Session, col, select
 
+from leaderboard.infra.queue import enqueue_scoring
 from leaderboard.models import Benchmark, Submission, SubmissionStatus, utcnow
-from leaderboard.queue import enqueue_scoring
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.services.catalog import benchmarks, references
 from leaderboard.services.ranking import snapshots

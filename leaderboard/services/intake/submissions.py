@@ -22,7 +22,7 @@ from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.ranking import ladder
 from leaderboard.services.ranking.metric_info import board_metrics, default_sort, displayed
-from leaderboard.textcheck import TextRefused, check_text
+from leaderboard.services.text_fields import TextRefused, check_text
 
 _READ_CHUNK = 1 << 16
 log = logging.getLogger(__name__)

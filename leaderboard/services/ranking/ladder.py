@@ -8,7 +8,7 @@ number derived from it; its team learns one bit ("held") and the best it is meas
 A padding probe therefore reads at most one bit per submission from hidden labels.
 
 The decision is serialised per team and board (:func:`decide` holds a
-:mod:`~leaderboard.txlock` lock until the transaction storing it commits): five first uploads
+:mod:`~leaderboard.infra.txlock` lock until the transaction storing it commits): five first uploads
 scored at once by five workers otherwise all read "no released best" and were all released.
 
 "The team" is the team and every team sharing a verified mailbox with it
@@ -27,7 +27,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from leaderboard import txlock
+from leaderboard.infra import txlock
 from leaderboard.models import (
     Board,
     Release,

@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 from leaderboard.models import Result, ResultResamples
 from leaderboard.scoring import TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
-from leaderboard.scoring.stats import (
+from leaderboard.scoring.swords.stats import (
     COLUMNS,
     FAMILIES,
     METRIC_KEYS,
@@ -63,7 +63,7 @@ SUBSET_MAX_KEYS = 12
 @lru_cache(maxsize=1)
 def _metric_plan() -> tuple[dict[str, tuple[int, ...]], dict[str, int]] | None:
     """Per metric: the columns its value is computed from, and its family (index in
-    :data:`leaderboard.scoring.stats.FAMILIES`); found by changing one column sum at a time
+    :data:`leaderboard.scoring.swords.stats.FAMILIES`); found by changing one column sum at a time
     (random sums, three ways each). None when the families do not give
     ``metrics_from_sums``'s numbers."""
     rng = np.random.default_rng(0)

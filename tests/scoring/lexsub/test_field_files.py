@@ -12,7 +12,7 @@ import random
 import pytest
 
 from leaderboard.scoring.families import FAMILIES
-from leaderboard.scoring.stats import COLUMN_INDEX
+from leaderboard.scoring.swords.stats import COLUMN_INDEX
 
 from .conftest import GENERATIVE, RANKING, lexsub_dir, ours, perl_scores, run, tiny_split
 

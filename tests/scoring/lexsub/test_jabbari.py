@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.scoring.jabbari import COLUMNS, jabbari_row
+from leaderboard.scoring.swords.jabbari import COLUMNS, jabbari_row
 
 from .conftest import GENERATIVE, run, tiny_split
 
@@ -86,8 +86,8 @@ def test_rows_are_the_definition_bit_for_bit_on_random_items() -> None:
     gold, answers given trimmed) against the definition, floats compared exactly."""
     import random
 
-    from leaderboard.scoring.jabbari import gold_total
     from leaderboard.scoring.lexsub.jabbari_rows import answer_list
+    from leaderboard.scoring.swords.jabbari import gold_total
 
     rng = random.Random(5)
     words = ["a", "b", "c", " a", "a ", "d", "e", "f", "g", "h", "i", "j", "k", "", "\xa0a",

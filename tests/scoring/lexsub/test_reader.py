@@ -14,7 +14,7 @@ import zlib
 import pytest
 
 from leaderboard.scoring.lexsub import reader
-from leaderboard.scoring.parse import gunzip_capped, gunzip_chunks
+from leaderboard.scoring.swords.parse import gunzip_capped, gunzip_chunks
 
 from .conftest import GENERATIVE, RANKING, run, tiny_split
 

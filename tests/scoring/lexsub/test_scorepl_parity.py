@@ -8,7 +8,7 @@ import random
 import pytest
 
 from leaderboard.scoring.families import FAMILIES
-from leaderboard.scoring.stats import COLUMN_INDEX
+from leaderboard.scoring.swords.stats import COLUMN_INDEX
 
 from .conftest import GENERATIVE, lexsub_dir, ours, perl_scores, run, score_pl, tiny_split
 

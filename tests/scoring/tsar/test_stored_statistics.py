@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from leaderboard.scoring.stats import COLUMN_INDEX, COLUMNS, TargetStats
+from leaderboard.scoring.swords.stats import COLUMN_INDEX, COLUMNS, TargetStats
 from leaderboard.scoring.tsar.metrics import COLUMNS as TSAR_COLUMNS
 
 

@@ -1,0 +1,3 @@
+"""Rankers: long-lived processes that turn stored results into each board's snapshot.
+
+They read trusted data only (stored results), never uploaded bytes."""

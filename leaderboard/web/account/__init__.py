@@ -1,0 +1,15 @@
+"""Team accounts under /account: sign-up and login (auth.py), API tokens (tokens.py),
+uploads and the team's submission pages (submissions.py), dry runs (checks.py), e-mail
+verification and notification settings (settings.py)."""
+
+from leaderboard.web.account import (  # noqa: F401
+    auth,
+    checks,
+    invitations,
+    settings,
+    submissions,
+    tokens,
+)
+from leaderboard.web.account.blueprint import bp
+
+__all__ = ["bp"]

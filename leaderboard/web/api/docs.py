@@ -1,0 +1,306 @@
+"""api blueprint: the OpenAPI description and the human API page with curl examples."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, jsonify, render_template, request
+
+from leaderboard.web.api.blueprint import bp
+
+ERROR = {"$ref": "#/components/schemas/Error"}
+STATUSES = ["queued", "running", "scored", "invalid", "failed"]
+LABELS = ["acceptable", "conceivable", "not_conceivable", "not_in_gold"]
+
+#: The ``view`` query parameter of the rankings, per track.
+VIEW_HELP = ("Generative leaderboards: strict-a (default), strict-c, lenient-a, lenient-c, all. "
+             "Ranking-track leaderboards: ranking only (GAP, GAP ratio, P@1; headline GAP). A "
+             "view of the other track answers 400.")
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": ERROR}}}
+
+
+def _upload_body() -> dict[str, Any]:
+    return {"required": True, "content": {"multipart/form-data": {"schema": {
+        "type": "object", "required": ["file", "name"],
+        "properties": {
+            "file": {"type": "string", "format": "binary",
+                     "description": "The result file: JSON, or the benchmark's own text "
+                                    "format (.best/.oot, RANKED), plain or gzipped"},
+            "name": {"type": "string", "maxLength": 120, "description": "System name"},
+            "description": {"type": "string", "maxLength": 5000},
+            "url": {"type": "string", "description": "Paper URL (http/https)"},
+            "code_url": {"type": "string", "description": "Code URL (http/https)"},
+            "public": {"type": "string", "enum": ["true", "false"],
+                       "description": "Show on the public ranking once scored"},
+            "leaderboard": {"type": "string", "description": "Slug of the leaderboard (see "
+                            "GET /leaderboards); default: the default leaderboard"},
+        }}}}}
+
+
+def _ranking_query() -> list[dict[str, Any]]:
+    return [{"name": n, "in": "query", "schema": {"type": "string"},
+             **({"description": VIEW_HELP} if n == "view" else {})}
+            for n in ("view", "pos", "sort", "dir")] + [
+        {"name": "entries", "in": "query", "schema": {"type": "string", "enum": ["best", "all"]},
+         "description": "best (default): each team's best system on the view's headline; "
+                        "all: every public submission"},
+        {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": 100},
+         "description": "Keep rows whose system or team name contains this"},
+        {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1},
+         "description": "Page of rows (default 1); the answer gives total_rows and pages"},
+        {"name": "per_page", "in": "query",
+         "schema": {"type": "integer", "minimum": 1, "maximum": 1000},
+         "description": "Rows a page (default 100)"}]
+
+
+LEADERBOARD = {"type": "object", "properties": {
+    "slug": {"type": "string"},
+    "benchmark": {"type": "object", "properties": {
+        "name": {"type": "string"}, "version": {"type": "string"}, "split": {"type": "string"}}},
+    "track": {"type": "string", "enum": ["generative", "ranking"]},
+    "phase": {"type": "string", "enum": ["test", "dev"]},
+    "labels": {"type": "string", "enum": ["hidden", "public"]},
+    "default": {"type": "boolean"}, "title": {"type": "string"},
+    "n_targets": {"type": "integer"}, "ranking_url": {"type": "string"},
+    "page_url": {"type": "string"}}}
+
+
+def _targets_schemas() -> dict[str, Any]:
+    num = {"type": ["number", "null"]}
+    listed = {"type": "object", "properties": {
+        "rank": {"type": "integer"}, "substitute": {"type": "string", "description":
+                                                    "the lemma as scored"},
+        "submitted": {"type": "string", "description": "the submitted string it came from"},
+        "label": {"type": "string", "enum": LABELS}, "score": {**num, "description":
+                                                               "gold score (null: not in gold)"},
+        "votes": {"type": ["integer", "null"]}}}
+    missed = {"type": "object", "properties": {
+        "substitute": {"type": "string"}, "score": {"type": "number"},
+        "votes": {"type": "integer"}, "rank": {"type": ["integer", "null"], "description":
+                                               "rank further down the list, null if absent"}}}
+    target = {"type": "object", "properties": {
+        "target_id": {"type": "string"}, "lemma": {"type": "string"}, "pos": {"type": "string"},
+        "answered": {"type": "boolean"}, "list_length": {"type": "integer"},
+        "top": {"type": "array", "items": listed, "description": "the system's top 10"},
+        "missed": {"type": "array", "items": missed,
+                   "description": "acceptable gold substitutes outside the top 10"},
+        "n_acceptable": {"type": "integer"}, "n_conceivable": {"type": "integer"},
+        "hits": {"type": "integer"}, "n_top": {"type": "integer"},
+        "gold_a_k": {"type": "integer"}, "precision": {"type": "number"},
+        "recall": {"type": "number"}, "f": {"type": "number", "description":
+                                            "strict acceptable F at 10 on this target, percent"},
+        "f_defined": {"type": "boolean"}, "gap": num, "gap_rat": num}}
+    return {"TargetDiagnostics": target, "Targets": {"type": "object", "properties": {
+        "submission_id": {"type": "integer"}, "leaderboard": {"type": "string"},
+        "track": {"type": "string"}, "scorer_version": {"type": "string"},
+        "sort": {"type": "string"}, "dir": {"type": "string"}, "pos": {"type": ["string", "null"]},
+        "limit": {"type": ["integer", "null"]}, "targets_scored": {"type": "integer"},
+        "targets_matching": {"type": "integer"},
+        "pos_values": {"type": "array", "items": {"type": "string"}},
+        "targets": {"type": "array",
+                    "items": {"$ref": "#/components/schemas/TargetDiagnostics"}}}}}
+
+
+def _targets_path(auth_errors: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "summary": "Per-target diagnostics of one of the team's dev-phase submissions",
+        "description": "Only for leaderboards whose labels are public (dev phase): per "
+                       "target, the system's top 10 with gold scores and labels, the "
+                       "acceptable substitutes missed, F^10 and GAP on that target. Worst "
+                       "targets first unless dir=desc; undefined values last.",
+        "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+            {"name": "sort", "in": "query",
+             "schema": {"type": "string", "enum": ["f", "gap", "gap_rat"], "default": "f"}},
+            {"name": "dir", "in": "query", "schema": {"type": "string", "enum": ["asc", "desc"],
+                                                      "default": "asc"},
+             "description": "asc: worst first; desc: best first"},
+            {"name": "pos", "in": "query", "schema": {
+                "type": "string", "enum": ["ALL", "NOUN", "VERB", "ADJ", "ADV"]}},
+            {"name": "limit", "in": "query", "schema": {"type": "string"},
+             "description": "a positive whole number, or all (default)"}],
+        "responses": {
+            "200": {"description": "Diagnostics", "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/Targets"}}}},
+            "400": _error("Unknown sort, dir, pos or limit"),
+            "404": _error("No such submission of the team, or its leaderboard's labels are "
+                          "hidden (test phase)"),
+            "409": _error("Not scored yet"), **auth_errors}}
+
+
+def openapi_spec(base_url: str) -> dict[str, Any]:
+    """The OpenAPI 3.1 description of /api/v1."""
+    auth_errors = {"401": _error("Missing, invalid or revoked token"),
+                   "429": _error("Rate limit (Retry-After header says when to retry)")}
+    ref = {"$ref": "#/components/schemas/Accepted"}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "SWORDS leaderboard API", "version": "1",
+                 "description": "Upload lexical-substitution results for scoring on the hidden "
+                                "SWORDS test split and read the public ranking."},
+        "servers": [{"url": base_url}],
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {
+                "Error": {"type": "object", "properties": {"error": {"type": "object",
+                          "required": ["status", "code", "message"], "properties": {
+                              "status": {"type": "integer"}, "code": {"type": "string"},
+                              "message": {"type": "string"},
+                              "retry_after": {"type": "integer"},
+                              "resets_at": {"type": ["string", "null"]}}}}},
+                "Accepted": {"type": "object", "required": ["id", "status", "status_url"],
+                             "properties": {"id": {"type": "integer"},
+                                            "status": {"type": "string", "enum": STATUSES},
+                                            "status_url": {"type": "string"},
+                                            "leaderboard": {"type": "string"},
+                                            "is_public": {"type": "boolean"},
+                                            "duplicate": {"type": "boolean"}}},
+                "Submission": {"type": "object", "properties": {
+                    "id": {"type": "integer"}, "leaderboard": {"type": "string"},
+                    "track": {"type": "string", "enum": ["generative", "ranking"]},
+                    "status": {"type": "string", "enum": STATUSES},
+                    "progress": {"type": "string"}, "errors": {"type": "array"},
+                    "warnings": {"type": "array"}, "failure_reason": {"type": "string"},
+                    "file_sha256": {"type": "string"},
+                    "targets_url": {"type": "string", "description": "Only when scored on a "
+                                    "dev-phase leaderboard: its per-target diagnostics"},
+                    "result": {"type": ["object", "null"], "description":
+                               "metrics, intervals, by_pos, counts and the signature "
+                               "(scorer_version, split_checksum, seed, bootstrap)"}}},
+                **_targets_schemas(),
+                "Report": {"type": "object", "properties": {
+                    "ok": {"type": "boolean"}, "errors": {"type": "array"},
+                    "errors_not_shown": {"type": "integer"}, "warnings": {"type": "array"},
+                    "counts": {"type": "object"}}},
+            }},
+        "security": [{"bearer": []}],
+        "paths": {
+            "/submissions": {
+                "post": {"summary": "Upload a result file", "requestBody": _upload_body(),
+                         "parameters": [{"name": "Idempotency-Key", "in": "header",
+                                         "schema": {"type": "string", "maxLength": 200},
+                                         "description": "Retries with the same key never "
+                                                        "create a second submission; a key "
+                                                        "names one upload to one leaderboard"}],
+                         "responses": {
+                             "202": {"description": "Accepted (or the earlier submission with "
+                                                    "identical bytes)",
+                                     "content": {"application/json": {"schema": ref}}},
+                             "400": _error("Missing file or name, bad field"),
+                             "404": _error("Unknown leaderboard slug"),
+                             "409": _error("Idempotency-Key reused with a different file or "
+                                           "for another leaderboard"),
+                             "413": _error("File too large"),
+                             "429": _error("Quota or rate limit; resets_at and Retry-After "
+                                           "say when it resets"),
+                             "401": auth_errors["401"]}},
+                "get": {"summary": "The team's submissions, newest first",
+                        "parameters": [{"name": "status", "in": "query",
+                                        "schema": {"type": "string", "enum": STATUSES}}],
+                        "responses": {"200": {"description": "List"}, **auth_errors}}},
+            "/submissions/{id}": {"get": {
+                "summary": "Status, problems and results of one of the team's submissions",
+                "parameters": [{"name": "id", "in": "path", "required": True,
+                                "schema": {"type": "integer"}}],
+                "responses": {"200": {"description": "The submission", "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Submission"}}}},
+                    "404": _error("No such id, or another team's submission (the same "
+                                  "answer, so ids cannot be enumerated)"),
+                    **auth_errors}}},
+            "/submissions/{id}/targets": {"get": _targets_path(auth_errors)},
+            "/validate": {"post": {
+                "summary": "Dry run: the full validation report (checked by a worker); "
+                           "nothing stored, no quota",
+                "requestBody": _upload_body(),
+                "responses": {"200": {"description": "Report", "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/Report"}}}},
+                    "202": {"description": "Still being checked after CHECK_WAIT_SECONDS: "
+                                           "{status: checking, check_id, check_url}; poll "
+                                           "check_url (Retry-After)"},
+                    "413": _error("File too large"),
+                    "422": _error("The check went past a hard limit (time_limit, "
+                                  "memory_limit)"),
+                    "503": _error("busy: too many checks wait; retry after Retry-After"),
+                    **auth_errors}}},
+            "/validate/{check_id}": {"get": {
+                "summary": "A dry run's report once ready (202 while it is checked)",
+                "parameters": [{"name": "check_id", "in": "path", "required": True,
+                                "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "Report", "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/Report"}}}},
+                    "202": {"description": "Still being checked"},
+                    "404": _error("Unknown, expired (10 minutes) or another team's check"),
+                    **auth_errors}}},
+            "/leaderboards": {"get": {
+                "summary": "Every leaderboard (benchmark split × track × phase; no token)",
+                "security": [],
+                "responses": {"200": {"description": "{leaderboards: [...]}, the default first",
+                                      "content": {"application/json": {"schema": {
+                                          "type": "object", "properties": {"leaderboards": {
+                                              "type": "array", "items": LEADERBOARD}}}}}}}}},
+            "/leaderboards/{slug}/ranking": {"get": {
+                "summary": "One leaderboard's public ranking (no token)", "security": [],
+                "parameters": [{"name": "slug", "in": "path", "required": True,
+                                "schema": {"type": "string"}}, *_ranking_query()],
+                "responses": {"200": {"description": "Ranking rows and reference rows"},
+                              "400": _error("Unknown view/pos/sort/entries value"),
+                              "404": _error("No such leaderboard")}}},
+            "/leaderboard": {"get": {
+                "summary": "The default leaderboard's public ranking, or ?leaderboard=SLUG's "
+                           "(no token needed; an unknown slug is 404)",
+                "security": [], "parameters": _ranking_query(),
+                "responses": {"200": {"description": (
+                    "rows (ranked systems), references, and reported: rows copied from a "
+                    "publication (row_type reported; name, citation, url, source, benchmark "
+                    "{name, version, split} they were computed on; no rank, no intervals, "
+                    "value null where not printed). A system row's flags: duplicate_answers "
+                    "(with items_with_duplicates) where an LS07/CoInCo file repeats answers; "
+                    "on the views those repeats inflate (oot, GAP) such a row comes after "
+                    "the ranked ones, rank null, set_apart saying why")},
+                              "400": _error("Unknown view/pos/sort/entries value")}}},
+            "/compare": {"get": {
+                "summary": "Head to head of two public systems on every metric (no token)",
+                "security": [],
+                "parameters": [{"name": "a", "in": "query", "required": True,
+                                "schema": {"type": "integer"}},
+                               {"name": "b", "in": "query", "required": True,
+                                "schema": {"type": "integer"}},
+                               {"name": "pos", "in": "query", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "{a, b, pos, summary, metrics: {KEY: {a, "
+                                                     "b, diff, diff_interval, p_beats, "
+                                                     "p_value, significant}}}; p = 2 min(P, "
+                                                     "1 - P), significant when p < 0.05"},
+                              "400": _error("a or b not a whole number, unknown pos"),
+                              "404": _error("No such public system"),
+                              "409": _error("Not scored on the same resamples")}}},
+            "/significance": {"get": {
+                "summary": "P(row beats column) among the top N on a metric (no token)",
+                "security": [],
+                "parameters": [{"name": "metric", "in": "query", "schema": {"type": "string"}},
+                               {"name": "top", "in": "query",
+                                "schema": {"type": "integer", "minimum": 2, "maximum": 30}},
+                               {"name": "leaderboard", "in": "query",
+                                "schema": {"type": "string"},
+                                "description": "Slug; default: the default leaderboard"}],
+                "responses": {"200": {"description": "systems (best first, with compact "
+                                                     "letters), p_beats, p_value, significant"},
+                              "400": _error("Unknown metric, top out of range")}}},
+        },
+    }
+
+
+@bp.get("/openapi.json")
+def openapi():
+    """The OpenAPI description."""
+    return jsonify(openapi_spec(request.url_root.rstrip("/") + "/api/v1"))
+
+
+@bp.get("/docs")
+def docs():
+    """How to use the API, with copy-paste curl examples."""
+    settings = current_app.config["LEADERBOARD"]
+    return render_template("submissions/api_docs.html", base=request.url_root.rstrip("/"),
+                           settings=settings)

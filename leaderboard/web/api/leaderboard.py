@@ -1,0 +1,71 @@
+"""api blueprint: the leaderboards and their public rankings as JSON (no token needed), read
+from each board's snapshot."""
+
+from __future__ import annotations
+
+from flask import current_app, jsonify, request, url_for
+
+from leaderboard.db import get_session
+from leaderboard.models import Board
+from leaderboard.services.catalog.boards import (
+    board_by_slug,
+    board_summary,
+    default_board,
+    list_boards,
+)
+from leaderboard.services.ranking.ranking_table import BadQuery, paged, parse_page
+from leaderboard.web.api.blueprint import bp
+from leaderboard.web.api.submissions import error_response, rate_limited
+from leaderboard.web.public.common import ranking_response
+
+
+@bp.get("/leaderboards")
+@rate_limited
+def leaderboards():
+    """Every leaderboard: slug, benchmark split, track, phase, whether labels are public,
+    whether it is the default, and the URL of its ranking."""
+    items = []
+    for board, benchmark in list_boards(get_session()):
+        summary = board_summary(board, benchmark)
+        summary["ranking_url"] = url_for("api.board_ranking", slug=board.slug, _external=True)
+        summary["page_url"] = url_for("public.ranking", leaderboard=board.slug, _external=True)
+        items.append(summary)
+    return jsonify({"leaderboards": items})
+
+
+@bp.get("/leaderboard")
+@rate_limited
+def leaderboard():
+    """The default leaderboard's ranking for ``?view=&pos=&sort=&dir=&entries=&q=`` (same
+    values as the ranking page), or ``?leaderboard=SLUG``'s, as on every board page."""
+    slug = (request.args.get("leaderboard") or "").strip()
+    if slug:
+        return board_ranking(slug)
+    board = default_board(get_session())
+    if board is None:
+        return error_response(404, "no_benchmark", "no benchmark split is loaded yet")
+    return _ranking(board)
+
+
+@bp.get("/leaderboards/<slug>/ranking")
+@rate_limited
+def board_ranking(slug: str):
+    """One leaderboard's ranking; the query is that of ``/api/v1/leaderboard``."""
+    board = board_by_slug(get_session(), slug)
+    if board is None:
+        return error_response(404, "unknown_leaderboard",
+                              f"no leaderboard {slug!r}; GET /api/v1/leaderboards lists them")
+    return _ranking(board)
+
+
+def _ranking(board: Board):
+    try:
+        page, per_page = parse_page(request.args.get("page"), request.args.get("per_page"))
+        # Serialised once per snapshot, query and page, then served as bytes (ETag / 304).
+        return ranking_response(
+            board.id, "api.json",  # type: ignore[arg-type]
+            lambda table: current_app.json.response(
+                paged(table.to_dict(), page, per_page, table.matching)).get_data(),
+            "application/json", extra=(page, per_page))
+    except BadQuery as exc:
+        return error_response(400, "bad_query", str(exc))
