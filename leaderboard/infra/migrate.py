@@ -8,7 +8,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Engine
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"
 
 
 def alembic_config(engine: Engine) -> Config:
