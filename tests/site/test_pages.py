@@ -129,7 +129,7 @@ def test_plotly_js_served_with_long_cache(site):
     again = client.get("/static/vendor/plotly.min.js",
                        headers={"If-None-Match": response.headers["ETag"]})
     assert again.status_code == 304
-    # what browsers get: gzipped, about a third of the 4.8 MB
+    # what browsers get: gzipped, under half the size
     import gzip
 
     zipped = client.get("/static/vendor/plotly.min.js", headers={"Accept-Encoding":
