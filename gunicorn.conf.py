@@ -7,8 +7,8 @@ bind = os.environ.get("GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
 # gevent: a connection waiting on a slow client is a greenlet, not one of a few threads.
-# With gthread, 8 clients trickling one header byte every 2 s held all 2 x 4 threads and the
-# site answered nothing (issue 20, slowloris); see docs/hosts/deploy.md for a proxy in front.
+# With gthread, a few clients trickling header bytes (slowloris) hold every thread and the
+# site answers nothing; see docs/hosts/deploy.md for a proxy in front.
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 timeout = 60

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing's: its import costs `leaderboard score` 8 ms
+TYPE_CHECKING = False  # not typing's: a one-off `leaderboard score` should not pay for importing it
 if TYPE_CHECKING:  # Flask is imported when an app is built: `leaderboard score` never needs it
     from typing import Any
 

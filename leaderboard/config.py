@@ -77,8 +77,8 @@ DEFAULTS: dict[str, Any] = {
     "API_RATE_LIMIT": "120 per minute",
     # Analysis computed on demand (/compare, /significance and their API, when not already
     # in the process's cache; cached answers are free): per client address (per account when
-    # logged in), and for all anonymous readers together. Each costs up to about 0.1 s of a
-    # web process's CPU (issue 30, item 6; docs/hosts/security.md).
+    # logged in), and for all anonymous readers together. Each holds a web process's CPU,
+    # and with it every other reader of that process (docs/hosts/security.md).
     "ANALYSIS_RATE_LIMIT": "20 per minute",
     "ANALYSIS_GLOBAL_RATE_LIMIT": "120 per minute",
     # Dry runs ("Check file" on the form, POST /api/v1/validate) per team, whichever way

@@ -28,9 +28,9 @@ def _json_loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
-#: JSON columns through msgspec: a ranking snapshot of 10,000 systems is ~100 MB of JSON,
-#: which the stdlib encodes in seconds in the worker and parses in seconds in every web
-#: process; msgspec does both several times faster, with the same values.
+#: JSON columns through msgspec: a large board's ranking snapshot is a large JSON document,
+#: which the stdlib is slow to encode in the worker and to parse in every web process;
+#: msgspec does both several times faster, with the same values.
 JSON_CODEC = {"json_serializer": _json_dumps, "json_deserializer": _json_loads}
 
 

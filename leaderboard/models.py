@@ -53,7 +53,7 @@ class Team(SQLModel, table=True):
     name_key: str = Field(default="", index=True, unique=True, max_length=255)
     # team_names.name_skeleton(name), kept by the listener below: its unique index keeps one
     # of two look-alike names ("Team 1" and "Team l", Latin "pax" and Cyrillic "рах"),
-    # whichever request commits first (issue 30).
+    # whichever request commits first.
     name_skeleton: str = Field(default="", index=True, unique=True, max_length=255)
     disabled: bool = False
     # Moves the start of the quota window (admin "reset quota").
@@ -322,8 +322,8 @@ class LeaderboardSnapshot(SQLModel, table=True):
     """Ranks, rank intervals and ties, recomputed when a submission is scored/published/hidden."""
 
     # Every page asks for a board's latest (id, created_at): answered from this index alone.
-    # SQLite keeps ``data`` (100+ MB at 10,000 systems) in the row before created_at, and
-    # reading created_at from the row walks its overflow pages: 30 ms a request there.
+    # SQLite keeps ``data`` (large on a large board) in the row before created_at, and
+    # reading created_at from the row walks its overflow pages on every request.
     __table_args__ = (Index("ix_leaderboardsnapshot_board_latest", "board_id", "id",
                             "created_at"),)
 

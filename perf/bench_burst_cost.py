@@ -1,5 +1,5 @@
 """What a burst costs: one refresh after ``--changes`` new results on a board of
-``--systems``, updating the kept rank state against rebuilding it (issue 31 item 2).
+``--systems``, updating the kept rank state against rebuilding it.
 
 One process, as a ranker: a fresh SQLite database seeded in bulk (``bulk_seed``: 762 targets,
 B = 1000), the first snapshot computed with the state kept in memory, then the new results

@@ -2,12 +2,12 @@
 
 Each case runs in a fresh child process (``--case NAME``) that loads the split's target ids,
 builds the input, records ``ru_maxrss``, validates, and reports the growth of ``ru_maxrss``
-and the validation time. Inputs: the structure bomb from issue 10 (gzipped, 5 M ``{}``), its
+and the validation time. Inputs: the structure bomb (gzipped, 5 M ``{}``), its
 15 MB and 200 MB-decompressed versions, deep nesting, one huge string (plain and split by
 escaped quotes), 190 MB of blank space, 190 MB of strings each under the token limit (valid,
 and with one bad item so that the lenient reader runs), many unknown targets, the largest
 valid file the limits allow (alone and with 180 MB in an ignored top-level key), a real
-full test-split submission (CoInCo), and issue 20's multi-member gzip (empty members after
+full test-split submission (CoInCo), and the multi-member gzip bomb (empty members after
 one real one, at 1, 4 and 8 MiB) beside a legitimate 3,000-member file. The split and the
 CoInCo file come from ../shared; without them the script skips. Peak RSS is the kernel's
 high-water mark (VmHWM, what ``ru_maxrss`` reports), reset just before validating.
@@ -47,7 +47,7 @@ def _bomb(n: int) -> bytes:
 
 
 def _member_bomb(mib: int) -> bytes:
-    """Issue 20's multi-member gzip: one real member, then empty members up to ``mib`` MiB."""
+    """The multi-member gzip bomb: one real member, then empty members up to ``mib`` MiB."""
     head, empty = gzip.compress(b'{"substitutes": {}}'), gzip.compress(b"")
     return head + empty * ((mib * 1024 * 1024 - len(head)) // len(empty))
 
@@ -148,7 +148,8 @@ def run_case(name: str, path: str, ids_path: str) -> dict:
 
 def member_scaling() -> None:
     """gunzip_capped alone on the multi-member bomb with the member cap lifted: time should
-    grow linearly with the upload (it grew quadratically before issue 20's fix)."""
+    grow linearly with the upload, not quadratically (each member's cost must not grow with
+    the members before it)."""
     from leaderboard.scoring.swords.parse import gunzip_capped
 
     print("| multi-member gzip, member cap lifted | members | decompress time |")

@@ -1,4 +1,4 @@
-"""Untrusted files against `make run` (issue 30): tiny gzips of long lines sent as dry runs
+"""Untrusted files against `make run`: tiny gzips of long lines sent as dry runs
 and as an upload, with ``GET /about`` timed beside them.
 
 Starts the real ``leaderboard serve`` (gunicorn, one RQ worker, the ranker, embedded Redis; the
@@ -27,7 +27,7 @@ differs from ``make run``). Prints one JSON document on stdout (progress on stde
 
 ``--commit REV`` runs that commit of this repository (``git archive`` into the temporary
 folder, with this virtualenv: how a commit before a fix behaved, or the committed state without
-the work tree's uncommitted edits); ``--source DIR`` another checkout. Targets (issue 30):
+the work tree's uncommitted edits); ``--source DIR`` another checkout. Targets:
 /about p95 under 100 ms, each dry run answered within 15 s, the upload final within 60 s after
 one run.
 """

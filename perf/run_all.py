@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 #: Arguments a script is run with here, to reproduce the figures of
 #: docs/contributors/performance.md.
 ARGS = {
-    "bench_untrusted": ["--rounds", "5"],   # "Untrusted files (issue 30)"
+    "bench_untrusted": ["--rounds", "5"],   # "Untrusted files" in performance.md
 }
 
 

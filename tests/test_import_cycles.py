@@ -129,8 +129,8 @@ def test_route_modules_take_bp_from_the_blueprint_module():
 
 
 def test_service_packages_are_layered():
-    """catalog imports no other service package; ranking only catalog (issue 31 item 8:
-    a board's catalog asks for a refresh, it never computes one)."""
+    """catalog imports no other service package; ranking only catalog (a board's catalog
+    asks for a refresh, it never computes one)."""
     def package(module: str) -> str | None:
         parts = module.split(".")
         return ".".join(parts[:3]) if module.startswith("leaderboard.services.") \

@@ -64,7 +64,7 @@ def test_serve_lists_the_scored_demo_then_stops_cleanly(tmp_path):
         for system in DEMO_SYSTEMS:
             assert system in page, "demo not ranked within 60 s of start-up"
         assert re.search(r"swords-demo", page)
-        # Slowloris (issue 20): 40 clients each sending one byte of their headers or body,
+        # Slowloris: 40 clients each sending one byte of their headers or body,
         # more than the 2 x 4 threads gthread had; the site must still answer.
         slow = []
         for n in range(40):
@@ -156,7 +156,7 @@ def test_a_killed_serve_leaves_nothing_the_next_start_keeps(tmp_path):
 
 @pytest.mark.slow
 def test_serve_with_a_benchmark_never_shows_the_demo_boards(tmp_path):
-    """Issue 19 item 20: `make run BENCHMARK=…` after `make run` (the demo in instance/) must
+    """`make run BENCHMARK=…` after `make run` (the demo in instance/) must
     show the benchmark's boards instead of the demo's, not beside them."""
     leaderboard = str(Path(sys.executable).with_name("leaderboard"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
@@ -190,7 +190,7 @@ def test_serve_with_a_benchmark_never_shows_the_demo_boards(tmp_path):
 
 def _host_commands_reach_the_running_benchmark(tmp_path: Path, env: dict, port: int,
                                                serve_pid: int) -> None:
-    """Issue 31 item 6: `leaderboard team create` and `token create`, verbatim (no
+    """`leaderboard team create` and `token create`, verbatim (no
     LEADERBOARD_INSTANCE_PATH), reach the database of the serve that runs on
     instance/mini_test/: the team is listed and the token is accepted (not 401)."""
     import json
@@ -230,7 +230,7 @@ def _host_commands_reach_the_running_benchmark(tmp_path: Path, env: dict, port: 
 
 @pytest.mark.slow
 def test_a_restart_with_nothing_changed_skips_the_imports(tmp_path):
-    """Issue 31 item 7: the second start with the same inputs runs `db upgrade` and no
+    """The second start with the same inputs runs `db upgrade` and no
     import step (the set-up checksum matches), and serves what the first one set up."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
     env["LEADERBOARD_INSTANCE_PATH"] = str(tmp_path / "instance")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing's: its import costs `leaderboard score` 8 ms
+TYPE_CHECKING = False  # not typing's: a one-off `leaderboard score` should not pay for importing it
 if TYPE_CHECKING:  # an annotation only: a one-off `leaderboard score` on LS07/CoInCo
     import click  # runs without importing click (leaderboard.cli.main)
 

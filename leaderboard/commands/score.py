@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 # The scoring modules (numpy among them) are imported when the command runs, not when the
-# CLI lists its commands: a one-off score's CPU is mostly imports (issue 32 item 10).
+# CLI lists its commands: a one-off score's CPU is mostly imports.
 
 EXIT_INVALID = 2
 TRACKS = ("generative", "ranking")

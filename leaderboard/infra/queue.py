@@ -211,8 +211,8 @@ def running_refreshes_key(queue_name: str) -> str:
 
 
 #: A refresh is incremental and takes seconds, but one that must start from nothing (first
-#: snapshot of a large board, a new snapshot format after a deploy) took 19 minutes at
-#: 10,000 systems on 2 cores (docs/contributors/performance.md): it must not be killed half-way.
+#: snapshot of a large board, a new snapshot format after a deploy) can take many minutes
+#: (docs/contributors/performance.md): it must not be killed half-way.
 REFRESH_JOB_TIMEOUT = 3600
 
 

@@ -1,6 +1,6 @@
 """What ``leaderboard serve`` set up last time, by checksum, so that a restart with nothing
-changed skips the import steps (issue 31 item 7: 46 of 67 s of a second ``make run`` were
-imports of boards that already existed).
+changed skips the import steps (importing boards that already exist was most of a second
+``make run``).
 
 The checksum covers every input of the set-up: the benchmark file and its dev sibling, the
 shared reference systems, the LS07/CoInCo files, and the package itself (code, shipped

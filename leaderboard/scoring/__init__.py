@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-TYPE_CHECKING = False  # not typing's: its import costs `leaderboard score` 8 ms
+TYPE_CHECKING = False  # not typing's: a one-off `leaderboard score` should not pay for importing it
 if TYPE_CHECKING:
     from leaderboard.scoring.bootstrap import compare, rank_intervals, resample_counts
     from leaderboard.scoring.swords.engine import ScoreResult, score_submission

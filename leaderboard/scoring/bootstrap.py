@@ -110,7 +110,8 @@ def linear_percentiles(values: np.ndarray) -> np.ndarray:
     index ``(B - 1) * q``, its floor and the next index (both -1 at or past the last value),
     ``gamma`` the difference, numpy's ``_lerp`` (``a + (b - a) * g``, or ``b - (b - a) *
     (1 - g)`` where ``g >= 0.5``), NaN for a row holding one. np.percentile's first call
-    imports ``numpy.ma`` (through ``np.unique``): 7 ms of a one-off ``leaderboard score``.
+    imports ``numpy.ma`` (through ``np.unique``), which a one-off ``leaderboard score``
+    should not pay for.
     ``tests/scoring/test_bootstrap.py`` holds the two equal bit for bit."""
     n = values.shape[1]
     virtual = (n - 1) * np.true_divide(np.asarray(INTERVAL_PERCENTILES, dtype=float), 100)

@@ -2,9 +2,10 @@
 connections of the process, and never read only to be thrown away.
 
 Under gevent a greenlet that reads a socket whose bytes keep arriving never waits, so it
-never lets the loop serve anyone else: a client sending 100 MB held every other request of
-its web process for seconds, whether the app read the body (an upload) or gunicorn drained
-what the app left unread (a 413, or a page that takes no body) to reuse the connection.
+never lets the loop serve anyone else: a client sending a large body would hold every other
+request of its web process until it ends, whether the app read the body (an upload) or
+gunicorn drained what the app left unread (a 413, or a page that takes no body) to reuse the
+connection.
 So a body is read with a pause every :data:`YIELD_EVERY` bytes, and a connection whose
 request left more than :data:`DRAIN_MAX` bytes unread is closed after its answer.
 """

@@ -1,7 +1,7 @@
 """``url_for`` for templates, each link built once per process.
 
-A ranking page builds 50-75 links (sort headers, view and POS switches, pager, exports):
-25 µs each through werkzeug's URL map, 1.5-2 ms of every page nobody prepared. A link is a
+A ranking page builds dozens of links (sort headers, view and POS switches, pager, exports),
+and werkzeug's URL map would build each again on every page nobody prepared. A link is a
 function of its endpoint and values, the app's root and the shown board (the one URL
 default, ``keep_board_in_links``), none of which a new snapshot changes.
 """

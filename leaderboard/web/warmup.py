@@ -1,10 +1,10 @@
 """What a web process makes before it serves, so that no reader pays for it.
 
-A process's first page of each kind used to cost several times its usual CPU: compiling its
-template, plotly's chart template, gzipping plotly.js (237 ms, during which every other
-reader of the process waited), and SQLAlchemy compiling each statement the page runs (20 ms
-of the first system page's 43-70). ``wsgi.py`` calls :func:`warm_web_process` once per
-process, before gunicorn hands it a connection.
+A process's first page of each kind would otherwise cost several times its usual CPU:
+compiling its template, plotly's chart template, gzipping plotly.js (large, and every other
+reader of the process waits while it is compressed), and SQLAlchemy compiling each statement
+the page runs. ``wsgi.py`` calls :func:`warm_web_process` once per process, before gunicorn
+hands it a connection.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 def compile_templates(app: Flask) -> int:
     """Compile every page template now: the first request of each page would otherwise
-    spend 50-170 ms of CPU compiling its template. Returns how many."""
+    spend several times its usual CPU compiling its template. Returns how many."""
     names = [n for n in app.jinja_env.list_templates() if n.endswith(".html")]
     for name in names:
         app.jinja_env.get_template(name)

@@ -101,8 +101,9 @@ def test_login_next_only_follows_local_paths(client, session):
                                     "/%5c%5cevil.example/x"])
 def test_login_next_with_control_characters_or_backslashes_falls_back(client, session,
                                                                       target):
-    """Issue 20: CR/LF in ``next`` answered 500 after the login was recorded (a header may
-    not hold them); a backslash reads as a slash to browsers ("/\\evil" goes off-site)."""
+    """CR/LF in ``next`` (a header may not hold them) and a backslash, which browsers read
+    as a slash ("/\\evil" goes off-site), fall back to the default page, not a 500 after the
+    login was recorded."""
     make_team(session, email="a@example.org")
     form = client.get(f"/account/login?next={target}")
     assert form.status_code == 200

@@ -1,4 +1,4 @@
-"""Invitations (issue 19 item 22): a member makes a week-long signed link; whoever opens it
+"""Invitations: a member makes a week-long signed link; whoever opens it
 joins the team with their own e-mail and password."""
 
 from __future__ import annotations

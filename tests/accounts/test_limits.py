@@ -1,4 +1,4 @@
-"""Per-e-mail and site-wide limits beside the per-address ones (issue 20, item 4).
+"""Per-e-mail and site-wide limits beside the per-address ones.
 
 Eight client addresses used to pass every per-address limit of login, sign-up and reset.
 Each test sends from eight addresses (REMOTE_ADDR, or X-Forwarded-For behind a trusted
@@ -88,8 +88,8 @@ def _signup(client, team: str, email: str):
 
 def test_past_the_site_wide_signup_limit_a_flood_shuts_out_only_its_networks(
         app_overrides, request):
-    """Issue 30, item 5: 60 sign-ups from about 30 addresses refused every real sign-up for
-    an hour. Past the site-wide limit the site is busy: one sign-up per network (/24, /48)
+    """A flood of sign-ups from a few dozen addresses does not refuse every real sign-up.
+    Past the site-wide limit the site is busy: one sign-up per network (/24, /48)
     an hour, counting the sign-ups before, so the flood's network gets no more and real
     users elsewhere still sign up; only the ceiling refuses everybody."""
     app_overrides.update(SIGNUP_GLOBAL_RATE_LIMIT="5 per hour",

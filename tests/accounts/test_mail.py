@@ -107,7 +107,7 @@ def test_signup_mails_a_link_that_unlocks_hidden_submissions(smtp, app, client, 
     refused = web_upload(client)
     assert refused.status_code == 403
     assert "no member has confirmed their e-mail address" in refused.get_data(as_text=True)
-    # With SMTP the account page says a link was mailed (issue 19 item 8).
+    # With SMTP the account page says a link was mailed.
     assert "We sent a link to new@example.org." in home
     token = make_token(session, _team_of(session, user))
     api = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
@@ -194,7 +194,7 @@ def _timed_post(client, path: str, data: dict):
 @ALL_DATABASES
 def test_reset_request_queues_the_mail_known_or_not_and_the_worker_sends_it(
         smtp, app, client, session, burst_worker):
-    """Issue 20, item 5: the request neither looks the address up nor talks SMTP, for a
+    """The request neither looks the address up nor talks SMTP, for a
     known address as for an unknown one; both queue one job with the address, and a real
     worker (burst) sends the one message there is to send."""
     make_team(session, name="Reset Lab", email="known@example.org")
@@ -221,9 +221,9 @@ def test_reset_request_queues_the_mail_known_or_not_and_the_worker_sends_it(
 @ALL_DATABASES
 def test_signup_with_a_registered_email_answers_like_a_new_one(smtp, app, client, session,
                                                                burst_worker):
-    """Issue 20, item 5: "An account with that e-mail already exists" told who is
-    registered. Now both get "check your e-mail"; the worker mails the new address its
-    confirmation link and the registered one a note that it already has an account."""
+    """A registered address and a new one both get "check your e-mail", so the answer does
+    not tell who is registered; the worker mails the new address its confirmation link and
+    the registered one a note that it already has an account."""
     make_team(session, name="Old Lab", email="old@example.org")
     taken, taken_s = _timed_post(client, "/account/signup", {
         "team_name": "Probe Lab", "email": "OLD@example.org", "password": DEFAULT_PASSWORD,
@@ -341,7 +341,7 @@ def test_reset_with_redis_unreachable_answers_the_same_page(app_overrides, reque
 
 @pytest.mark.usefixtures("benchmark")
 def test_unverified_team_is_told_before_and_after_a_refused_upload(app, client):
-    """Issue 19 item 8: the submit page says verification comes first; the refusal is a
+    """The submit page says verification comes first; the refusal is a
     sentence with a real link, not "(/account/).."; without SMTP the account page says where
     the link went (the `make run` console)."""
     assert signup(client, team="Wait Lab", mail="wait@example.org").status_code == 200

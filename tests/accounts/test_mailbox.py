@@ -1,4 +1,4 @@
-"""One account per mailbox (issue 30, item 5): ``me+1@x.org`` and ``me+2@x.org`` are one.
+"""One account per mailbox: ``me+1@x.org`` and ``me+2@x.org`` are one.
 
 Before, addresses were compared after ``strip().lower()`` only, so one inbox verified any
 number of teams and the per-e-mail sign-up limit counted each ``+tag`` apart.

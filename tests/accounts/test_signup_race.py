@@ -1,4 +1,4 @@
-"""Parallel sign-ups (issue 20, item 3): one team per name whatever its case, and no 500.
+"""Parallel sign-ups: one team per name whatever its case, and no 500.
 
 Eight threads, each with its own test client and client address, post at the same moment
 (a barrier); the database's unique indexes decide, and the losers get the form's answer.

@@ -1,4 +1,4 @@
-"""Team-name look-alikes (issue 30, item 7): invisible characters, mixed scripts and names
+"""Team-name look-alikes: invisible characters, mixed scripts and names
 that look like another team's are refused, over the form, the CLI and in parallel sign-ups."""
 
 from __future__ import annotations

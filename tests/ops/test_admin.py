@@ -93,7 +93,7 @@ def test_hide_and_unhide_with_audit(admin_client, demo, session):
         ("hide", "submission", target.id, "copied from team B"),
         ("unhide", "submission", target.id, "")]
     assert all(a.actor_id is not None for a in audit)
-    # The requests computed no ranking: the read filter hid it, a ranker refreshes (issue 31)
+    # The requests computed no ranking: the read filter hid it, a ranker refreshes
     assert newest() == before
 
 
@@ -159,7 +159,7 @@ def test_rescore_button(admin_client, demo, session):
 
 
 def test_admin_without_a_team_gets_links_that_answer(app, client, runner, session, demo):
-    """Issue 19 item 21: no "Submissions" link that answers 403 for an admin without a team,
+    """No "Submissions" link that answers 403 for an admin without a team,
     and the admin list links each scored submission to its page."""
     from leaderboard.worker import jobs
 

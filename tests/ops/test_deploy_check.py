@@ -1,5 +1,5 @@
 """Settings that split a deployment are refused, and ``leaderboard deploy check`` compares a
-machine with the shared deployment (issue 31, item 4). Real PostgreSQL, Redis, worker and
+machine with the shared deployment. Real PostgreSQL, Redis, worker and
 ranker processes; nothing mocked."""
 
 from __future__ import annotations

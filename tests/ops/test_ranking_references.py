@@ -39,7 +39,7 @@ def test_ranking_board_shows_humans_gap_on_the_subset_and_random_at_32_5(runner,
     assert '<span class="badge badge-random">baseline</span>' in page
     assert 'title="95% interval 31.47 to 33.62">32.5</span>' in page  # Random's GAP
     assert ">66.6</span>" in page  # Humans' GAP
-    # The matrix of a ranking board (issue 19 item 5): its footnote says what applies there
+    # The matrix of a ranking board: its footnote says what applies there
     # and links only pages that answer.
     matrix = client.get("/matrix?leaderboard=swords-v1.1-test-ranking")
     assert matrix.status_code == 200

@@ -104,7 +104,7 @@ def test_import_shared_reproduces_the_paper_rows(runner, session, app_overrides)
     assert got["Humans"] == pytest.approx([49.08, 77.99, 66.61], abs=0.01)
     assert got["CoInCo"][:2] == pytest.approx([33.91, 63.57], abs=0.01)  # scorer 1.1.0
     assert got["Thesaurus"][:2] == pytest.approx([12.00, 44.93], abs=0.01)
-    # best/oot from the conceivable file (the paper's 3.4 / 54.0; issue 32 item 9)
+    # best/oot from the conceivable file (the paper's 3.4 / 54.0)
     assert [humans["metrics"][k] for k in ("best_p", "oot_p")] == pytest.approx([3.36, 53.81],
                                                                                abs=0.005)
     assert set(humans["metrics"]) == set(METRIC_GROUPS["a"] + METRIC_GROUPS["c"] + [

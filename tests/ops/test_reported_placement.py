@@ -1,5 +1,5 @@
-"""A publication's number that beats a ranked system is shown at its place (issue 19,
-item 4): unfolded, among the systems, still "reported, not re-scored" and unranked."""
+"""A publication's number that beats a ranked system is shown at its place: unfolded, among
+the systems, still "reported, not re-scored" and unranked."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_reported_row_that_beats_a_system_is_shown_at_its_place(client, ranked):
     assert inline is not None
     assert ('<td class="muted reported-status">reported, not re-scored</td>'
             in inline.group(0))
-    # One decimal as every other cell (issue 19 item 18); the published 24.52 in the title.
+    # One decimal as every other cell; the published 24.52 in the title.
     assert ('<td class="num" data-key="strict_a_f@10" data-value="24.52"><span class="v" '
             'title="24.52 as published">24.5</span>') in inline.group(0)
     # Rows beaten by the last system (blank headline) stay in the folded group.

@@ -1,4 +1,4 @@
-"""Reference rows belong to the split they were scored on (issue 19, item 1): a dev board
+"""Reference rows belong to the split they were scored on: a dev board
 shows no Humans or oracle row scored on test, and says which it leaves out."""
 
 from __future__ import annotations

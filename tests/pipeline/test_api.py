@@ -120,8 +120,8 @@ def test_missing_and_wrong_and_revoked_token_are_401(client, session, benchmark,
 @ALL_DATABASES
 def test_other_teams_submission_is_404_like_a_missing_one(client, session, benchmark,
                                                           team_token):
-    """Issue 20: 403 for another team's id and 404 for a missing one let anyone with a token
-    count every team's submissions; both are the same 404 now, on every route of an id."""
+    """Another team's id and a missing one answer the same 404 on every route of an id, so
+    that a token cannot count every team's submissions."""
     _team, _user, token = team_token
     other, _ = make_team(session, name="Lab Two", email="two@example.org")
     other_token = make_token(session, other)

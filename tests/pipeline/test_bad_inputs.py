@@ -59,7 +59,7 @@ CASES = {
         [("non_numeric_score", T0), ("wrong_type", T1), ("unknown_target", "t:zzz"),
          ("non_string_substitute", T2)]),
     "truncated gzip": (gzip.compress(demo_bytes())[:40], [("bad_gzip", None)]),
-    # Issue 20: 400,000 empty members took minutes (quadratic); refused at the member cap.
+    # Empty members cost a quadratic read without a cap; refused at the member cap.
     "multi-member gzip bomb": (
         gzip.compress(b'{"substitutes": {}}') + gzip.compress(b"") * 400_000,
         [("too_many_gzip_members", None)]),
@@ -94,7 +94,7 @@ def test_missing_targets_are_a_warning_and_still_scored(app, client, benchmark, 
 
 def test_dry_run_counts_empty_lists_as_abstentions(client, benchmark, team_token,
                                                    checks_worker):
-    """Issue 19 item 6: 98 missing and 11 empty lists are 109 abstentions, not 98."""
+    """98 missing and 11 empty lists are 109 abstentions, not 98."""
     _team, _user, token = team_token
     doc = {t: [["word", 1.0]] for t in IDS[:9]} | {IDS[9]: [], IDS[10]: []}
     response = client.post("/api/v1/validate", headers={"Authorization": f"Bearer {token}"},

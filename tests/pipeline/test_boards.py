@@ -92,8 +92,8 @@ def test_quotas_and_duplicates_are_per_board(client, session, benchmark, ranking
 @ALL_DATABASES
 def test_idempotency_key_replays_only_on_its_own_board(client, session, benchmark,
                                                        ranking_board, team_token):
-    """Issue 20: the same key and bytes sent to another board replayed the first board's
-    submission labelled with the second board; now a 409 naming the board it was used on."""
+    """The same key and bytes sent to another board get a 409 naming the board the key was
+    used on, not the first board's submission replayed under the second board's name."""
     _team, _user, token = team_token
     key = {"Idempotency-Key": "run-7"}
     first = post(client, token, demo_bytes(), headers=key)
@@ -202,7 +202,7 @@ def test_systems_of_two_boards_are_not_compared(app, client, session, benchmark,
     refused = client.get(f"/api/v1/compare?a={a}&b={b}")
     assert refused.status_code == 409
     assert "different leaderboards" in refused.get_json()["error"]["message"]
-    # The page answers as the API does (issue 19 item 11), with the same reason.
+    # The page answers as the API does, with the same reason.
     page = client.get(f"/compare?a={a}&b={b}")
     assert page.status_code == 409
     assert ("No paired comparison: the two systems are on different leaderboards."

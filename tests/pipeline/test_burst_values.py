@@ -1,4 +1,4 @@
-"""What a burst's refresh computes less of gives the same numbers (issue 31 items 2 and 5).
+"""What a burst's refresh computes less of gives the same numbers.
 
 A refresh after many new results needs a few metrics of most results (the neighbour pairs the
 new ones split): :func:`some_values` runs only those metrics' formulas on the same product

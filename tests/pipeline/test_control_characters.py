@@ -1,4 +1,4 @@
-"""Issue 20: NUL (and every other control character) in a query argument, a form field or a
+"""NUL (and every other control character) in a query argument, a form field or a
 path segment is a 400 (or a 404 for a path) on both databases, never a 500 from PostgreSQL.
 
 One rule (``leaderboard.web.security.refuse_control_characters``) covers every request, so each

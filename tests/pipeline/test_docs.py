@@ -100,7 +100,7 @@ def test_about_curl_example_uses_the_api_field_names(client, benchmark, team_tok
     assert "inputs.json.gz" in page
     example = re.search(r"<pre>(curl -H .*?)</pre>", page, re.S).group(1)
     fields = dict(re.findall(r'-F (\w+)=("[^"]*"|\S+)', example))
-    assert set(fields) == {"file", "system_name", "public"}  # as listings say (issue 19, 21)
+    assert set(fields) == {"file", "system_name", "public"}  # as listings say
     _team, _user, token = team_token
     response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
                            data={"system_name": fields["system_name"].strip('"'),

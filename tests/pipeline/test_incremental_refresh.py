@@ -168,7 +168,7 @@ def test_only_a_worker_keeps_the_states_it_wrote(session):
 
 @ALL_DATABASES
 def test_a_burst_of_50_changes_is_incremental_and_equals_a_full_one(session, kept_states):
-    """A burst costs its changes (issue 31 item 2): 47 new results, 2 hidden and one
+    """A burst costs its changes: 47 new results, 2 hidden and one
     re-scored on a board of 40, together 51 changed results (far past the old max(8, 25%)
     bound), update the kept state instead of rebuilding it, and give the full rebuild's
     snapshot."""

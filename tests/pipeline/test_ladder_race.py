@@ -1,5 +1,5 @@
 """A team's one released first result on a Ladder board, under parallel workers and shared
-mailboxes (issue 30, items 4 and 5), on SQLite and PostgreSQL.
+mailboxes, on SQLite and PostgreSQL.
 
 A new team uploads five files at once to a hidden-label board and five workers score them at
 the same moment, each job with its own engine (its own connections), as five worker processes

@@ -200,8 +200,8 @@ def test_wada_et_al_ls07_gap_is_a_reported_row_on_the_ls07_all_ranking_board(
 
 def test_check_file_on_a_generative_board_prints_its_counts(client, session, ls07_boards,
                                                             checks_worker):
-    """Issue 32 item 9: the report read "of 15415 targets answered, 1 missing, 0 unknown,
-    substitutes." with its numbers missing on LS07/CoInCo boards."""
+    """On LS07/CoInCo boards the check's report prints every count of its sentence ("of
+    15415 targets answered, 1 missing, 0 unknown, ... substitutes"), none left empty."""
     import re
 
     _, generative = ls07_boards
@@ -237,8 +237,8 @@ def test_the_significance_pages_json_link_keeps_the_board(app, client, team_toke
 
 
 def test_ls07_pages_speak_of_ls07_and_public_labels(client, session, ls07_boards):
-    """Issue 32 item 9: the h1 said SWORDS on every board, and a public-label board's title
-    ended in "test phase", which reads as a hidden test."""
+    """LS07 pages name LS07 in their h1, not SWORDS, and a public-label board's title does
+    not end in "test phase", which reads as a hidden test."""
     from leaderboard.models import Benchmark
     from leaderboard.services.catalog.boards import board_title
 

@@ -1,4 +1,4 @@
-"""Files that repeat answers (issue 32 item 1), end to end: scored faithfully by a real
+"""Files that repeat answers, end to end: scored faithfully by a real
 worker, flagged in the ranking API and set apart, unranked, on the views whose metric the
 repeats inflate (oot on a generative board, GAP on a ranking board), in their own group on
 the page, the matrix, the charts, the history, the significance page and the exports.

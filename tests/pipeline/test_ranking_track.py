@@ -120,7 +120,7 @@ def test_gold_ordered_ranking_file_gets_gap_100_and_the_board_shows_gap_not_f10(
     sig = client.get(f"/api/v1/significance?leaderboard={ranking_board.slug}").get_json()
     assert sig["metric"] == "gap" and [s["system"] for s in sig["systems"]] == ["oracle"]
     team_page = client.get(f"/teams/{team.id}").get_data(as_text=True)
-    # The ranking board's own table and columns: GAP under a GAP header (issue 19 item 9).
+    # The ranking board's own table and columns: GAP under a GAP header.
     table = team_page.split(f'<a href="/?leaderboard={ranking_board.slug}">')[1]
     table = table.split("</table>")[0]
     assert re.findall(r'<th scope="col" class="num" title="([^"]+)">', table) == [

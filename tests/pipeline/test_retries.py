@@ -79,9 +79,9 @@ FAILED_FOR_TEAMS = ("Scoring failed because of an internal error after {attempts
 @ALL_DATABASES
 def test_teams_see_a_stable_message_and_hosts_the_exception(app, client, session, benchmark,
                                                             settings):
-    """Issue 20: failure_reason showed teams our exception text (file paths, SQL, library
-    internals). Teams get one stable message on the API, their page and the e-mail; the
-    exception is kept for the hosts (admin page, log). Problems with the file itself are
+    """Teams get one stable message on the API, their page and the e-mail, never our
+    exception text (file paths, SQL, library internals); the exception is kept for the
+    hosts (admin page, log). Problems with the file itself are
     still named to the team."""
     settings.update(MAX_JOB_RETRIES=0)
     team, user = make_team(session, name="Lab One", email="one@example.org")

@@ -84,7 +84,7 @@ def test_check_button_lists_every_problem_and_stores_nothing(client, session, be
 
 def test_check_button_counts_empty_lists_as_abstentions(client, session, benchmark,
                                                          checks_worker):
-    """Issue 19 item 6, on the web form: 2 empty lists and 2 missing are 4 abstentions."""
+    """On the web form, 2 empty lists and 2 missing are 4 abstentions."""
     logged_in(client, session)
     ids = target_ids()
     raw = submission_doc({t: [["word", 1.0]] for t in ids[:9]} | {ids[9]: [], ids[10]: []})
@@ -154,7 +154,7 @@ def test_publish_toggle_needs_csrf_and_queues_the_ranking_refresh(app, client, s
     client.post(f"{location}/visibility", data={"public": "1", "csrf_token": token})
     session.expire_all()
     assert session.get(Submission, sid).is_public is True
-    # the request only queued the refresh (issue 20: ranking 1,000 systems takes ~20 s)
+    # the request only queued the refresh (ranking a large board is no request's work)
     assert len(session.exec(select(LeaderboardSnapshot)).all()) == before
     settings = app.config["LEADERBOARD"]
     with app.app_context():

@@ -184,7 +184,7 @@ def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session
     bad = tmp_path / "bad.json"
     bad.write_bytes(b'{"substitutes": []}')
     try:
-        # The server URL from the environment, links as options (issue 19 item 19).
+        # The server URL from the environment, links as options.
         ok = subprocess.run([LEADERBOARD_BIN, "submit", str(good), "--token", token, "--name",
                              "cli system", "--paper-url", "https://arxiv.org/abs/1",
                              "--code-url", "https://example.org/code", "--wait"],
@@ -192,7 +192,7 @@ def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session
                             env={**os.environ, "LEADERBOARD_URL": url})
         assert ok.returncode == 0, ok.stderr
         assert "scored" in ok.stdout and "strict_a_f@10" in ok.stdout
-        assert "\ncounts: " in ok.stdout  # as `leaderboard score` prints them (issue 32)
+        assert "\ncounts: " in ok.stdout  # as `leaderboard score` prints them
         # The board's order, its headline first and marked; not alphabetical.
         table = [line for line in ok.stdout.splitlines()
                  if ("@" in line or "gap" in line) and not line.startswith("counts:")]

@@ -232,7 +232,7 @@ def test_ranking_track_prints_gap_gap_ratio_and_p1_only(wordnet, random_ranking_
     # P@1: the random first candidate has a positive label on 11 of the 13 targets.
     assert [line.lstrip("* ").split()[:2] for line in lines[1:4]] == [
         ["gap", "69.13"], ["gap_rat", "70.74"], ["strict_c_p@1", "84.62"]]
-    assert lines[1].startswith("* gap ")  # the headline, marked (issue 19 item 19)
+    assert lines[1].startswith("* gap ")  # the headline, marked
     assert "f@10" not in res.stdout and "best_p" not in res.stdout
     assert "Per part of speech" in res.stdout
     assert "13 of 13 targets answered" in res.stdout
@@ -283,7 +283,7 @@ def test_ranking_score_imports_nothing_from_the_web_stack(wordnet, cache_dir,
 
 
 def test_top_level_help_lists_our_commands_only():
-    """Issue 19 item 19: no Flask options or commands (--app, routes, shell, limiter)."""
+    """No Flask options or commands (--app, routes, shell, limiter)."""
     import subprocess
     import sys
     from pathlib import Path
@@ -302,7 +302,7 @@ def test_top_level_help_lists_our_commands_only():
 
 
 def test_wordnet_install_keeps_a_table_of_unchanged_sources(wordnet, tmp_path):
-    """Issue 31 item 7: `make run` runs `wordnet install` each time; unchanged sources (by
+    """`make run` runs `wordnet install` each time; unchanged sources (by
     checksum) keep the table, changed ones or --force compile it again."""
     import shutil
 

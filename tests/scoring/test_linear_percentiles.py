@@ -1,5 +1,6 @@
-"""bootstrap.linear_percentiles is np.percentile's default method, bit for bit (issue 32 item
-10: np.percentile's first call imports numpy.ma, 7 ms of a one-off ``leaderboard score``)."""
+"""bootstrap.linear_percentiles is np.percentile's default method, bit for bit (it exists
+because np.percentile's first call imports numpy.ma, which a one-off ``leaderboard score``
+should not pay for)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Analysis computed on demand is counted (issue 30, item 6): a comparison or significance
+"""Analysis computed on demand is counted: a comparison or significance
 grid not yet cached costs one from the caller's budget (per address, per account, and for
 anonymous readers together); cached answers are free; past a budget, a 429 that says why
 and when to come back, as a page or in the API's envelope."""

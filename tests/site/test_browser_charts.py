@@ -1,5 +1,5 @@
 """Every chart page of a generative and a ranking board (four scored systems, all of one day),
-both with the paper's reported rows, in chromium at 1366 and 390 px (issue 19, items 12-14):
+both with the paper's reported rows, in chromium at 1366 and 390 px:
 no two labels of a chart overlap or touch, none leaves the svg, the svg stays inside its
 card's border and the card ends at the plot. Screenshots in test-artifacts/check-*.png."""
 

@@ -148,8 +148,8 @@ ROWS_JS = """els => els.map(e => ({
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_rows_that_scroll_sideways_show_which_way_there_is_more(live, width):
-    """Issue 19 item 16: at 390 px the switchers and board chips were cut ("Strict · conce")
-    with nothing saying the row scrolls. A row with more to its right fades on that side;
+    """At 390 px a row of switchers or board chips that does not fit ("Strict · conce")
+    says it scrolls. A row with more to its right fades on that side;
     scrolled to its end, the fade moves to the left; a row that fits has none."""
     context = live.browser.new_context(viewport={"width": width, "height": 844})
     page = context.new_page()
@@ -176,8 +176,8 @@ def test_rows_that_scroll_sideways_show_which_way_there_is_more(live, width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_charts_fit_their_boxes_with_whole_names_and_apart_labels(live, width):
-    """Issue 19 item 12: at 390 px the dot plot cut names ("Ranker top-3 (North L…"), left
-    about 100 px empty under it, and the iso-F labels ran into each other."""
+    """At 390 px the dot plot shows whole names (not "Ranker top-3 (North L…"), leaves no
+    empty band under it, and the iso-F labels stay apart."""
     context = live.browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     page.goto(live.url + "/charts?view=lenient-a")

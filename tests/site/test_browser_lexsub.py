@@ -112,7 +112,7 @@ def test_ls07_boards_rank_on_their_protocols(site):
     # coverage on the .oot lines: e commerce 5 of 5 (F 1), bank 3 of 5 with no wrong answer
     # (P 1, R 0.6, F 0.75), run and quickly none: F 43.75, R 40.0; best1 1, 1, 1, 0: 75.0
     text = row.inner_text()
-    # Two decimals on LS07/CoInCo boards, as papers cite them (issue 32 item 5).
+    # Two decimals on LS07/CoInCo boards, as papers cite them.
     assert "43.75" in text and "40.00" in text and "75.00" in text
     context.close()
 

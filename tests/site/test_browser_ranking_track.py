@@ -108,7 +108,7 @@ def test_ranking_track_table_is_ranked_on_gap_without_f10(site):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_ranking_track_dot_plot_stays_inside_its_card(site, width):
-    """Issue 19 item 12: the ranking board's plot was drawn over its card's border."""
+    """The ranking board's plot was drawn over its card's border."""
     base, (slug, _ids) = site.url, site.extra
     context = site.browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()

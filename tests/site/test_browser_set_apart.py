@@ -1,4 +1,4 @@
-"""Files that repeat answers (issue 32 item 1) in chromium at 1366 px and 390 px: their own
+"""Files that repeat answers in chromium at 1366 px and 390 px: their own
 group below the ranked rows on the oot and GAP views, ranked (flagged) on best; the charts,
 history, matrix and significance pages fit and log no error. Screenshots in
 test-artifacts/ (looked at by eye)."""

@@ -47,8 +47,8 @@ def _figure(fig) -> dict:
 
 
 def test_dot_plot_wraps_long_names_keeps_two_rows_and_full_hover():
-    """Issue 19 item 12: names were cut ("Ranker top-3 (North L…") on a phone; they wrap at
-    22 characters, the team on a line of its own, and only a fourth line would be cut."""
+    """Names wrap at 22 characters, so a phone shows them whole (not "Ranker top-3 (North
+    L…"), the team on a line of its own, and only a fourth line would be cut."""
     long_a = "A very long system name number one"
     long_b = "A very long system name number two"
     data = {"systems": [_system(1, "2026-11-20", 40.0, long_a),
@@ -107,8 +107,8 @@ def _figures(page: str) -> list[dict]:
 
 
 def test_names_reach_every_chart_escaped_not_as_markup(client, session, seeded):
-    """Issue 20: plotly renders tags in text (tick labels, hover, legend, annotations), so a
-    system named like a link became a live link on /significance. Every name a team or the
+    """Plotly renders tags in text (tick labels, hover, legend, annotations), so a
+    system named like a link would be a live link on /significance. Every name a team or the
     hosts chose reaches the chart escaped: shown as typed, never as markup."""
     row = session.get(Submission, seeded.public["Contextual ranker"])
     row.system_name = EVIL
@@ -148,8 +148,8 @@ def test_a_wrapped_name_is_wrapped_before_it_is_escaped():
 
 
 def test_history_of_one_day_draws_the_best_line_and_band_with_length():
-    """Issue 19 item 13: all submissions on one day left the step line and band without
-    length (one x); they now reach the next day, inside the widened axis."""
+    """With all submissions on one day, the step line and band reach the next day, inside
+    the widened axis, instead of having no length (one x)."""
     data = {"systems": [_system(1, "2026-11-20", 30.0), _system(2, "2026-11-20", 35.0)],
             "references": []}
     traces = {t.get("name"): t for t in _figure(charts.history(data, KEY))["data"]}
@@ -160,7 +160,7 @@ def test_history_of_one_day_draws_the_best_line_and_band_with_length():
 
 
 def test_history_shows_reported_rows_and_keeps_labels_apart():
-    """Issue 19 item 13: a publication's number is on the timeline (dotted, marked), and the
+    """A publication's number is on the timeline (dotted, marked), and the
     axes' labels stand off the corner where the first y and x labels met."""
     data = {"systems": [_system(1, "2026-11-20", 30.0)], "references": [],
             "reported": [{"name": "Wada et al.", "metrics": {KEY: 24.52}},
@@ -176,8 +176,8 @@ def test_history_shows_reported_rows_and_keeps_labels_apart():
 
 
 def test_significance_grid_cells_touch_and_carry_the_scale():
-    """Issue 19 item 14: cells were pixel-sized markers with gaps; now rectangles one cell
-    wide (a hairline apart), coloured by P on plotly's RdBu scale, grey on the diagonal."""
+    """Cells are rectangles one cell wide (a hairline apart), not pixel-sized markers with
+    gaps, coloured by P on plotly's RdBu scale, grey on the diagonal."""
     table = {"metric": KEY, "systems": [{"system": "A"}, {"system": "B"}, {"system": "C"}],
              "p_beats": [[0.5, 1.0, 0.75], [0.0, 0.5, 0.25], [0.25, 0.75, 0.5]],
              "significant": [[False, True, False], [True, False, False],
@@ -242,8 +242,8 @@ def test_significance_page_prints_the_colour_scale(site):
 
 
 def test_history_names_only_reported_rows_far_apart_and_hovers_them_all():
-    """Issue 19 item 13, with the paper's 13 rows: their names (a dotted line each) piled up
-    into an unreadable block. A few far-apart ones are named (highest first, a tenth of the
+    """The paper's 13 reported rows on the timeline: their names (a dotted line each) would
+    pile up into an unreadable block. A few far-apart ones are named (highest first, a tenth of the
     span apart and a sixth from a reference line); every row is in the hover layer."""
     values = [48.8, 34.1, 33.6, 33.4, 32.4, 31.9, 30.7, 29.8, 26.4, 25.9, 24.5, 18.0, 12.2]
     data = {"systems": [_system(1, "2026-11-20", 30.0), _system(2, "2026-11-22", 84.0)],

@@ -1,4 +1,4 @@
-"""Coverage on the public pages (issue 19, item 2): a system that abstains on part of the
+"""Coverage on the public pages: a system that abstains on part of the
 split carries answered / empty / missing counts on the ranking, its page, the exports and
 the API, so it never ranks beside a complete one without a hint."""
 

@@ -104,7 +104,7 @@ def test_neutralise_only_touches_text():
 def test_csv_numeric_columns_are_numbers_pandas_reads_as_floats():
     """0.0496 is significant (< 0.05): "%.2f" would print "0.05"; the screen's "< 0.001" is not
     a number. The CSV prints p with six significant digits, and pd.read_csv gives floats
-    (issue 17: exports a program can read)."""
+    (exports a program can read)."""
     from leaderboard.services.ranking.exports import to_csv
     from leaderboard.services.ranking.metric_info import VIEWS
     from leaderboard.services.ranking.ranking_table import RankingTable

@@ -1,4 +1,4 @@
-"""Issue 32 item 9, the researcher's minor list, over real requests: exports of reference rows,
+"""Small fixes for LS07/CoInCo boards, over real requests: exports of reference rows,
 plain-text refusals of an export, the LS07/CoInCo pages' own wording, the compare page's
 board and the CLI's headline on LS07 boards.
 

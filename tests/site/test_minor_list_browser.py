@@ -1,4 +1,4 @@
-"""Issue 32 item 9 in chromium at 1366 px and 390 px: a reported row's long name stays in its
+"""In chromium at 1366 px and 390 px: a reported row's long name stays in its
 own cell on an LS07 ranking board, its label on /history stays inside the plot, and the
 submit form's header follows the leaderboard chosen in its select (submit.js). Screenshots
 in test-artifacts/minor-*.png."""

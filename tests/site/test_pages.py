@@ -129,7 +129,7 @@ def test_plotly_js_served_with_long_cache(site):
     again = client.get("/static/vendor/plotly.min.js",
                        headers={"If-None-Match": response.headers["ETag"]})
     assert again.status_code == 304
-    # what browsers get: gzipped, about a third of the 4.8 MB (issue 19 item 15)
+    # what browsers get: gzipped, under half the size
     import gzip
 
     zipped = client.get("/static/vendor/plotly.min.js", headers={"Accept-Encoding":
@@ -154,7 +154,7 @@ def test_system_page(site):
     assert moved.headers["Location"].endswith(f"/compare?a={sid}&b={other}")
     compared = client.get(moved.headers["Location"]).get_data(as_text=True)
     assert "Summary" in compared and "P(A beats B)" in compared and "verdict-yes" in compared
-    # "p < 0.001" or "p = 0.012" in the sentence, never "p = < 0.001" (issue 19 item 11)
+    # "p < 0.001" or "p = 0.012" in the sentence, never "p = < 0.001"
     headline = compared.split("On the headline")[1].split("</p>")[0]
     assert re.search(r"\), p (&lt;|=) 0\.\d{3}: <strong>", headline), headline
     assert "p = &lt;" not in compared
@@ -212,7 +212,7 @@ def test_team_page(site):
     html = client.get(f"/teams/{seeded.teams['North Lab']}").get_data(as_text=True)
     assert "Contextual ranker" in html and "Ranker top-3" in html
     # One table per leaderboard, headed by the board's name, with display labels rather than
-    # raw "F^10 strict" (issue 19 item 9).
+    # raw "F^10 strict".
     assert re.search(r'<h2 id="team-board-\d+"><a href="/\?leaderboard=[^"]+">swords-demo', html)
     heads = re.findall(r'<th scope="col" class="num" title="([^"]+)">(.*?)</th>', html)
     assert heads[:2] == [("strict_a_f@10", "F<sup>10</sup> strict"),
@@ -296,8 +296,8 @@ def test_jabbari_view_on_a_swords_generative_board(site):
 
 
 def test_two_private_files_of_one_team_are_not_compared_on_a_hidden_board(site_app):
-    """A paired test between two of one's own unpublished files reads hidden labels back
-    (issue 20, item 7): refused with its reason."""
+    """A paired test between two of one's own unpublished files reads hidden labels back:
+    refused with its reason."""
     seeded = site_app.config["SEEDED"]
     own = site_app.test_client()
     login(own, "east-lab@example.org")
@@ -312,7 +312,7 @@ def test_two_private_files_of_one_team_are_not_compared_on_a_hidden_board(site_a
 
 
 def test_charts_and_exports_carry_two_decimals(site):
-    """No chart or export carries finer scores than the tables print (issue 20, item 7)."""
+    """No chart or export carries finer scores than the tables print."""
     import json
     import re
 
@@ -346,7 +346,7 @@ def test_charts_and_exports_carry_two_decimals(site):
 
 
 def test_date_sort_uses_the_time_not_only_the_day():
-    """Two submissions of one day: 'date' sorts them by their time (issue 19 item 22)."""
+    """Two submissions of one day: 'date' sorts them by their time."""
     from leaderboard.services.ranking.ranking_table import _sort_rows
 
     # the better score came first in the day: a sort by day alone keeps it first
@@ -363,7 +363,7 @@ def test_date_sort_uses_the_time_not_only_the_day():
 
 
 def test_matrix_heads_give_each_pos_its_number_of_targets(site):
-    """(issue 19 item 22) How many targets each column averages over."""
+    """Each POS column's head says how many targets it averages over."""
     import re
     from collections import Counter
 
@@ -379,7 +379,7 @@ def test_matrix_heads_give_each_pos_its_number_of_targets(site):
 
 
 def test_system_count_is_the_boards_not_the_rows_shown(site):
-    """Issue 19 item 10: the lede counts the board's public systems, and says how many of
+    """The lede counts the board's public systems, and says how many of
     them a filter matches."""
     client, seeded = site
     n = len(seeded.public)
@@ -394,7 +394,7 @@ def test_system_count_is_the_boards_not_the_rows_shown(site):
 
 
 def test_api_ranking_pages_and_says_how_many_rows(site):
-    """Issue 17 (API part): page/per_page, and the total the pages come from."""
+    """``page``/``per_page``, and the total the pages come from."""
     client, seeded = site
     n = len(seeded.public)
     whole = client.get("/api/v1/leaderboard?entries=all").get_json()

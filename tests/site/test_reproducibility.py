@@ -1,4 +1,4 @@
-"""Every exported and API number is traceable (issue 19, item 3): scorer version, split
+"""Every exported and API number is traceable: scorer version, split
 checksum, bootstrap seed and B on the ranking, in the exports and the API; each system page
 gives the `leaderboard score` command that recomputes it, and the footer names the scorer."""
 

@@ -1,4 +1,4 @@
-"""Printed numbers are rounded once, from the snapshot's full value (issue 32 item 5)."""
+"""Printed numbers are rounded once, from the snapshot's full value."""
 
 from __future__ import annotations
 

@@ -158,8 +158,8 @@ def _refresh_jobs(app) -> list[str]:
 
 def test_a_request_on_a_board_without_snapshot_answers_at_once_without_computing(
         app, client, session, seeded):
-    """Issue 17: a page never computes a ranking (a 10,000-system board takes minutes); it
-    says the board is updating and a worker's job writes the snapshot."""
+    """A page never computes a ranking (on a large board that is long work); it says the
+    board is updating and a worker's job writes the snapshot."""
     from leaderboard.ranker import refresh as ranking
     from leaderboard.services.ranking.snapshot_reader import clear_caches
     from leaderboard.worker import jobs

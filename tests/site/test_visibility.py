@@ -73,7 +73,7 @@ def _anonymous_and_other_team(app) -> list:
 
 @ALL_DATABASES
 def test_held_submission_answers_everybody_else_as_a_private_one(app, session, seeded):
-    """Issue 30, item 7: a published submission the Ladder held is shown to its team and the
+    """A published submission the Ladder held is shown to its team and the
     hosts only; to anybody else every page answers as for a private one, byte for byte."""
     from leaderboard.models import ReleaseState
     from leaderboard.services.ranking.snapshots import refresh_snapshot

@@ -46,7 +46,7 @@ def test_the_charts_template_and_colour_scale_are_made_at_start(app):
 
 
 def test_plotly_js_is_gzipped_at_start(app, client):
-    """The first browser to fetch plotly.js no longer waits for 4.8 MB gzipped at level 9
+    """The first browser to fetch plotly.js does not wait for it to be gzipped at level 9
     (nor makes every other reader of the process wait)."""
     from leaderboard.web.public import vendor
     from leaderboard.web.warmup import warm_web_process

@@ -16,7 +16,8 @@ from leaderboard.services.intake.isolation import LimitExceeded
 from leaderboard.worker.horse import HorseError, Limits, run_in_horse
 
 GENEROUS = Limits(seconds=30, memory_bytes=512 << 20)
-# The .best pattern issue 30 found: quadratic on a long line without " :: ", in C, GIL held.
+# score.pl's .best pattern in a backtracking engine: quadratic on a long line without " :: ",
+# in C, GIL held.
 BACKTRACKING = re.compile(r"([\w.]+) (\S+) :: (.*)", re.ASCII)
 
 

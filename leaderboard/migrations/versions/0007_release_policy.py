@@ -1,6 +1,6 @@
 """board.release and submission.release_state/release_detail: the Ladder on test boards
 
-Test boards of splits with hidden labels become ``ladder`` (issue 18); every other board
+Test boards of splits with hidden labels become ``ladder``; every other board
 stays ``full``. Submissions scored before keep ``release_state`` empty, which counts as
 released: their numbers were shown already.
 

@@ -2,7 +2,7 @@
 
 Each result's headline values on the shared resamples (per POS), written when it is scored
 (older results get theirs at the next full refresh), and per snapshot the state of its rank
-intervals and conservative ranks (issue 17). An index answers "the board's latest snapshot"
+intervals and conservative ranks. An index answers "the board's latest snapshot"
 without reading the snapshot's row.
 
 Revision ID: 0008_ranking_state

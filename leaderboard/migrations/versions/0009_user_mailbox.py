@@ -1,6 +1,6 @@
 """user.mailbox: the mailbox an address delivers to, one account per mailbox
 
-``me+1@x.org`` and ``me+2@x.org`` are one mailbox (issue 30, item 5); the key folds a
+``me+1@x.org`` and ``me+2@x.org`` are one mailbox; the key folds a
 ``+tag``, case, a domain's trailing dot and Unicode form, and dots at Gmail
 (``leaderboard.mailboxes.mailbox_key``, copied here: a migration must not change when the
 application does). The index is not unique: accounts made before the rule may share a

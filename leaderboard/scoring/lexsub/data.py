@@ -35,7 +35,7 @@ __all__ = ["FILES", "POS_NAMES", "SOURCE_FORMAT", "LexsubSplit", "LexsubTarget",
 
 SOURCE_FORMAT = "lexsub-1"
 #: The largest float64 resample matrix :attr:`LexsubSplit.float_resamples` keeps (LS07 all:
-#: 16 MB at B = 1000; CoInCo's 123 MB are converted per product instead).
+#: fits; CoInCo's, many times larger, is converted per product instead).
 FLOAT_RESAMPLES_BYTES = 64 << 20
 
 

@@ -3,7 +3,8 @@
 score.pl matches a ``.best`` line with ``([\\w.]+) (\\S+) :: (.*)`` (``:::`` for ``.oot``),
 unanchored, on the bytes of the line (ASCII ``\\w``; ``\\s`` is space, tab, CR, LF, FF, VT).
 A backtracking engine runs that pattern in quadratic time on a long line that does not match
-(100,000 ``a`` took over a minute, issue 30), so this module finds the same match another way:
+(an upload of one long line could hold a worker for minutes), so this module finds the same
+match another way:
 
 * the id (group 2) is a run of non-blanks that starts right after a single space and ends
   right before the separator, so it is a whole run: the match is found by a search for

@@ -2,10 +2,11 @@
 
 The text formats (RANKED, ``.best``, ``.oot``) are read line by line from the gunzipped bytes,
 1 MiB at a time, so a file is never decoded and split whole before its limits are checked:
-199 MB of ``;`` (200 KB of gzip) is refused as a line over :data:`MAX_LINE_CHARS` after its
-first megabyte, a file of blank lines at line :data:`MAX_LINES` + 1, a gzip bomb at the first
-chunk past the size cap. Only JSON, which is parsed as a whole, is read to the end first (its
-own budgets are in :mod:`leaderboard.scoring.swords.parse`).
+a file of ``;`` alone, tiny gzipped and huge unzipped, is refused as a line over
+:data:`MAX_LINE_CHARS` after its first megabyte, a file of blank lines at line
+:data:`MAX_LINES` + 1, a gzip bomb at the first chunk past the size cap. Only JSON, which is
+parsed as a whole, is read to the end first (its own budgets are in
+:mod:`leaderboard.scoring.swords.parse`).
 
 Text is read byte for byte (latin-1), as perl and Python 2 read it.
 """

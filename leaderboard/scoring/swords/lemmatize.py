@@ -133,9 +133,9 @@ def wordnet_lemmatize(word: str, wn_pos: str = "n") -> str:
     return min(lemmas, key=len) if lemmas else word
 
 
-#: Bounded so a long-lived worker's memory stays flat (about 175 bytes an entry): one split's
-#: gold or one submission's strings fit; beyond that the least recently used go (a miss
-#: costs a few microseconds).
+#: Bounded so a long-lived worker's memory stays flat: one split's gold or one submission's
+#: strings fit; beyond that the least recently used go (a miss only lemmatizes the string
+#: again).
 LEMMA_CACHE_SIZE = 1 << 15
 
 

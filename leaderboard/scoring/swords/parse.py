@@ -1,7 +1,7 @@
 """Reading an upload at bounded cost: capped gunzip, a structure budget, a typed decoder.
 
-``json.loads`` builds whatever the text describes: a few KB of gzipped ``{},{},...`` became
-gigabytes of dicts (issue 10). Here, before anything is built, :func:`structure_units`
+``json.loads`` builds whatever the text describes: a small gzipped file of ``{},{},...``
+becomes gigabytes of dicts. Here, before anything is built, :func:`structure_units`
 counts commas and brackets (an upper bound on the number of JSON values) and
 :func:`long_stretch` finds the longest run without a double quote (a bound on any one string
 or number) at C speed; the caller refuses a file over either budget. A file within them is
@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Iterator
 from functools import cache
 
-TYPE_CHECKING = False  # not typing's: its import costs `leaderboard score` 8 ms
+TYPE_CHECKING = False  # not typing's: a one-off `leaderboard score` should not pay for importing it
 if TYPE_CHECKING:  # msgspec is imported to decode JSON: LS07/CoInCo's numpy-free scoring of
     import msgspec  # text files reads them through this module without it (nor gold's numpy)
 GZIP_MAGIC = b"\x1f\x8b"  # gold.GZIP_MAGIC, not imported: gold imports numpy
@@ -46,7 +46,7 @@ class TooLarge(Exception):
 
 #: gzip members one upload may hold. bgzip and pigz write one member per block of at most
 #: 64 KiB of text, so the 200 MB decompression cap needs about 3,200; a file of thousands of
-#: empty members (20 bytes each) is an attack on the per-member cost (issue 20).
+#: empty members (20 bytes each) is an attack on the per-member cost.
 MAX_GZIP_MEMBERS = 10_000
 
 

@@ -86,7 +86,7 @@ def build_semeval_gold(candidates: list[str], positives: list[int]) -> SemEvalGo
     return SemEvalGold(True, norms, None if mode_tied else mode)
 
 
-@lru_cache(maxsize=1 << 14)  # about 150 bytes an entry, kept for a worker's lifetime
+@lru_cache(maxsize=1 << 14)  # bounded: kept for a worker's lifetime
 def fix_guess(item: str) -> str:
     """score.pl's ``fixmisc`` for one system guess."""
     m = _NON_PREFIX.match(item) if item.startswith("non") else None

@@ -1,7 +1,7 @@
 """On-disk cache of prepared splits, so a second ``leaderboard score`` skips the gold work.
 
-Preparing a split lemmatizes every gold substitute (about 1.5 s on the real test split);
-loading its prepared form takes a fraction of that. Entries are the gzipped JSON of
+Preparing a split lemmatizes every gold substitute; loading its prepared form takes a
+fraction of that. Entries are the gzipped JSON of
 :meth:`PreparedSplit.to_bytes` (never pickle), named by the sha256 of the split file's bytes,
 the scorer version, the prepared-split format and the WordNet table's checksum, so a new
 scorer or WordNet never reads an old entry.

@@ -22,7 +22,7 @@ COLUMNS: tuple[str, ...] = (generative.COLUMNS + gap.COLUMNS + semeval.COLUMNS
                              + jabbari.COLUMNS + tsar.COLUMNS)
 COLUMN_INDEX = {name: i for i, name in enumerate(COLUMNS)}
 #: Resamples per matrix product: the float64 copy of a (B, n) count block is what a worker's
-#: peak memory is made of (6 MB at B=1000 on the test split, 1.5 MB in blocks of 250).
+#: peak memory is made of, so it is made of a block of resamples, not all B at once.
 #: Blocks of 100 or more rows give bit-identical sums to one product (the same BLAS kernels;
 #: smaller blocks were seen to differ in the last bit), so keep this at 100 or more.
 RESAMPLE_BLOCK = 250
@@ -73,8 +73,8 @@ _scratch = threading.local()
 
 def _float_block(n: int) -> np.ndarray:
     """This thread's (RESAMPLE_BLOCK, n) float64 block, kept between products: a block
-    allocated for each product was a fresh mapping each time, and its page faults made a
-    product on the test split 8 ms of CPU instead of 4.8 (the same bits)."""
+    allocated for each product was a fresh mapping each time, and its page faults cost
+    nearly as much as the product itself (the same bits)."""
     block = getattr(_scratch, "block", None)
     if block is None or block.shape[1] != n:
         block = _scratch.block = np.empty((RESAMPLE_BLOCK, n))

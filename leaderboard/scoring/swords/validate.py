@@ -35,7 +35,8 @@ MAX_STRUCTURE_UNITS = 1_500_000
 MAX_TOKEN_BYTES = 64 * 1024
 # Text of the "substitutes" object, and the largest file re-read in full to list every problem
 # when it does not fit the format: what is built is about as large as the text it comes from,
-# on top of the buffer. The largest real output is about 2 MB; 500,000 pairs take about 15 MB.
+# on top of the buffer. Real outputs, and the text of as many pairs as the structure budget
+# allows, are well under it.
 MAX_SUBSTITUTES_BYTES = 32 * 1024 * 1024
 
 

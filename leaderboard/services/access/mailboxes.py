@@ -1,7 +1,7 @@
 """The mailbox an e-mail address delivers to: one key for every per-address rule.
 
 ``me+1@x.org`` and ``me+2@x.org`` reach one inbox, so one person could verify any number of
-teams with them (issue 30, item 5). :func:`mailbox_key` maps the addresses of one inbox to
+teams with them. :func:`mailbox_key` maps the addresses of one inbox to
 one key; the site keeps one account per key (``user.mailbox``), keys the per-e-mail rate
 limits by it, and the Ladder counts one first result per verified key.
 

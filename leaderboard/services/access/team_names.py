@@ -1,4 +1,4 @@
-"""What a team name may look like, beyond the text rules of every name (issue 30, item 7).
+"""What a team name may look like, beyond the text rules of every name.
 
 A team name is how the public tells teams apart, so three kinds of look-alike are refused:
 
@@ -103,7 +103,7 @@ def _prototypes() -> dict[str, str]:
     lists several, is that entry's source. A pair that only list each other (a prototype with
     a single source) is mapped to the smaller of the two, which serves as well: a skeleton is
     only ever compared with another. Right-to-left characters come wrapped in U+200E marks.
-    Loaded on first use (two JSON files, about 2 MB), not at import.
+    Loaded on first use (two large JSON files), not at import.
     """
     from confusable_homoglyphs.confusables import confusables_data
 

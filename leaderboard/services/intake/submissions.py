@@ -230,8 +230,8 @@ def set_public(*, session: Session, submission: Submission, public: bool,
     """Publish or unpublish; commits, then asks for the board's ranking to be recomputed.
 
     ``request_refresh(board_id)`` queues that work for a worker (``queue.
-    request_snapshot_refresh``), as a new result does: a board of 1,000 systems takes about
-    20 s to rank, which no request should wait for. Without it, or when queueing fails (Redis
+    request_snapshot_refresh``), as a new result does: ranking a large board takes longer
+    than any request should wait. Without it, or when queueing fails (Redis
     down), the snapshot is recomputed here, so that an unpublished system never stays shown.
     """
     submission.is_public = public

@@ -239,9 +239,9 @@ def _rank_lists(state: RankState | None, rids: list[int]
 
 
 #: Past this share of changed systems (and more than FULL_REBUILD_MIN), a refresh
-#: recomputes everything. Up to there an update costs about a rebuild or less (60 new on
-#: 200 systems: 6.6 s against 5.9-6.1 s; 150 on 400: 37 s against 52-60 s;
-#: benchmarks/bench_burst_cost.py) and keeps the per-resample ranks for the next refresh.
+#: recomputes everything. Up to there an update costs about a rebuild or less
+#: (perf/bench_burst_cost.py measures both) and keeps the per-resample ranks for the next
+#: refresh.
 FULL_REBUILD_SHARE = 0.5
 FULL_REBUILD_MIN = 64
 

@@ -106,8 +106,8 @@ _KEEP_STATES = False
 
 def keep_states(enabled: bool = True) -> None:
     """Keep the rank states this process writes (the worker, at start): about 2 bytes × B
-    per system and ranked metric (500 MB for 10,000 systems, B = 1,000), which a web process
-    that refreshes after an admin action should not hold; and up to
+    per system and ranked metric, which grows with the board and which a web process that
+    refreshes after an admin action should not hold; and up to
     :data:`~.resamples.KEPT_STATS_BYTES` of the results' decompressed statistics."""
     global _KEEP_STATES
     _KEEP_STATES = enabled

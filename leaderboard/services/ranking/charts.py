@@ -191,9 +191,9 @@ def pos_bars(detail: dict[str, Any], keys: list[str]) -> go.Figure:
 
 def pos_bars_json(detail: dict[str, Any], keys: list[str]) -> str:
     """``to_json(pos_bars(detail, keys))``, the same text, written without plotly's figure
-    objects: through them a chart costs about 46 ms of CPU (validation and the template's
-    deep copies), which a ranker paid for every system of a board's first prepare (8 minutes
-    at 10,000 systems). ``tests/site/test_charts.py`` compares the two."""
+    objects, whose validation and template deep copies a ranker would pay for every system
+    of a board's first prepare, so that a large board's first prepare would take minutes.
+    ``tests/site/test_charts.py`` compares the two."""
     data = [{"error_y": {"array": [e[0] for e in errs], "arrayminus": [e[1] for e in errs],
                          "thickness": 1, "type": "data"},
              "hovertemplate": f"{pos} · %{{x}}: %{{y:.1f}}<extra></extra>",
@@ -433,8 +433,8 @@ def heatmap(table: dict[str, Any]) -> go.Figure:
     shapes += [dict(type="rect", xref="x", yref="y", x0=k - half, x1=k + half, y0=k - half,
                     y1=k + half, line=dict(width=0), fillcolor="#e9ecef", layer="below")
                for k in range(n)]
-    # Not validated by plotly: checking 870 rectangles' properties took 0.4 s of a web
-    # process's CPU per window (issue 30, item 6); they are fixed above (test_charts).
+    # Not validated by plotly: checking every rectangle's properties would hold a web
+    # process's CPU for each window it draws; they are fixed above (test_charts).
     fig = go.Figure(go.Scatter(
         x=[j for _, j in cells], y=[i for i, _ in cells], mode="markers",
         marker=dict(symbol="square", size=row, opacity=0),  # hover targets only
@@ -461,8 +461,8 @@ def heatmap(table: dict[str, Any]) -> go.Figure:
 
 def heatmap_json(table: dict[str, Any]) -> str:
     """``to_json(heatmap(table))``, the same text, written without plotly's figure objects:
-    a window of 30 systems costs a web process about 40 ms of CPU through plotly (building
-    the figure, then its JSON) and a few here. ``tests/site/test_charts.py`` compares the
+    building the figure, then its JSON, through plotly costs a web process many times what
+    writing the JSON directly does. ``tests/site/test_charts.py`` compares the
     two on grids with and without significant cells, of 2 to 30 systems, and on names with
     markup."""
     first = table.get("first_rank", 1)
@@ -514,9 +514,9 @@ def heatmap_json(table: dict[str, Any]) -> str:
 def _rdbu(value: float) -> str:
     """The colour of P = ``value`` on plotly's RdBu scale, as ``sample_colorscale("RdBu",
     [value])`` writes it: the same interpolation and rounding, on the scale's stops parsed
-    once (plotly parses and validates the whole scale for each call, 0.7 ms: 0.4 s of a
-    significance window's first request). P has 4 decimals: few values, each computed once
-    a process (a window of 30 systems has 870 cells: 10 ms of its first request)."""
+    once (plotly parses and validates the whole scale for each call, and a significance
+    window asks for one colour per cell). P has 4 decimals: few values, each computed once
+    a process."""
     positions, colours = _rdbu_stops()
     high = bisect.bisect_left(positions, value)
     low = high - 1
@@ -539,11 +539,11 @@ P_STEPS = 10_000
 def warm() -> None:
     """Make now what the first charts of a process would make: plotly's layout template
     (plotly's figure modules imported and a figure written), RdBu's colour of every P a
-    heatmap shows and a system chart's layout, about 0.3 s of CPU that a web process pays
-    at start, not a reader."""
+    heatmap shows and a system chart's layout: CPU that a web process pays at start, not a
+    reader."""
     _template_json()
-    for k in range(P_STEPS + 1):  # every P a heatmap shows: 0.1 s, not 10 ms of each of the
-        _rdbu(k / P_STEPS)        # process's first significance windows
+    for k in range(P_STEPS + 1):  # every P a heatmap shows, so that the process's first
+        _rdbu(k / P_STEPS)        # significance windows do not compute their colours
     _pos_bars_layout()
 
 
@@ -608,7 +608,7 @@ def escape_text(figure: dict[str, Any]) -> dict[str, Any]:
 
 
 #: Decimals of every number a chart carries: what the tables print. Full float64 values in
-#: a chart's data helped read hidden labels back (issue 20, item 7).
+#: a chart's data helped read hidden labels back.
 CHART_DECIMALS = 2
 
 
@@ -644,8 +644,8 @@ def _dumps(figure: dict[str, Any]) -> str:
     """Plotly JSON as the page embeds it: user text escaped (:func:`escape_text`), and safe
     inside a ``<script type=application/json>``.
 
-    Written by msgspec, a fifth of ``json.dumps``' CPU (a window's heatmap is 200 KB: 870
-    cells, each a shape and a hover text). Its text is ``json.dumps``' with
+    Written by msgspec, a fraction of ``json.dumps``' CPU (a window's heatmap is large: every
+    cell is a shape and a hover text). Its text is ``json.dumps``' with
     ``separators=(",", ":"), ensure_ascii=False`` but for numbers under 1e-4 or from 1e16,
     which it writes without an exponent's zero and plus sign (``0.00001``, ``1e16``): the
     same numbers to a JSON reader. Charts print rounded numbers (:func:`round_numbers`)."""

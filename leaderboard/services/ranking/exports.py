@@ -1,7 +1,7 @@
 """CSV and JSON exports of the ranking as shown on screen: what pandas wrote of a frame of
-its rows, written from the rows themselves (a frame of 1,000 rows and pandas' writers cost a
-web process 60-80 ms of CPU for each query nobody prepared); pandas still rounds the JSON's
-p-values."""
+its rows, written from the rows themselves (building a frame and running pandas' writers
+would cost a web process far more CPU than the rows' text, for each query nobody prepared);
+pandas still rounds the JSON's p-values."""
 
 from __future__ import annotations
 
@@ -280,7 +280,7 @@ def json_chunks(table: RankingTable, size: int = CHUNK_ROWS) -> Iterator[str]:
     What ``to_json(orient="records", double_precision=6)`` of the frame :func:`csv_chunks`
     names gives, read back (``tests/site/test_exports.py`` holds them equal), written from
     the rows: scores at the two decimals the tables print (finer ones helped read hidden
-    labels back, issue 20); p-values keep six decimals (0.0496 is significant, 0.05 is not),
+    labels back); p-values keep six decimals (0.0496 is significant, 0.05 is not),
     rounded by pandas itself, whose rounding of a p exactly halfway differs from Python's."""
     columns = export_columns(table)
     p_at = [i for i, c in enumerate(columns) if c.endswith(" tie_p")]

@@ -123,7 +123,7 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
     if not a["public"] and not b["public"] and a["team_id"] == b["team_id"] \
             and _labels_hidden(session, a["board_id"]):
         # A paired test between two of one's own unpublished files, which differ on a few
-        # targets, reads those targets' hidden labels back (issue 20, item 7).
+        # targets, reads those targets' hidden labels back.
         raise NotComparable("two private submissions of one team are not compared on a "
                             "leaderboard whose labels are hidden; compare them on the dev "
                             "leaderboard, or publish one")

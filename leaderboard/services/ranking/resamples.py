@@ -105,10 +105,9 @@ def some_values(stats: TargetStats, pos: str | None, keys: list[str],
                 counts: FloatCounts | None = None) -> dict[str, np.ndarray]:
     """The values of ``keys`` only, the same to the last bit as :func:`system_values`'s: the
     same product of every column, then only the formulas of ``keys``' families, on the sums
-    of the columns they read (the other columns 0). Every metric of every family from
-    (B, 52) sums was most of a result's time (1.7 of 2.7 ms at 762 targets, B = 1000); a
-    refresh after a burst needs a few metrics of most results (the pairs the new ones
-    split)."""
+    of the columns they read (the other columns 0). Computing every metric of every family
+    from the (B, 52) sums is most of a result's time, and a refresh after a burst needs only
+    a few metrics of most results (the pairs the new ones split)."""
     if not by_subset(keys):
         whole = system_values(stats, pos, counts)
         return {k: whole[k] for k in keys}
@@ -132,9 +131,8 @@ def some_values(stats: TargetStats, pos: str | None, keys: list[str],
 
 class FloatCounts:
     """Resample matrices as float64, converted once (``resampled_sums`` converts the uint16
-    ones block by block: 1.5 ms of a result's 2.7 ms at 762 targets, B = 1000). 8 bytes per
-    target and resample (12 MB for a split of 762 targets and its POS, B = 1000): kept for
-    one refresh, not by the process."""
+    ones block by block, which is most of a result's time otherwise). 8 bytes per target and
+    resample, eight times the uint16 ones: kept for one refresh, not by the process."""
 
     def __init__(self) -> None:
         self._matrices: dict[tuple[int, int, int, int], np.ndarray] = {}
@@ -162,9 +160,9 @@ def store_for_result(session: Session, result_id: int, stats: TargetStats,
 
 #: Decompressed target statistics a ranker keeps between refreshes (:func:`keep_statistics`),
 #: by a digest of their stored bytes (a result's bytes never change; the digest also tells
-#: apart two databases' results of one id). A refresh after a burst of 50 at 1,000 systems
-#: reads nearly every result's statistics, 1.6 ms each to decompress. At most this many
-#: bytes of them, the least recently read dropped first.
+#: apart two databases' results of one id). A refresh after a burst reads nearly every
+#: result's statistics, and decompressing them again each time would be most of its work.
+#: At most this many bytes of them, the least recently read dropped first.
 KEPT_STATS_BYTES = 512 * 2**20
 _kept_stats: OrderedDict[bytes, tuple[TargetStats, int]] = OrderedDict()
 _kept_size = [0]
@@ -216,7 +214,7 @@ class Resamples:
                  kept_keys: Iterable[str], *, keep_stats: bool = True) -> None:
         """``keep_stats``: keep the decompressed statistics of the results computed (an
         incremental refresh computes a few, on several POS; a full one computes them all,
-        one POS at a time, and must not hold them all: 0.4 MB each)."""
+        one POS at a time, and must not hold them all: a board's worth would not fit)."""
         self.session = session
         self.keep_stats = keep_stats
         # Rank states of several metrics are computed in threads; the session is not

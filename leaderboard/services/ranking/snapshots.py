@@ -236,7 +236,7 @@ def reference_rows(session: Session, board: Board,
 
 
 #: (split checksum, scorer version) -> the split's (seed, B): a ranker keeps these two
-#: numbers, not the prepared splits (60 MB for SWORDS, LS07 and CoInCo's).
+#: numbers, not the prepared splits, which are large and only the worker needs.
 _RESAMPLING: dict[tuple[str, str], tuple[int, int]] = {}
 
 

@@ -84,7 +84,7 @@ def publicly_visible(submission: Submission, team: Team | None = None) -> bool:
 
     A held submission is not public whatever its team chose: to everybody but its team and
     the hosts it answers exactly as a private one does, so that whether a probe was held is
-    not one more bit read from the hidden labels (issue 30)."""
+    not one more bit read from the hidden labels."""
     return bool(submission.is_public and not submission.hidden
                 and submission.status == SubmissionStatus.SCORED and not submission.held
                 and not (team is not None and team.disabled))
@@ -164,7 +164,8 @@ def team_systems(*, session: Session, team_id: int, viewer: Any) -> list[Submiss
 def current_results(session: Session, submission_ids: list[int]) -> dict[int, Result]:
     """Current result per submission id (one query); held submissions have none. Only
     their metrics and intervals are read: the per-POS blocks, counts and per-target stats
-    were 5 ms of JSON a team page of 20 systems decoded on every request, and unused."""
+    are the bulk of a result's JSON, and a team page would decode them on every request
+    without using them."""
     if not submission_ids:
         return {}
     rows = session.exec(select(Result)

@@ -1,17 +1,17 @@
 """Rate limits of the sign-up, login and reset forms: per client address, per e-mail, global.
 
-A per-address limit alone gives way to an attacker with many addresses (issue 20, item 4):
-eight loopback addresses passed every one. So each form also has a limit keyed by the mailbox
+A per-address limit alone gives way to an attacker with many addresses: a handful of
+loopback addresses passed every one. So each form also has a limit keyed by the mailbox
 of the e-mail address it names
 (:func:`~leaderboard.services.access.mailboxes.mailbox_key`: ``me+1@`` and
 ``me+2@`` count as one; whether or not an account has it, so the limit tells nothing about
 who is registered) and one for the whole site. docs/hosts/security.md says what each one stops.
 
-The site-wide sign-up limit does not lock everyone out (issue 30, item 5: 60 sign-ups from
-about 30 addresses blocked every real one for an hour): past it the site is *busy* and takes
-one sign-up per network (/24, /48) an hour, counting the networks' sign-ups from before, so a
-flood shuts out its own networks and not the others'. Only a ceiling ten times higher
-refuses everybody (:func:`signup_site_limits`).
+The site-wide sign-up limit does not lock everyone out (a flood from a few dozen addresses
+would otherwise block every real sign-up until the window ends): past it the site is *busy*
+and takes one sign-up per network (/24, /48) an hour, counting the networks' sign-ups from
+before, so a flood shuts out its own networks and not the others'. Only a ceiling ten times
+higher refuses everybody (:func:`signup_site_limits`).
 
 Keys carry the app's ``RATELIMIT_KEY_PREFIX``: the limiter is shared by every app in the
 process and keeps only the first app's prefix.

@@ -1,11 +1,10 @@
-"""Budgets for analysis computed on demand: head-to-head comparisons and significance grids
-(issue 30, item 6).
+"""Budgets for analysis computed on demand: head-to-head comparisons and significance grids.
 
 An answer already in the process's cache (per snapshot, per pair of results) costs nothing
-and is never refused. One that must be computed holds a web process's only loop for up to
-about 0.1 s of CPU (gevent runs every connection of a process on one thread), so eight
-anonymous clients asking for new pairs pushed ``/about`` p95 from 24 ms to 1.07 s. Each such
-computation is counted, before it starts:
+and is never refused. One that must be computed holds a web process's only loop while it
+runs (gevent runs every connection of a process on one thread), so a few anonymous clients
+asking for new pairs would slow every page of the site. Each such computation is counted,
+before it starts:
 
 - per client: the address (``ANALYSIS_RATE_LIMIT``, 20 a minute), or the account of a
   logged-in member;

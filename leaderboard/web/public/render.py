@@ -1,7 +1,7 @@
 """HTML of the ranking's table body, built in Python.
 
-With 1,000 systems the body has ~12,000 cells; Jinja macros need ~0.5 s for that, plain
-string building a few milliseconds. Text from users is escaped here.
+A large board's body has thousands of cells, which Jinja macros build many times slower
+than plain string building does. Text from users is escaped here.
 """
 
 from __future__ import annotations
@@ -111,8 +111,8 @@ _APART = ' class="apart"'
 
 def matrix_rows_html(rows: list[dict[str, Any]], sys_base: str) -> Markup:
     """The POS matrix's system rows (``matrix_of``'s): name linked to its page, why it is set
-    apart, team, a cell per POS. Written here, not by a Jinja loop: 100 rows of 5 cells,
-    each row's link through ``url_for``, cost the page's first request 9 ms of CPU."""
+    apart, team, a cell per POS. Written here, not by a Jinja loop: a loop over a page of
+    rows, each row's link through ``url_for``, costs more than the rest of the page."""
     parts = []
     for r in rows:
         why = r.get("set_apart")

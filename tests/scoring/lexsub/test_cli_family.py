@@ -1,5 +1,5 @@
-"""``leaderboard score --split semeval07:trial`` on a hand-made LS07 folder (issue 32 items 7,
-4 and 10): lines matched by the id, the instances with no candidates, and the command's
+"""``leaderboard score --split semeval07:trial`` on a hand-made LS07 folder: lines matched
+by the id, the instances with no candidates, and the command's
 process-wide settings (resample cache, collector) put back when it ends; several files in
 one process, and a reader that stops reading."""
 

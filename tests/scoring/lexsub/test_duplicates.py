@@ -1,4 +1,4 @@
-"""Items with duplicates (issue 32 item 1): the faithful number is kept, the repeats are
+"""Items with duplicates: the faithful number is kept, the repeats are
 counted as score.pl counts them (run live here) and warned about."""
 
 from __future__ import annotations
@@ -93,9 +93,10 @@ def test_a_ranked_candidate_given_twice_is_counted_and_gap_kept(tmp_path) -> Non
 
 
 @pytest.mark.slow
-def test_the_repeated_mode_oot_file_of_the_issue_keeps_its_number_and_is_counted(
-        tmp_path) -> None:
-    """The .oot file that repeats the gold mode on every line (issue 32: oot P 457.61)."""
+def test_the_repeated_mode_oot_file_keeps_its_number_and_is_counted(tmp_path) -> None:
+    """The .oot file that repeats the gold mode on every line: its oot numbers are
+    score.pl's (P far over 100), and its items with duplicates are counted as score.pl
+    counts them."""
     fam = FAMILIES["semeval07"]
     split = fam.prepare(fam.build_source("test", lexsub_dir()), name="semeval07-test",
                         bootstrap=0)

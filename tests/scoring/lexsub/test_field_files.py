@@ -1,6 +1,6 @@
 """The field's real files go in as its scripts take them, with the warnings they deserve.
 
-Issue 32, items 6 and 8: a line score.pl skips with a message is skipped with a warning naming
+A line score.pl skips with a message is skipped with a warning naming
 it; every number still equals ``perl score.pl`` (run live here) on the same file.
 """
 
@@ -118,8 +118,9 @@ def test_ranked_strings_outside_the_pool_that_are_gold_are_not_said_to_earn_noth
 
 def test_a_ranked_file_on_a_generative_board_is_refused_naming_the_ranking_board(
         tmp_path) -> None:
-    """Issue 32 item 3: it was scored as best/oot from the candidate pool (oot 65.97, no
-    word), while `leaderboard score` printed its GAP; the same file is GAP on ranking."""
+    """A RANKED file on a generative board is refused, naming the ranking board, not scored
+    as best/oot from the candidate pool; the same file is GAP on the ranking board, as
+    `leaderboard score` prints it."""
     split = tiny_split(tmp_path, ["bright.a 1 :: smart 3;clever 2;brainy 1;"],
                        {"bright.a": ["smart", "clever", "intelligent"]})
     raw = b"RANKED\tbright.a 1\tsmart 0.9\tclever 0.5\tintelligent 0.1\n"
@@ -132,8 +133,8 @@ def test_a_ranked_file_on_a_generative_board_is_refused_naming_the_ranking_board
 
 def test_blank_answer_lines_are_counted_and_said_to_take_the_previous_answers(
         tmp_path) -> None:
-    """Issue 32 item 2: the warning said blank lines "earn nothing"; score.pl credits each
-    with the previous line's answers, and so do we."""
+    """Blank answer lines are counted, and the warning says what score.pl does with them:
+    each is credited with the previous line's answers, here too."""
     gold = ["bright.a 1 :: smart 3;clever 1;", "bright.a 2 :: smart 2;", "bright.a 3 :: vivid 2;"]
     split = tiny_split(tmp_path, gold)
     raw = b"bright.a 1 :: smart\nbright.a 2 :: \n"
@@ -149,8 +150,8 @@ def test_blank_answer_lines_are_counted_and_said_to_take_the_previous_answers(
 
 def test_an_instance_not_in_the_split_is_ignored_with_a_warning_in_every_format(
         tmp_path) -> None:
-    """Issue 32 item 4: the site's own inputs list 7 LS07 instances without gold; a JSON file
-    answering them was refused (unknown_target x 7) while RANKED lines got a warning."""
+    """The site's own inputs list 7 LS07 instances without gold: answering them is a
+    warning in every format (a JSON file as RANKED lines), not an unknown_target refusal."""
     split = tiny_split(tmp_path, ["bright.a 1 :: smart 3;clever 2;"],
                        {"bright.a": ["smart", "clever"]})
     as_json = json.dumps({"substitutes": {"bright.a 1": [["smart", 2], ["clever", 1]],

@@ -1,9 +1,10 @@
 """Jabbari et al. on LS07 files: lines matched by the id (as score.pl), gold blanks merged.
 
-Issue 32 item 7: the trial XML spells 12 lemmas unlike the gold (``bar.n 48`` against the
-gold's ``bar.n.v 48``); score.pl keys items by the id and credits such a line, best1 and
-coverage did not. Gold entries that differ only by trailing blanks (``garden 2;...;garden  1``)
-overwrote each other for Jabbari; they are merged there, and kept apart for best/oot.
+The trial XML spells 12 lemmas unlike the gold (``bar.n 48`` against the
+gold's ``bar.n.v 48``); score.pl keys items by the id and credits such a line, and so do
+best1 and coverage here. Gold entries that differ only by trailing blanks
+(``garden 2;...;garden  1``) would overwrite each other for Jabbari; they are merged there,
+and kept apart for best/oot.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The reference is the pattern itself: Python's ``re`` with ``search`` gives perl's leftmost
 match of ``([\\w.]+) (\\S+) :: (.*)`` (ASCII), so short random lines are compared with it
-(long ones would take it minutes: that was issue 30); ``perl score.pl -v`` is run live on
+(long ones would take it minutes); ``perl score.pl -v`` is run live on
 quirk lines and prints the lemma and id it read.
 """
 
@@ -63,21 +63,21 @@ def test_the_uncached_match_is_the_cached_one() -> None:
     ("side.n 301 :: " + "c" * 100_000, ("side.n", "301", "c" * 100_000, 6)),
     ("a.n " + "x" * 100_000 + " :: y", ("a.n", "x" * 100_000, "y", 3))])
 def test_long_lines_are_read_in_one_pass(text, best) -> None:
-    """The lines of issue 30 (each took the backtracking pattern seconds to minutes): read
-    here in one pass, with the match the pattern gives."""
+    """Lines on which the backtracking pattern runs in quadratic time: read here in one
+    pass, with the match the pattern gives."""
     found = match_line(text, "best")
     assert (None if found is None else tuple(found)) == best
     assert match_line(text, "oot") is None
 
 
 def test_a_100000_character_line_without_a_separator(tmp_path) -> None:
-    """133 bytes of gzip held a web process for a minute: now the line is skipped (score.pl
-    skips it too), named, and the file refused for having no answer line."""
+    """A tiny gzipped file of one long line without a separator: the line is skipped
+    (score.pl skips it too), named, and the file refused for having no answer line."""
     split = tiny_split(tmp_path, ["bright.a 1 :: smart 3;clever 2;"])
     report, _ = run(split, gzip.compress(b"a" * 100_000), GENERATIVE)
     assert [(p.code, p.position) for p in report.errors] == [("no_answer_lines", 1)]
     assert [(p.code, p.position) for p in report.warnings] == [("unreadable_line", 1)]
-    # the 183-byte upload of issue 30: one answer line, then two lines of 60,000 c
+    # one answer line, then two long lines without a separator
     raw = gzip.compress(b"bright.a 1 :: smart\n" + (b"c" * 60_000 + b"\n") * 2)
     report, result = run(split, raw, GENERATIVE)
     assert report.ok and result.metrics["best_p"] == pytest.approx(100 * 3 / 5)

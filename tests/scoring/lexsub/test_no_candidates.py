@@ -1,4 +1,4 @@
-"""Instances with an empty candidate pool on the ranking board (issue 32 item 4, second part).
+"""Instances with an empty candidate pool on the ranking board.
 
 LS07's pool file has no entry for 9 gold instances' lemma.pos (``bar.n.v 48``, ``stand.n.v
 131``...): no ranking of the inputs answers them. lst_gap.py reads their empty RANKED line
