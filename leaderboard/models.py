@@ -118,7 +118,7 @@ class ApiToken(SQLModel, table=True):
     revoked_at: datetime | None = None
 
 
-class Benchmark(SQLModel, table=True):
+class Split(SQLModel, table=True):
     """One split of one benchmark version, with its prepared gold."""
 
     __table_args__ = (UniqueConstraint("name", "version", "split"),)
@@ -141,7 +141,7 @@ class Benchmark(SQLModel, table=True):
     def without_files() -> tuple:
         """Loader options leaving the two files (megabytes each) unread until an attribute
         read inside the session needs them: most uses want the id, checksum or name only."""
-        return (defer(Benchmark.source_bytes), defer(Benchmark.prepared_bytes))
+        return (defer(Split.source_bytes), defer(Split.prepared_bytes))
 
 
 class Track:
@@ -184,7 +184,7 @@ class Board(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     slug: str = Field(index=True, unique=True, max_length=120)
-    benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    split_id: int = Field(foreign_key="split.id", index=True)
     track: str = Field(default=Track.GENERATIVE, max_length=16)
     phase: str = Field(default=Phase.TEST, max_length=16)
     is_default: bool = False
@@ -208,7 +208,7 @@ class Submission(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     team_id: int = Field(foreign_key="team.id", index=True)
-    benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    split_id: int = Field(foreign_key="split.id", index=True)
     board_id: int = Field(foreign_key="board.id", index=True)
     submitted_by_id: int | None = Field(default=None, foreign_key="user.id")
     system_name: str = Field(max_length=120)
@@ -277,7 +277,7 @@ class ReferenceSystem(SQLModel, table=True):
     """Humans and oracle rows: scored by the same engine, shown pinned, never ranked."""
 
     id: int | None = Field(default=None, primary_key=True)
-    benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    split_id: int = Field(foreign_key="split.id", index=True)
     name: str = Field(max_length=120)
     kind: str = Field(max_length=16)  # "human", "oracle" or "random"
     # The track whose boards show it (None: every track; a ranking board shows only humans).
@@ -328,7 +328,7 @@ class LeaderboardSnapshot(SQLModel, table=True):
                             "created_at"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    split_id: int = Field(foreign_key="split.id", index=True)
     board_id: int = Field(foreign_key="board.id", index=True)
     data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)

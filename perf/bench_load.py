@@ -83,7 +83,7 @@ def new_snapshot(url: str, instance: str) -> None:
     with Session(engine) as session:
         last = session.exec(select(LeaderboardSnapshot)
                             .order_by(col(LeaderboardSnapshot.id).desc())).first()
-        session.add(LeaderboardSnapshot(benchmark_id=last.benchmark_id, board_id=last.board_id,
+        session.add(LeaderboardSnapshot(split_id=last.split_id, board_id=last.board_id,
                                         data=last.data))
         session.commit()
     engine.dispose()

@@ -21,7 +21,7 @@ import time
 from ops_harness import Instance, require_split
 
 
-def wait_ranked(inst: Instance, benchmark_id: int, ids: list[int], timeout: float) -> float:
+def wait_ranked(inst: Instance, split_id: int, ids: list[int], timeout: float) -> float:
     """Seconds until the latest snapshot of the benchmark lists every id."""
     from sqlmodel import Session, col, select
 
@@ -31,7 +31,7 @@ def wait_ranked(inst: Instance, benchmark_id: int, ids: list[int], timeout: floa
     while time.monotonic() - start < timeout:
         with Session(inst.engine) as session:
             snap = session.exec(select(LeaderboardSnapshot)
-                                .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
+                                .where(LeaderboardSnapshot.split_id == split_id)
                                 .order_by(col(LeaderboardSnapshot.id).desc())).first()
             if snap is not None and {s["id"] for s in snap.data["systems"]} >= set(ids):
                 return time.monotonic() - start

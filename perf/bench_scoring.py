@@ -165,7 +165,7 @@ def _add_file(inst, benchmark, path: Path) -> int:
         team = Team(name=f"Bench {path.name} {time.time_ns()}")
         session.add(team)
         session.flush()
-        row = Submission(team_id=team.id, benchmark_id=benchmark.id,
+        row = Submission(team_id=team.id, split_id=benchmark.id,
                          board_id=import_board(session, benchmark).id, system_name=path.name,
                          file_bytes=raw, file_sha256=hashlib.sha256(raw).hexdigest(),
                          file_size=len(raw), is_public=True, status=SubmissionStatus.QUEUED)

@@ -55,7 +55,7 @@ def seed(session: Session, n_systems: int, n_teams: int, rng: np.random.Generato
             blocks = {p: _block(stats, p, values[p][k % MATMUL_SYSTEMS], keys)
                       for p in (None, *POS_ORDER)}
             subs.append(Submission(
-                id=submission_id, team_id=team_ids[i % n_teams], benchmark_id=board.benchmark_id,
+                id=submission_id, team_id=team_ids[i % n_teams], split_id=board.split_id,
                 board_id=board.id, system_name=f"System {i:05d}", file_bytes=b"{}",
                 file_sha256="0" * 64, status=SubmissionStatus.SCORED, is_public=True,
                 scorer_version=SCORER_VERSION).model_dump())

@@ -100,7 +100,7 @@ class Instance:
                     picked = list(rng.permutation(cands)[:15]) + list(rng.choice(FILLER, 5))
                     subs[tid] = [[w, float(20 - j)] for j, w in enumerate(picked)]
                 raw = json.dumps({"substitutes_lemmatized": False, "substitutes": subs}).encode()
-                row = Submission(team_id=team.id, benchmark_id=benchmark.id,
+                row = Submission(team_id=team.id, split_id=benchmark.id,
                                  board_id=import_board(session, benchmark).id,
                                  system_name=f"System {i:03d}", file_bytes=raw,
                                  file_sha256=hashlib.sha256(raw).hexdigest(),

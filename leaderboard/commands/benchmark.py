@@ -12,7 +12,7 @@ from sqlalchemy.orm import object_session
 
 from leaderboard.commands.tsar import import_tsar_command
 from leaderboard.db import get_engine, session_scope
-from leaderboard.models import Benchmark
+from leaderboard.models import Split
 from leaderboard.scoring import WordNetMissing
 from leaderboard.services.catalog import benchmarks, demo
 from leaderboard.services.catalog.boards import default_board
@@ -63,7 +63,7 @@ def import_command(path: Path, name: str, version: str, split: str, hidden: bool
 def _describe(row) -> str:
     session = object_session(row)
     board = default_board(session) if session is not None else None
-    default = board is not None and board.benchmark_id == row.id
+    default = board is not None and board.split_id == row.id
     flags = ["hidden" if row.hidden else "public"] + (["default"] if default else [])
     return (f"#{row.id} {row.name} {row.version} {row.split}: {row.n_targets} targets "
             f"({', '.join(flags)})")
@@ -100,7 +100,7 @@ def import_lexsub_command(name: str, split: str | None, track: str,
                 session.commit()
                 refresh_snapshot(session=session, board_id=board.id)
                 session.commit()
-                row = session.get(Benchmark, board.benchmark_id)
+                row = session.get(Split, board.split_id)
                 click.echo(f"board {board.slug}: {_describe(row)}  checksum {row.checksum[:12]}")
     except (BoardError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from exc

@@ -10,13 +10,13 @@ from flask.cli import with_appcontext
 from sqlmodel import Session
 
 from leaderboard.db import get_engine, session_scope
-from leaderboard.models import Benchmark
+from leaderboard.models import Split
 from leaderboard.scoring import WordNetMissing
 from leaderboard.services.catalog import benchmarks, references
 from leaderboard.services.ranking import snapshots
 
 
-def refresh_showing(session: Session, benchmark: Benchmark) -> None:
+def refresh_showing(session: Session, benchmark: Split) -> None:
     """Refresh the ranking of every board that shows ``benchmark``'s references."""
     snapshots.refresh_boards_of(session, benchmark)
 
@@ -62,7 +62,7 @@ def add_command(name: str, kind: str, path: Path, name_: str | None, version: st
         raise click.ClickException(str(exc)) from exc
 
 
-def _describe(row, benchmark: Benchmark) -> str:
+def _describe(row, benchmark: Split) -> str:
     keys = "all metrics" if row.metric_keys is None else f"{len(row.metric_keys)} metrics"
     shown = ", ".join(f"{k} {row.metrics[k]:.2f}" for k in
                       ("lenient_a_f@10", "lenient_c_f@10", "gap")
@@ -89,8 +89,8 @@ def import_shared_command(data_dir: Path, name: str, version: str) -> None:
                 session=session, data_dir=data_dir, name=name, version=version,
                 bootstrap=settings["BOOTSTRAP_SAMPLES"], seed=settings["BOOTSTRAP_SEED"])
             for row in rows:
-                click.echo(_describe(row, session.get(Benchmark, row.benchmark_id)))
-            refresh_showing(session, session.get(Benchmark, rows[0].benchmark_id))
+                click.echo(_describe(row, session.get(Split, row.split_id)))
+            refresh_showing(session, session.get(Split, rows[0].split_id))
     except (references.ReferenceInvalid, benchmarks.BenchmarkInvalid,
             benchmarks.BenchmarkConflict, WordNetMissing) as exc:
         raise click.ClickException(str(exc)) from exc

@@ -8,7 +8,7 @@ import click
 from flask.cli import with_appcontext
 
 from leaderboard.db import get_engine, session_scope
-from leaderboard.models import Benchmark
+from leaderboard.models import Split
 from leaderboard.scoring.tsar.data import SPLITS
 
 
@@ -33,7 +33,7 @@ def import_tsar_command(split: str | None, data_dir: Path | None) -> None:
                 session.commit()
                 refresh_snapshot(session=session, board_id=board.id)
                 session.commit()
-                row = session.get(Benchmark, board.benchmark_id)
+                row = session.get(Split, board.split_id)
                 click.echo(f"board {board.slug}: {board_title(board, row)}, {row.n_targets} "
                            f"instances, checksum {row.checksum[:12]}")
     except (BoardError, FileNotFoundError, ValueError) as exc:

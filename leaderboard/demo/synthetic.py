@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Benchmark, Board, Result, Submission, SubmissionStatus, Team
+from leaderboard.models import Board, Result, Split, Submission, SubmissionStatus, Team
 from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
 from leaderboard.scoring.swords.engine import POS_ORDER
@@ -22,12 +22,12 @@ SLUG = "swords-v1.1-test-generative"
 def synthetic_board(session: Session, *, n_targets: int, slug: str = SLUG,
                     is_default: bool = True) -> Board:
     """A swords-v1.1-test-like benchmark of ``n_targets`` targets and its generative board."""
-    bench = Benchmark(name="swords", version="1.1", split="test", checksum=CHECKSUM,
+    bench = Split(name="swords", version="1.1", split="test", checksum=CHECKSUM,
                       hidden=True, n_targets=n_targets, source_bytes=b"-", prepared_bytes=b"-",
                       scorer_version=SCORER_VERSION)
     session.add(bench)
     session.flush()
-    board = Board(slug=slug, benchmark_id=bench.id, is_default=is_default, release="full")
+    board = Board(slug=slug, split_id=bench.id, is_default=is_default, release="full")
     session.add(board)
     session.flush()
     return board
@@ -110,7 +110,7 @@ def add_result(session: Session, board: Board, *, team_id: int, name: str, skill
     metrics, intervals = block(None)
     by_pos = {p: dict(zip(("metrics", "intervals"), block(p), strict=True)) for p in POS_ORDER}
     if submission is None:
-        submission = Submission(team_id=team_id, benchmark_id=board.benchmark_id,
+        submission = Submission(team_id=team_id, split_id=board.split_id,
                                 board_id=board.id, system_name=name, file_bytes=b"{}",
                                 file_sha256="0" * 64, status=SubmissionStatus.SCORED,
                                 is_public=True, scorer_version=SCORER_VERSION)

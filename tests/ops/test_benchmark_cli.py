@@ -8,7 +8,7 @@ import json
 import pytest
 from sqlmodel import select
 
-from leaderboard.models import Benchmark, Submission, SubmissionStatus, Team
+from leaderboard.models import Split, Submission, SubmissionStatus, Team
 from tests.ops.splits import TEST_SPLIT, mini_split, to_bytes
 
 LABEL_WORDS = ("TRUE", "FALSE", "UNSURE", "TRUE_IMPLICIT", "FALSE_IMPLICIT")
@@ -35,7 +35,7 @@ def test_import_and_list(runner, split_file, session):
     listed = runner.invoke(args=["benchmark", "list"])
     assert listed.output.startswith("#1 mini 1 test: 2 targets (public, default)")
     assert "scorer 1." in listed.output
-    assert len(session.exec(select(Benchmark)).all()) == 1
+    assert len(session.exec(select(Split)).all()) == 1
 
 
 def test_import_refuses_bad_file_and_conflict(runner, tmp_path, split_file):

@@ -7,7 +7,7 @@ import gzip
 import pytest
 from sqlmodel import select
 
-from leaderboard.models import Benchmark, Board
+from leaderboard.models import Board, Split
 from leaderboard.scoring import PreparedSplit
 from leaderboard.services.catalog import benchmarks
 from leaderboard.services.catalog.benchmarks import BenchmarkConflict, BenchmarkInvalid
@@ -102,7 +102,7 @@ def test_bad_structure_is_refused_with_its_problem(session, breaker, message):
     with pytest.raises(BenchmarkInvalid) as excinfo:
         _import(session, split)
     assert message in excinfo.value.problems
-    assert session.exec(select(Benchmark)).all() == []
+    assert session.exec(select(Split)).all() == []
 
 
 @pytest.mark.parametrize(("raw", "message"), [
@@ -133,7 +133,7 @@ def test_import_stores_source_and_prepared_gold(session):
     assert benchmark.hidden
     # The first split gets the default board: generative, test phase (hidden labels).
     board = default_board(session)
-    assert (board.benchmark_id, board.track, board.phase, board.slug) == (
+    assert (board.split_id, board.track, board.phase, board.slug) == (
         benchmark.id, "generative", "test", "mini-v1-test-generative")
     assert len(benchmark.checksum) == 64
     assert gzip.decompress(benchmark.source_bytes) == to_bytes(mini_split())
@@ -151,7 +151,7 @@ def test_same_content_returns_existing_row_and_other_content_conflicts(session):
     # Same content, gzipped and with reordered keys: still the same split.
     again = _import(session, gzip.compress(to_bytes(dict(reversed(mini_split().items())))))
     assert again.id == first.id
-    assert len(session.exec(select(Benchmark)).all()) == 1
+    assert len(session.exec(select(Split)).all()) == 1
     changed = mini_split()
     changed["substitute_labels"][_S1] = ["FALSE", "FALSE"]
     with pytest.raises(BenchmarkConflict) as excinfo:
@@ -168,7 +168,7 @@ def test_default_moves_only_when_asked(session):
     third = _import(session, mini_split(), version="3", make_default=True)
     assert benchmarks.default_benchmark(session).id == third.id
     defaults = session.exec(select(Board).where(Board.is_default)).all()
-    assert [b.benchmark_id for b in defaults] == [third.id]
+    assert [b.split_id for b in defaults] == [third.id]
     assert len(session.exec(select(Board)).all()) == 3
 
 

@@ -31,7 +31,7 @@ def split(session):
 
 def store(session, team, split, substitutes: dict, status=SubmissionStatus.SCORED) -> int:
     raw = json.dumps({"substitutes": substitutes}).encode()
-    row = Submission(team_id=team.id, benchmark_id=split.id,
+    row = Submission(team_id=team.id, split_id=split.id,
                      board_id=import_board(session, split).id, system_name="s",
                      file_bytes=raw, file_size=len(raw),
                      file_sha256=hashlib.sha256(raw).hexdigest(), status=status)

@@ -92,9 +92,9 @@ def test_import_shared_reproduces_the_paper_rows(runner, session, app_overrides)
         ("CoInCo", "oracle"), ("Humans", "human"), ("Humans", "human"), ("Humans", "human"),
         ("Humans", "human"), ("Thesaurus", "oracle")]
     test = find_benchmark(session, "swords", "1.1", "test")
-    assert default_board(session).benchmark_id == test.id and test.n_targets == 762
+    assert default_board(session).split_id == test.id and test.n_targets == 762
     snapshot = session.exec(select(LeaderboardSnapshot).where(
-        LeaderboardSnapshot.benchmark_id == test.id)).all()[-1]
+        LeaderboardSnapshot.split_id == test.id)).all()[-1]
     refs = {r["name"]: r for r in snapshot.data["references"]}
     humans = refs["Humans"]
     assert humans["subset"] is True

@@ -10,7 +10,7 @@ import re
 import pytest
 from sqlmodel import select
 
-from leaderboard.models import Benchmark, Team
+from leaderboard.models import Split, Team
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.factories import make_team
 from tests.ops.splits import hid, mini_split, to_bytes
@@ -29,7 +29,7 @@ def ranked(runner, session, tmp_path) -> None:
                   "--split", "test", "--hidden", "--default"], ["reported", "add-shipped"]):
         result = runner.invoke(args=args)
         assert result.exit_code == 0, result.output
-    bench = session.exec(select(Benchmark)).one()
+    bench = session.exec(select(Split)).one()
     t1, t2 = hid("t", "tgt1"), hid("t", "tgt2")
     for team_name, system, subs in (
             ("Strong Lab", "Strong system", {t1: [["rapidly", 1.0]], t2: [["peak", 1.0]]}),

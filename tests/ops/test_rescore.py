@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from leaderboard.infra.queue import job_id_for
 from leaderboard.infra.redis_conn import connect_redis
-from leaderboard.models import Benchmark, ReferenceSystem, Result, Submission, SubmissionStatus
+from leaderboard.models import ReferenceSystem, Result, Split, Submission, SubmissionStatus
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.services.intake.results import score_submission_now
 
@@ -92,7 +92,7 @@ def test_rescore_prepares_stale_splits_and_rescores_references(runner, app, sess
                         "--split", "test"])
     runner.invoke(args=["reference", "add", "--name", "Oracle", "--kind", "oracle",
                         "--file", str(_oracle_file(tmp_path))])
-    benchmark = session.exec(select(Benchmark)).one()
+    benchmark = session.exec(select(Split)).one()
     reference = session.exec(select(ReferenceSystem)).one()
     benchmark.scorer_version = reference.scorer_version = "0.9.0"
     reference.metrics = {"gap": 1.0}
@@ -103,7 +103,7 @@ def test_rescore_prepares_stale_splits_and_rescores_references(runner, app, sess
     assert result.output == ("0 submission(s) re-queued, 1 reference row(s) re-scored, "
                              f"1 split(s) prepared again (scorer {SCORER_VERSION})\n")
     session.expire_all()
-    assert session.get(Benchmark, benchmark.id).scorer_version == SCORER_VERSION
+    assert session.get(Split, benchmark.id).scorer_version == SCORER_VERSION
     reference = session.get(ReferenceSystem, reference.id)
     assert reference.scorer_version == SCORER_VERSION
     assert reference.metrics["gap"] == 100.0

@@ -9,7 +9,7 @@ import re
 import pytest
 from sqlmodel import select
 
-from leaderboard.models import Benchmark, Team
+from leaderboard.models import Split, Team
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.factories import make_team
 from tests.ops.splits import REFERENCE_DIR, SHARED, TEST_SPLIT, hid, mini_split, to_bytes
@@ -37,7 +37,7 @@ def dev_and_test(runner, session, tmp_path) -> None:
                   str(oracle), "--benchmark", "swords", "--version", "1.1", "--split", "test"]):
         result = runner.invoke(args=args)
         assert result.exit_code == 0, result.output
-    dev = session.exec(select(Benchmark).where(Benchmark.split == "dev")).one()
+    dev = session.exec(select(Split).where(Split.split == "dev")).one()
     team, _ = make_team(session, "Dev Lab")
     row = _store(session, dev, session.get(Team, team.id), "Dev system", {
         "substitutes_lemmatized": True,

@@ -230,9 +230,9 @@ def test_no_route_gives_per_target_data_for_hidden_labels(app, client, session, 
         assert seen[f"/api/v1/submissions/{test_id}/targets"][0] == (404 if tok else 401)
     # The same walk finds the diagnostics of a dev submission (so the markers work), and
     # only on the team's own page and API route: public pages never show them.
-    from leaderboard.models import Benchmark
+    from leaderboard.models import Split
 
-    dev_bench = session.get(Benchmark, dev_board.benchmark_id)
+    dev_bench = session.get(Split, dev_board.split_id)
     seen = _walk(app, client, token, dev_id, team.id, dev_board.slug, dev_bench)
     assert seen[f"/systems/{dev_id}"][0] == 200
     assert _per_target(seen, list(TID.values())) == [
@@ -247,10 +247,10 @@ def test_no_route_gives_per_target_data_for_hidden_labels(app, client, session, 
 def test_ranking_track_dev_board_shows_the_ranked_candidates(app, client, session, benchmark,
                                                             dev_board, team_token,
                                                             start_worker):
-    from leaderboard.models import Benchmark
+    from leaderboard.models import Split
     from leaderboard.services.catalog.boards import create_board
 
-    ranking = create_board(session, session.get(Benchmark, dev_board.benchmark_id),
+    ranking = create_board(session, session.get(Split, dev_board.split_id),
                            track="ranking")
     session.commit()
     _team, _user, token = team_token

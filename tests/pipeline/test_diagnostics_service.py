@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from werkzeug.datastructures import MultiDict
 
-from leaderboard.models import Benchmark
+from leaderboard.models import Split
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake import diagnostics
@@ -58,7 +58,7 @@ def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session,
         with pytest.raises(diagnostics.DiagnosticsUnavailable) as preparing:
             diagnostics.target_rows(session, row, settings)  # queued for a worker
         assert (preparing.value.status, preparing.value.code) == (503, "preparing")
-        key = diagnostics.rows_key(row, session.get(Benchmark, bench.id))
+        key = diagnostics.rows_key(row, session.get(Split, bench.id))
         assert stored_outcome(get_redis(), settings["QUEUE_NAME"], key) is None
         # A job that raised (RQ marks it failed) answers an error at once, not "preparing".
         job = Job.fetch(f"diagnose-{settings['QUEUE_NAME']}-{row.id}-{key[1][:16]}",
@@ -75,7 +75,7 @@ def test_cached_per_submission_and_closed_when_the_split_is_hidden(app, session,
         _board, again = diagnostics.target_rows(session, row, settings)
     assert again is first and len(first) == 3  # the second call is the cached list
     # Belt and braces: a dev board whose split was somehow marked hidden shows nothing.
-    hidden = session.get(Benchmark, bench.id)
+    hidden = session.get(Split, bench.id)
     hidden.hidden = True
     session.add(hidden)
     session.commit()

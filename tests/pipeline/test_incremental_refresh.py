@@ -14,7 +14,7 @@ import pytest
 from sqlmodel import select
 
 from leaderboard.demo.synthetic import add_result, synthetic_board
-from leaderboard.models import Benchmark, Board, RankingState, Submission, Team
+from leaderboard.models import Board, RankingState, Split, Submission, Team
 from leaderboard.services.ranking import board_state, snapshots
 from leaderboard.services.ranking.board_state import load_board_state
 from leaderboard.services.ranking.snapshots import compute_snapshot_data, refresh_snapshot
@@ -28,7 +28,7 @@ def _without_time(data: dict) -> dict:
 
 
 def _full(session, board: Board) -> dict:
-    bench = session.get(Benchmark, board.benchmark_id)
+    bench = session.get(Split, board.split_id)
     return _without_time(compute_snapshot_data(session, board, bench)[0])
 
 

@@ -239,14 +239,14 @@ def test_the_significance_pages_json_link_keeps_the_board(app, client, team_toke
 def test_ls07_pages_speak_of_ls07_and_public_labels(client, session, ls07_boards):
     """LS07 pages name LS07 in their h1, not SWORDS, and a public-label board's title does
     not end in "test phase", which reads as a hidden test."""
-    from leaderboard.models import Benchmark
+    from leaderboard.models import Split
     from leaderboard.services.catalog.boards import board_title
 
     _, generative = ls07_boards
     page = client.get(f"/?leaderboard={generative.slug}").get_data(as_text=True)
     h1 = page.split("<h1>")[1].split("</h1>")[0]
     assert h1.startswith("SemEval-2007") and "SWORDS" not in h1
-    title = board_title(generative, session.get(Benchmark, generative.benchmark_id))
+    title = board_title(generative, session.get(Split, generative.split_id))
     assert title.endswith("· generative · public labels") and "phase" not in title
 
 

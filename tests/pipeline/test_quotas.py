@@ -78,7 +78,7 @@ def test_total_quota_does_not_reset_by_itself(session, benchmark, settings):
 def test_api_429_says_when_the_quota_resets(client, session, benchmark, settings, team_token):
     team, _user, token = team_token
     settings.update(DAILY_SCORED_QUOTA=1)
-    session.add(Submission(team_id=team.id, benchmark_id=benchmark.id,
+    session.add(Submission(team_id=team.id, split_id=benchmark.id,
                            board_id=import_board(session, benchmark).id, system_name="old",
                            file_bytes=b"{}", file_sha256="1" * 64, status="scored"))
     session.commit()

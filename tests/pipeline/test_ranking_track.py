@@ -211,7 +211,7 @@ def test_board_create_makes_the_seeded_random_row_once(app, runner, client, sess
             "  reference Random: GAP 69.13, GAP ratio 70.74"]
     session.expire_all()
     [row] = session.exec(select(ReferenceSystem)).all()
-    assert (row.name, row.kind, row.track, row.benchmark_id) == ("Random", "random", "ranking",
+    assert (row.name, row.kind, row.track, row.split_id) == ("Random", "random", "ranking",
                                                                  benchmark.id)
     assert row.intervals["gap"][0] < 69.13 < row.intervals["gap"][1]
     assert set(row.by_pos) == {"NOUN", "VERB", "ADJ", "ADV"}

@@ -45,10 +45,10 @@ def refresh_jobs(conn, queue_name):
             if j.startswith("refresh-")]
 
 
-def latest_systems(session, benchmark_id):
+def latest_systems(session, split_id):
     session.expire_all()
     snap = session.exec(select(LeaderboardSnapshot)
-                        .where(LeaderboardSnapshot.benchmark_id == benchmark_id)
+                        .where(LeaderboardSnapshot.split_id == split_id)
                         .order_by(col(LeaderboardSnapshot.id).desc())).first()
     return sorted(s["id"] for s in snap.data["systems"]) if snap else []
 

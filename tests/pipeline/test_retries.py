@@ -11,7 +11,7 @@ from rq import Queue
 from sqlmodel import select
 
 from leaderboard.infra.queue import get_redis
-from leaderboard.models import Benchmark, Result, Submission, utcnow
+from leaderboard.models import Result, Split, Submission, utcnow
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.intake.reconcile import reconcile
 from leaderboard.services.intake.results import score_submission_now
@@ -46,7 +46,7 @@ def test_our_failure_is_retried_with_backoff_then_failed_with_reason(app, sessio
     settings.update(MAX_JOB_RETRIES=1, RETRY_BACKOFF_SECONDS=30)
     sid = queued(session, benchmark, settings).id
     # Break the stored gold so scoring fails on our side (not the participant's).
-    bench = session.get(Benchmark, benchmark.id)
+    bench = session.get(Split, benchmark.id)
     bench.prepared_bytes, bench.checksum = b"broken", "0" * 64
     session.add(bench)
     session.commit()
@@ -90,7 +90,7 @@ def test_teams_see_a_stable_message_and_hosts_the_exception(app, client, session
     session.commit()
     sid = create_submission(session=session, team=team, board=board, raw=demo_bytes(),
                             system_name="s", settings=settings).submission.id
-    bench = session.get(Benchmark, benchmark.id)
+    bench = session.get(Split, benchmark.id)
     good = bench.prepared_bytes, bench.checksum
     bench.prepared_bytes, bench.checksum = b"broken", "0" * 64
     session.add(bench)

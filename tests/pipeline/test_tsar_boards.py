@@ -127,7 +127,7 @@ def test_no_ranking_board_and_every_page_of_the_board(client, session, board):
     from leaderboard.services.catalog.boards import BoardError, create_board
 
     with pytest.raises(BoardError, match="has only the generative track"):
-        create_board(session, get_split(session, board.benchmark_id), track="ranking")
+        create_board(session, get_split(session, board.split_id), track="ranking")
     for path in ("/charts", "/compare", "/significance", "/history", "/leaderboard.csv",
                  "/leaderboard.json"):
         response = client.get(f"{path}?leaderboard={board.slug}")

@@ -125,7 +125,7 @@ def test_expired_session_cookie_is_a_400_csrf_page(client, session, benchmark):
 
 def test_other_teams_submission_page_is_404(client, session, benchmark):
     other, _ = make_team(session, name="Other Lab", email="other@example.org")
-    row = Submission(team_id=other.id, benchmark_id=benchmark.id,
+    row = Submission(team_id=other.id, split_id=benchmark.id,
                      board_id=import_board(session, benchmark).id, system_name="theirs",
                      file_bytes=b"{}", file_sha256="0" * 64)
     session.add(row)

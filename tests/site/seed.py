@@ -10,9 +10,9 @@ from datetime import timedelta
 from sqlmodel import Session
 
 from leaderboard.models import (
-    Benchmark,
     ReferenceSystem,
     Result,
+    Split,
     Submission,
     SubmissionStatus,
     Team,
@@ -57,7 +57,7 @@ def gold_only_substitutes() -> set[str]:
 class Seeded:
     """Ids of what :func:`seed_demo` created."""
 
-    benchmark_id: int
+    split_id: int
     subset_id: int
     board_id: int = 0
     teams: dict[str, int] = field(default_factory=dict)
@@ -66,13 +66,13 @@ class Seeded:
     hidden_id: int = 0
 
 
-def _store(session: Session, benchmark: Benchmark, team: Team, name: str, sub: dict, *,
+def _store(session: Session, benchmark: Split, team: Team, name: str, sub: dict, *,
            public: bool = True, hidden: bool = False, age_days: int = 0) -> Submission:
     raw = json.dumps(sub).encode()
     prepared = get_prepared(benchmark)
     result = score_submission(prepared, sub)
     created = utcnow() - timedelta(days=age_days)
-    row = Submission(team_id=team.id, benchmark_id=benchmark.id,
+    row = Submission(team_id=team.id, split_id=benchmark.id,
                      board_id=import_board(session, benchmark).id, system_name=name,
                      description=f"{name}: a demo system.", file_bytes=raw,
                      file_sha256=hashlib.sha256(raw).hexdigest(), file_size=len(raw),
@@ -89,11 +89,11 @@ def _store(session: Session, benchmark: Benchmark, team: Team, name: str, sub: d
     return row
 
 
-def _reference(session: Session, benchmark: Benchmark, name: str, kind: str, sub: dict,
+def _reference(session: Session, benchmark: Split, name: str, kind: str, sub: dict,
                keys: list[str] | None, note: str = "") -> None:
     raw = json.dumps(sub).encode()
     result = score_submission(get_prepared(benchmark), sub)
-    session.add(ReferenceSystem(benchmark_id=benchmark.id, name=name, kind=kind, note=note,
+    session.add(ReferenceSystem(split_id=benchmark.id, name=name, kind=kind, note=note,
                                 metric_keys=keys, file_bytes=raw,
                                 file_sha256=hashlib.sha256(raw).hexdigest(),
                                 scorer_version=result.signature["scorer_version"],

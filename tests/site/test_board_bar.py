@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from leaderboard.models import Benchmark
+from leaderboard.models import Split
 from leaderboard.services.catalog.boards import create_board
 from leaderboard.services.ranking.snapshots import public_counts, refresh_snapshot
 from tests.backends import ALL_DATABASES
@@ -13,7 +13,7 @@ from tests.backends import ALL_DATABASES
 
 @ALL_DATABASES
 def test_home_page_counts_public_submissions_per_board(seeded, session, client):
-    ranking = create_board(session, session.get(Benchmark, seeded.benchmark_id),
+    ranking = create_board(session, session.get(Split, seeded.split_id),
                            track="ranking")
     refresh_snapshot(session=session, board_id=ranking.id)
     session.commit()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session
 
-from leaderboard.models import Benchmark
+from leaderboard.models import Split
 from leaderboard.scoring.reported import REPORTED_DIR, load_reported
 from leaderboard.services.catalog.boards import create_board, import_board
 from leaderboard.services.catalog.reported import add_rows
@@ -27,7 +27,7 @@ expect = pytest.importorskip("playwright.sync_api").expect
 def _prepare(app, seeded) -> None:
     """A ranking board beside the demo's generative one, both with the paper's rows."""
     with Session(app.extensions["db_engine"], expire_on_commit=False) as session:
-        bench = session.get(Benchmark, seeded.benchmark_id)
+        bench = session.get(Split, seeded.split_id)
         ranking = create_board(session, bench, track="ranking")
         refresh_snapshot(session=session, board_id=ranking.id)  # type: ignore[arg-type]
         generative = import_board(session, bench)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
-from leaderboard.models import Benchmark, Board
+from leaderboard.models import Board, Split
 from leaderboard.scoring.reported import REPORTED_DIR, load_reported
 from leaderboard.services.catalog.reported import add_rows
 from leaderboard.services.ranking.snapshots import refresh_snapshot
@@ -29,9 +29,9 @@ def _prepare(app, seeded) -> str:
     """The ranking board with its systems, and the paper's rows on both boards: its slug."""
     slug, _ids = prepare_ranking_board(app, seeded)
     with Session(app.extensions["db_engine"], expire_on_commit=False) as session:
-        bench = session.get(Benchmark, seeded.benchmark_id)
+        bench = session.get(Split, seeded.split_id)
         assert bench is not None
-        for board in session.exec(select(Board).where(Board.benchmark_id == bench.id)).all():
+        for board in session.exec(select(Board).where(Board.split_id == bench.id)).all():
             name = f"swords-naacl2021-{board.track}.json"
             add_rows(session, board, load_reported(REPORTED_DIR / name), name)
             refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]

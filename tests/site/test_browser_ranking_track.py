@@ -9,7 +9,7 @@ import json
 import pytest
 from sqlmodel import Session
 
-from leaderboard.models import Benchmark
+from leaderboard.models import Split
 from leaderboard.scoring.swords.ranking_track import random_ranking_submission
 from leaderboard.services.catalog.benchmarks import get_candidates
 from leaderboard.services.catalog.boards import create_board
@@ -47,7 +47,7 @@ def _prepare(app, seeded) -> tuple[str, dict[str, int]]:
     with app.app_context(), Session(app.extensions["db_engine"],
                                     expire_on_commit=False) as session:
 
-        bench = session.get(Benchmark, seeded.benchmark_id)
+        bench = session.get(Split, seeded.split_id)
         # full: the fourth system shares a team with the first and is worse; under the
         # ladder it would be held (tests/pipeline/test_ladder.py), and not drawn here
         board = create_board(session, bench, track="ranking", release="full")

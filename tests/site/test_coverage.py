@@ -8,7 +8,7 @@ import csv
 import io
 import re
 
-from leaderboard.models import Benchmark, Team
+from leaderboard.models import Split, Team
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.site.seed import _store, demo_file
 
@@ -19,7 +19,7 @@ def _partial(session, seeded) -> tuple[int, int]:
     targets = sorted(strong["substitutes"])
     subs = {t: v for t, v in strong["substitutes"].items() if t not in targets[:3]}
     subs.update({t: [] for t in targets[3:5]})
-    bench = session.get(Benchmark, seeded.benchmark_id)
+    bench = session.get(Split, seeded.split_id)
     row = _store(session, bench, session.get(Team, seeded.teams["East Lab"]), "Partial system",
                  {"substitutes_lemmatized": strong.get("substitutes_lemmatized", False),
                   "substitutes": subs})

@@ -12,7 +12,7 @@ import io
 import pytest
 from click.testing import CliRunner
 
-from leaderboard.models import Benchmark
+from leaderboard.models import Split
 from leaderboard.services.catalog.lexsub import lexsub_board
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.backends import ALL_DATABASES
@@ -36,7 +36,7 @@ def boards(session, tmp_path):
 @ALL_DATABASES
 def test_reference_rows_carry_their_signature_and_split_size_in_the_exports(client, session,
                                                                            boards):
-    bench = session.get(Benchmark, boards["ranking"].benchmark_id)
+    bench = session.get(Split, boards["ranking"].split_id)
     for board, name in ((boards["ranking"], "Random"), (boards["generative"],
                                                         "Gold upper bound")):
         text = client.get(f"/leaderboard.csv?leaderboard={board.slug}").get_data(as_text=True)

@@ -47,7 +47,7 @@ def test_disabled_teams_systems_are_404_everywhere(client, session, seeded):
                                     SubmissionStatus.QUEUED, SubmissionStatus.RUNNING])
 def test_unscored_public_upload_has_no_public_page(client, session, seeded, status):
     raw = b'{"substitutes": {}}'
-    row = Submission(team_id=seeded.teams["East Lab"], benchmark_id=seeded.benchmark_id,
+    row = Submission(team_id=seeded.teams["East Lab"], split_id=seeded.split_id,
                      board_id=seeded.board_id,
                      system_name="Never scored", description="secret plans",
                      filename="mine.json", file_bytes=raw, file_size=len(raw),

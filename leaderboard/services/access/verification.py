@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from leaderboard.models import Benchmark, Team, User, utcnow
+from leaderboard.models import Split, Team, User, utcnow
 from leaderboard.services.intake.submissions import SubmissionError
 
 UNVERIFIED_MESSAGE = (
@@ -26,7 +26,7 @@ def team_is_verified(session: Session, team_id: int) -> bool:
         User.team_id == team_id, User.email_verified_at.is_not(None))).first() is not None
 
 
-def require_verified(session: Session, team: Team, benchmark: Benchmark) -> None:
+def require_verified(session: Session, team: Team, benchmark: Split) -> None:
     """Raise a 403 SubmissionError when ``team`` may not submit to ``benchmark`` yet."""
     if benchmark.hidden and not team_is_verified(session, team.id):
         raise SubmissionError(403, "email_unverified", UNVERIFIED_MESSAGE)

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from leaderboard.models import Benchmark
+from leaderboard.models import Split
 from leaderboard.scoring import SCORER_VERSION, PreparedSplit, prepare_split
 from leaderboard.scoring.families import family_for, inputs_json
 from leaderboard.scoring.swords.gold import GZIP_MAGIC, split_checksum
@@ -34,11 +34,11 @@ def base_split(split: str) -> str:
     return split.removesuffix("-subset")
 
 
-def get_split(session: Session, benchmark_id: int) -> Benchmark | None:
+def get_split(session: Session, split_id: int) -> Split | None:
     """The split row without its two files (read only if used, e.g. on a prepared-gold cache
     miss): reading them with every job was most of a worker's growth inside a job, and with
     every page or dry run a few megabytes of needless I/O."""
-    return session.get(Benchmark, benchmark_id, options=Benchmark.without_files())
+    return session.get(Split, split_id, options=Split.without_files())
 
 
 class BenchmarkInvalid(ValueError):
@@ -121,7 +121,7 @@ def validate_split(split: dict) -> list[str]:
 
 def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, split: str,
                      hidden: bool = True, make_default: bool = False, with_board: bool = True,
-                     bootstrap: int = 1000, seed: int = 0) -> Benchmark:
+                     bootstrap: int = 1000, seed: int = 0) -> Split:
     """Validate, prepare and store a split; commits.
 
     With ``with_board`` (not for a subset that only scores reference rows) the split gets its
@@ -135,8 +135,8 @@ def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, s
     if problems:
         raise BenchmarkInvalid(problems)
     checksum = split_checksum(data)
-    existing = session.exec(select(Benchmark).where(
-        Benchmark.name == name, Benchmark.version == version, Benchmark.split == split)).first()
+    existing = session.exec(select(Split).where(
+        Split.name == name, Split.version == version, Split.split == split)).first()
     if existing is not None:
         if existing.checksum != checksum:
             raise BenchmarkConflict(
@@ -150,7 +150,7 @@ def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, s
     prepared = prepare_split(data, name=f"{name}-{version}-{split}", bootstrap=bootstrap,
                              seed=seed)
     source = raw if raw[:2] == GZIP_MAGIC else gzip.compress(raw, mtime=0)
-    benchmark = Benchmark(
+    benchmark = Split(
         name=name, version=version, split=split, checksum=checksum, hidden=hidden,
         n_targets=len(data["targets"]), source_bytes=source,
         prepared_bytes=prepared.to_bytes(), scorer_version=SCORER_VERSION)
@@ -164,22 +164,22 @@ def import_benchmark(*, session: Session, raw: bytes, name: str, version: str, s
 
 
 def import_family_split(session: Session, family: Any, *, version: str, split: str,
-                        data_dir: Path, bootstrap: int = 1000, seed: int = 0) -> Benchmark:
+                        data_dir: Path, bootstrap: int = 1000, seed: int = 0) -> Split:
     """A split of a benchmark read from the field's own files (LS07, CoInCo, TSAR-2022): the
     stored one, else made from the files in ``data_dir`` and stored with public labels (they
     are published with the data); flushes."""
     if split not in family.splits:
         raise BoardError(f"{family.title} has the splits {', '.join(family.splits)}, "
                          f"not {split!r}")
-    existing = session.exec(select(Benchmark).where(
-        Benchmark.name == family.name, Benchmark.version == version,
-        Benchmark.split == split)).first()
+    existing = session.exec(select(Split).where(
+        Split.name == family.name, Split.version == version,
+        Split.split == split)).first()
     if existing is not None:
         return existing
     source = family.build_source(split, data_dir)
     prepared = family.prepare(source, name=f"{family.name}-{split}", bootstrap=bootstrap,
                               seed=seed)
-    benchmark = Benchmark(name=family.name, version=version, split=split,
+    benchmark = Split(name=family.name, version=version, split=split,
                           checksum=prepared.checksum, hidden=False,
                           n_targets=len(prepared.targets), source_bytes=source,
                           prepared_bytes=prepared.to_bytes(), scorer_version=SCORER_VERSION)
@@ -188,33 +188,33 @@ def import_family_split(session: Session, family: Any, *, version: str, split: s
     return benchmark
 
 
-def default_benchmark(session: Session) -> Benchmark | None:
+def default_benchmark(session: Session) -> Split | None:
     """The split of the default board (what the site shows first)."""
     board = default_board(session)
-    return get_split(session, board.benchmark_id) if board is not None else None
+    return get_split(session, board.split_id) if board is not None else None
 
 
 def find_benchmark(session: Session, name: str, version: str | None = None,
-                   split: str | None = None) -> Benchmark | None:
+                   split: str | None = None) -> Split | None:
     """The named split; without version/split, the newest matching row."""
-    query = select(Benchmark).where(Benchmark.name == name)
+    query = select(Split).where(Split.name == name)
     if version:
-        query = query.where(Benchmark.version == version)
+        query = query.where(Split.version == version)
     if split:
-        query = query.where(Benchmark.split == split)
-    return session.exec(query.order_by(Benchmark.id.desc())).first()
+        query = query.where(Split.split == split)
+    return session.exec(query.order_by(Split.id.desc())).first()
 
 
-def list_benchmarks(session: Session) -> list[Benchmark]:
+def list_benchmarks(session: Session) -> list[Split]:
     """Every stored split, oldest first."""
-    return list(session.exec(select(Benchmark).order_by(Benchmark.id)).all())
+    return list(session.exec(select(Split).order_by(Split.id)).all())
 
 
 _CACHE: dict[tuple[str, str], PreparedSplit] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def get_prepared(benchmark: Benchmark) -> PreparedSplit:
+def get_prepared(benchmark: Split) -> PreparedSplit:
     """The prepared gold of ``benchmark``, decoded once per process.
 
     Keyed by checksum and the scorer version that prepared it, so a re-prepared split is
@@ -235,7 +235,7 @@ def get_prepared(benchmark: Benchmark) -> PreparedSplit:
 _CANDIDATES: dict[str, dict[str, list[str]]] = {}
 
 
-def get_candidates(benchmark: Benchmark) -> dict[str, list[str]]:
+def get_candidates(benchmark: Split) -> dict[str, list[str]]:
     """Target id -> the candidates a ranking-track system must score (public, from the
     split's source), decoded once per process per split."""
     found = _CANDIDATES.get(benchmark.checksum)
@@ -245,7 +245,7 @@ def get_candidates(benchmark: Benchmark) -> dict[str, list[str]]:
     return found
 
 
-def reprepare_stale(session: Session) -> list[Benchmark]:
+def reprepare_stale(session: Session) -> list[Split]:
     """Prepare again, from the stored source, every split prepared by an older scorer
     version (the gold side can change with the rules). Flushes; the caller commits."""
     done = []
@@ -265,7 +265,7 @@ def reprepare_stale(session: Session) -> list[Benchmark]:
     return done
 
 
-def split_inputs(benchmark: Benchmark) -> dict[str, Any]:
+def split_inputs(benchmark: Split) -> dict[str, Any]:
     """What participants need to run a system, with every label removed (for SWORDS:
     contexts, targets with POS, candidate substitutes; for LS07/CoInCo: the instances with
     their sentence, token index and candidate pool)."""
@@ -275,7 +275,7 @@ def split_inputs(benchmark: Benchmark) -> dict[str, Any]:
 _INPUTS_CACHE: dict[tuple[int | None, str], bytes] = {}
 
 
-def split_inputs_gz(benchmark: Benchmark) -> bytes:
+def split_inputs_gz(benchmark: Split) -> bytes:
     """:func:`split_inputs` as gzipped JSON (deterministic bytes, built once per process)."""
     key = (benchmark.id, benchmark.checksum)
     data = _INPUTS_CACHE.get(key)

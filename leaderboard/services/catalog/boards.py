@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Benchmark, Board, Phase, Release, Track
+from leaderboard.models import Board, Phase, Release, Split, Track
 from leaderboard.services import refresh_requests
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]{0,119}$")
@@ -23,7 +23,7 @@ class BoardError(ValueError):
     """A board that cannot be made or found as asked; the message says why."""
 
 
-def default_slug(benchmark: Benchmark, track: str, phase: str) -> str:
+def default_slug(benchmark: Split, track: str, phase: str) -> str:
     """``swords-v1.1-test-generative``; the phase is added only when it is not the split's name."""
     parts = [benchmark.name, f"v{benchmark.version}", benchmark.split, track]
     if phase != benchmark.split:
@@ -31,7 +31,7 @@ def default_slug(benchmark: Benchmark, track: str, phase: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", "-".join(parts).lower()).strip("-")[:120]
 
 
-def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.GENERATIVE,
+def create_board(session: Session, benchmark: Split, *, track: str = Track.GENERATIVE,
                  phase: str | None = None, slug: str | None = None,
                  make_default: bool = False, release: str | None = None) -> Board:
     """The board of ``benchmark`` for ``track`` and ``phase``, made if absent; flushes.
@@ -59,14 +59,14 @@ def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.G
             f"{describe_benchmark(benchmark)} has hidden labels; a dev board would show them "
             "in its diagnostics. Import a split with public labels (benchmark import --public).")
     existing = session.exec(select(Board).where(
-        Board.benchmark_id == benchmark.id, Board.track == track, Board.phase == phase)).first()
+        Board.split_id == benchmark.id, Board.track == track, Board.phase == phase)).first()
     if existing is None:
         slug = slug or default_slug(benchmark, track, phase)
         if not SLUG_PATTERN.fullmatch(slug):
             raise BoardError(f"slug {slug!r} must be lower-case letters, digits, '.' and '-'")
         if board_by_slug(session, slug) is not None:
             raise BoardError(f"a board with slug {slug!r} exists already")
-        existing = Board(slug=slug, benchmark_id=benchmark.id, track=track, phase=phase,
+        existing = Board(slug=slug, split_id=benchmark.id, track=track, phase=phase,
                          release=release or default_release(benchmark, phase))
         session.add(existing)
         session.flush()
@@ -77,7 +77,7 @@ def create_board(session: Session, benchmark: Benchmark, *, track: str = Track.G
     return existing
 
 
-def default_release(benchmark: Benchmark, phase: str) -> str:
+def default_release(benchmark: Split, phase: str) -> str:
     """``ladder`` for a test board whose labels are hidden (each submission would otherwise
     read some of them back), ``full`` elsewhere: the dev phase is where teams iterate."""
     return Release.LADDER if phase == Phase.TEST and benchmark.hidden else Release.FULL
@@ -88,7 +88,7 @@ def board_views(board: Board, session: Session | None = None) -> str:
     from sqlalchemy.orm import object_session
 
     session = session or object_session(board)
-    benchmark = session.get(Benchmark, board.benchmark_id, options=Benchmark.without_files())
+    benchmark = session.get(Split, board.split_id, options=Split.without_files())
     return view_set(board.track, benchmark.name)
 
 
@@ -136,26 +136,26 @@ def board_or_default(session: Session, slug: str | None) -> Board | None:
     return board
 
 
-def import_board(session: Session, benchmark: Benchmark) -> Board | None:
+def import_board(session: Session, benchmark: Split) -> Board | None:
     """The generative board that importing the split made (None for a subset imported
     without one)."""
     return session.exec(select(Board).where(
-        Board.benchmark_id == benchmark.id, Board.track == Track.GENERATIVE)
+        Board.split_id == benchmark.id, Board.track == Track.GENERATIVE)
         .order_by(Board.id)).first()
 
 
-def list_boards(session: Session) -> list[tuple[Board, Benchmark]]:
+def list_boards(session: Session) -> list[tuple[Board, Split]]:
     """Every board with its split: the default first, then test before dev, generative before
     ranking, newest split first."""
     # Without the stored files (megabytes each): every board page lists the boards.
-    rows = session.exec(select(Board, Benchmark)
-                        .join(Benchmark, col(Benchmark.id) == col(Board.benchmark_id))
-                        .options(*Benchmark.without_files())).all()
+    rows = session.exec(select(Board, Split)
+                        .join(Split, col(Split.id) == col(Board.split_id))
+                        .options(*Split.without_files())).all()
     return sorted(rows, key=lambda r: (not r[0].is_default, r[0].phase != Phase.TEST,
                                        r[0].track != Track.GENERATIVE, -r[1].id, r[0].id))
 
 
-def describe_benchmark(benchmark: Benchmark) -> str:
+def describe_benchmark(benchmark: Split) -> str:
     """``swords 1.1 test``; ``SemEval-2007 (LS07) test`` for a family read from the field's
     files (its version is this site's import of them)."""
     from leaderboard.scoring.families import SWORDS, family_for
@@ -166,7 +166,7 @@ def describe_benchmark(benchmark: Benchmark) -> str:
     return f"{benchmark.name} {benchmark.version} {benchmark.split}"
 
 
-def benchmark_title(benchmark: Benchmark) -> str:
+def benchmark_title(benchmark: Split) -> str:
     """``swords v1.1`` or a family's own title (``SemEval-2007 (LS07)``), without the split."""
     from leaderboard.scoring.families import SWORDS, family_for
 
@@ -174,7 +174,7 @@ def benchmark_title(benchmark: Benchmark) -> str:
     return f"{benchmark.name} v{benchmark.version}" if family is SWORDS else family.title
 
 
-def board_title(board: Board, benchmark: Benchmark) -> str:
+def board_title(board: Board, benchmark: Split) -> str:
     """``swords 1.1 test · generative``, with the phase when it is not the split's name."""
     title = f"{describe_benchmark(benchmark)} · {board.track}"
     if board.phase != benchmark.split and benchmark.hidden:
@@ -184,7 +184,7 @@ def board_title(board: Board, benchmark: Benchmark) -> str:
     return title
 
 
-def board_summary(board: Board, benchmark: Benchmark) -> dict[str, Any]:
+def board_summary(board: Board, benchmark: Split) -> dict[str, Any]:
     """The JSON form of ``GET /api/v1/leaderboards`` (without the URL)."""
     return {"slug": board.slug,
             "benchmark": {"name": benchmark.name, "version": benchmark.version,

@@ -12,7 +12,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from leaderboard.config import PROJECT_ROOT
-from leaderboard.models import Benchmark, Submission, SubmissionStatus, Team
+from leaderboard.models import Split, Submission, SubmissionStatus, Team
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import import_board
 
@@ -30,7 +30,7 @@ DEMO_ENTRIES = {
 
 
 def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
-              queue_name: str | None = None) -> Benchmark:
+              queue_name: str | None = None) -> Split:
     """Import the invented demo split (hidden, default) with public demo submissions.
 
     Safe to run again: nothing is duplicated. With ``enqueue`` the demo submissions not yet
@@ -52,13 +52,13 @@ def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
             session.add(team)
             session.flush()
         submission = session.exec(select(Submission).where(
-            Submission.team_id == team.id, Submission.benchmark_id == benchmark.id,
+            Submission.team_id == team.id, Submission.split_id == benchmark.id,
             Submission.system_name == system_name)).first()
         if submission is None:
             raw = path.read_bytes()
             lemmatized = json.loads(raw).get("substitutes_lemmatized")
             submission = Submission(
-                team_id=team.id, benchmark_id=benchmark.id, board_id=board.id,
+                team_id=team.id, split_id=benchmark.id, board_id=board.id,
                 system_name=system_name,
                 description=description, filename=path.name, file_bytes=raw,
                 file_sha256=hashlib.sha256(raw).hexdigest(), file_size=len(raw),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from leaderboard.models import Benchmark, Board, Phase, Track
+from leaderboard.models import Board, Phase, Split, Track
 from leaderboard.scoring.families import FAMILIES, LexsubFamily, lexsub_data_dir
 from leaderboard.services.catalog.benchmarks import import_family_split
 from leaderboard.services.catalog.boards import BoardError, create_board
@@ -37,7 +37,7 @@ def lexsub_family(name: str) -> LexsubFamily:
 
 def import_lexsub_split(session: Session, name: str, split: str, *,
                         data_dir: Path | None = None, bootstrap: int = 1000,
-                        seed: int = 0) -> Benchmark:
+                        seed: int = 0) -> Split:
     """The stored split (made from the files in ``data_dir`` if absent); flushes."""
     return import_family_split(session, lexsub_family(name), version=VERSION, split=split,
                                data_dir=data_dir or lexsub_data_dir(), bootstrap=bootstrap,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Benchmark, ReferenceSystem, Track, utcnow
+from leaderboard.models import ReferenceSystem, Split, Track, utcnow
 from leaderboard.scoring import (
     METRIC_KEYS,
     SCORER_VERSION,
@@ -72,7 +72,7 @@ def resolve_metric_keys(spec: str) -> list[str] | None:
     return keys
 
 
-def add_reference(*, session: Session, benchmark: Benchmark, name: str, kind: str, raw: bytes,
+def add_reference(*, session: Session, benchmark: Split, name: str, kind: str, raw: bytes,
                   metric_keys: list[str] | None = None, note: str = "",
                   max_bytes: int = 50_000_000, track: str | None = None) -> ReferenceSystem:
     """Score ``raw`` on ``benchmark`` and store it (replacing the row of the same name and
@@ -98,9 +98,9 @@ def add_reference(*, session: Session, benchmark: Benchmark, name: str, kind: st
                              f"{benchmark.version} {benchmark.split}: {shown}")
     result = family.score(prepared, report, track=track or Track.GENERATIVE)
     row = next((r for r in session.exec(select(ReferenceSystem).where(
-        ReferenceSystem.benchmark_id == benchmark.id, ReferenceSystem.name == name)).all()
+        ReferenceSystem.split_id == benchmark.id, ReferenceSystem.name == name)).all()
         if r.metric_keys == metric_keys), None)
-    row = row or ReferenceSystem(benchmark_id=benchmark.id, name=name, kind=kind,
+    row = row or ReferenceSystem(split_id=benchmark.id, name=name, kind=kind,
                                  file_bytes=b"", file_sha256="")
     row.kind, row.note, row.metric_keys, row.track = kind, note, metric_keys, track
     row.file_bytes, row.file_sha256 = raw, hashlib.sha256(raw).hexdigest()
@@ -117,7 +117,7 @@ def rescore_references(session: Session, *, force: bool = False) -> list[Referen
     done = []
     for row in session.exec(select(ReferenceSystem).order_by(col(ReferenceSystem.id))).all():
         if force or row.scorer_version != SCORER_VERSION:
-            benchmark = session.get(Benchmark, row.benchmark_id)
+            benchmark = session.get(Split, row.split_id)
             done.append(add_reference(session=session, benchmark=benchmark, name=row.name,
                                       kind=row.kind, raw=row.file_bytes,
                                       metric_keys=row.metric_keys, note=row.note,
@@ -125,18 +125,18 @@ def rescore_references(session: Session, *, force: bool = False) -> list[Referen
     return done
 
 
-def random_reference_bytes(benchmark: Benchmark, seed: int = RANDOM_SEED) -> bytes:
+def random_reference_bytes(benchmark: Split, seed: int = RANDOM_SEED) -> bytes:
     """The Random row's file for a split: every candidate with a seeded uniform score
     (:func:`~leaderboard.scoring.swords.ranking_track.random_ranking_submission`), gzipped."""
     return family_for(benchmark.name).random_submission(benchmark.source_bytes, seed=seed)
 
 
-def ensure_random_reference(session: Session, benchmark: Benchmark) -> ReferenceSystem:
+def ensure_random_reference(session: Session, benchmark: Split) -> ReferenceSystem:
     """The split's Random reference row for ranking boards, scored by the site itself; made
     once (again only when the scorer version changed, as ``rescore`` would). Flushes; the
     caller commits and refreshes the board's snapshot."""
     row = session.exec(select(ReferenceSystem).where(
-        ReferenceSystem.benchmark_id == benchmark.id, ReferenceSystem.kind == "random",
+        ReferenceSystem.split_id == benchmark.id, ReferenceSystem.kind == "random",
         ReferenceSystem.name == RANDOM_NAME)).first()
     if row is not None and row.scorer_version == SCORER_VERSION:
         return row
@@ -152,7 +152,7 @@ UPPER_BOUND_NOTE = ("The gold's own most frequent answer per instance as best (t
                     "McCarthy & Navigli (2009), best 45.76 on LS07 test.")
 
 
-def ensure_upper_bound_reference(session: Session, benchmark: Benchmark) -> ReferenceSystem:
+def ensure_upper_bound_reference(session: Session, benchmark: Split) -> ReferenceSystem:
     """The gold upper-bound row of an LS07/CoInCo split's generative boards. Flushes."""
     family = family_for(benchmark.name)
     return add_reference(session=session, benchmark=benchmark, name=UPPER_BOUND_NAME,
@@ -191,7 +191,7 @@ def import_shared(*, session: Session, data_dir: Path, name: str = "swords",
                   seed: int = 0) -> list[ReferenceSystem]:
     """Import the shared SWORDS reference rows (and the splits they need) from ``data_dir``
     (``swords/`` and ``reference-systems/`` under it), as the paper's Table 4 does. Commits."""
-    splits: dict[str, Benchmark] = {}
+    splits: dict[str, Split] = {}
     for split, filename in SHARED_SPLITS.items():
         existing = find_benchmark(session, name, version, split)
         if existing is None:

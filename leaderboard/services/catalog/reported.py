@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Benchmark, Board, ReportedRow
+from leaderboard.models import Board, ReportedRow, Split
 from leaderboard.scoring import reported as parsing
 from leaderboard.services.catalog.benchmarks import base_split
 
@@ -106,9 +106,9 @@ def matching_boards(session: Session, row: parsing.ReportedRow) -> list[Board]:
     """Boards whose benchmark name and split, and track, are the row's (any version: the
     publication's version is shown with the row)."""
     found = session.exec(
-        select(Board).join(Benchmark, col(Benchmark.id) == col(Board.benchmark_id))
-        .where(Benchmark.name == row.benchmark_name,
-               Benchmark.split == base_split(row.benchmark_split), Board.track == row.track)
+        select(Board).join(Split, col(Split.id) == col(Board.split_id))
+        .where(Split.name == row.benchmark_name,
+               Split.split == base_split(row.benchmark_split), Board.track == row.track)
         .order_by(col(Board.id))).all()
     return list(found)
 

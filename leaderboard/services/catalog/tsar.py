@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from leaderboard.models import Benchmark, Board, Phase, Track
+from leaderboard.models import Board, Phase, Split, Track
 from leaderboard.scoring import reported as parsing
 from leaderboard.scoring.families import FAMILIES
 from leaderboard.scoring.tsar.data import LANGUAGES, data_dir
@@ -38,7 +38,7 @@ CSV_COLUMNS = {"ACC@1": "acc@1", "ACC@1@Top1": "acc@1@top1", "ACC@2@Top1": "acc@
 
 
 def import_tsar_split(session: Session, split: str, *, root: Path | None = None,
-                      bootstrap: int = 1000, seed: int = 0) -> Benchmark:
+                      bootstrap: int = 1000, seed: int = 0) -> Split:
     """The stored split (made from the files under ``root`` if absent); flushes."""
     return import_family_split(session, FAMILIES[NAME], version=VERSION, split=split,
                                data_dir=root or data_dir(), bootstrap=bootstrap, seed=seed)

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from leaderboard.models import Benchmark, Board, Submission, SubmissionStatus, Track
+from leaderboard.models import Board, Split, Submission, SubmissionStatus, Track
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.scoring.families import SWORDS, family_for
 from leaderboard.scoring.swords.diagnostics import SORT_KEYS, TargetDiagnostics, worst_targets
@@ -67,7 +67,7 @@ class SubmissionDiagnostics:
     published: bool = False
 
 
-def diagnostics_allowed(board: Board | None, benchmark: Benchmark | None) -> bool:
+def diagnostics_allowed(board: Board | None, benchmark: Split | None) -> bool:
     """True only on a split whose labels were imported as public, on a dev-phase board or
     any board of a benchmark whose labels are published (LS07, CoInCo)."""
     if board is None or benchmark is None or benchmark.hidden:
@@ -123,7 +123,7 @@ def _remember(key: tuple, rows: list[TargetDiagnostics]) -> None:
             _CACHE.popitem(last=False)
 
 
-def rows_key(submission: Submission, benchmark: Benchmark) -> tuple:
+def rows_key(submission: Submission, benchmark: Split) -> tuple:
     """What a submission's diagnostics depend on: file, scorer and split."""
     return (submission.id, submission.file_sha256, SCORER_VERSION, benchmark.checksum)
 
@@ -138,7 +138,7 @@ def target_rows(session: Session, submission: Submission,
     from leaderboard.services.intake.diagnostics_store import NotReady, outcome_for
 
     board = session.get(Board, submission.board_id)
-    benchmark = get_split(session, submission.benchmark_id)
+    benchmark = get_split(session, submission.split_id)
     _check_allowed(board, benchmark, submission)
     key = rows_key(submission, benchmark)
     rows = _cached(key)
@@ -157,7 +157,7 @@ def target_rows(session: Session, submission: Submission,
     return board, rows
 
 
-def _check_allowed(board: Board | None, benchmark: Benchmark | None,
+def _check_allowed(board: Board | None, benchmark: Split | None,
                    submission: Submission) -> None:
     if not diagnostics_allowed(board, benchmark):
         raise DiagnosticsUnavailable(
@@ -186,7 +186,7 @@ def compute_outcome(session: Session, submission_id: int, settings: dict[str, An
 
     submission = session.get(Submission, submission_id)
     board = session.get(Board, submission.board_id)
-    benchmark = get_split(session, submission.benchmark_id)
+    benchmark = get_split(session, submission.split_id)
     key = rows_key(submission, benchmark)
     try:
         _check_allowed(board, benchmark, submission)
@@ -219,7 +219,7 @@ def submission_diagnostics(session: Session, submission: Submission, settings: d
     from leaderboard.services.catalog.benchmarks import get_split
 
     pos_values = sorted({d.pos for d in rows}, key=_pos_order)
-    family = family_for(get_split(session, board.benchmark_id).name)
+    family = family_for(get_split(session, board.split_id).name)
     return SubmissionDiagnostics(submission.id, board, rows, shown, len(matching), query,
                                  pos_values, published=family.labels_public)
 

@@ -22,7 +22,7 @@ from rq.job import Job
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Benchmark, Submission, SubmissionStatus, Team, utcnow
+from leaderboard.models import Split, Submission, SubmissionStatus, Team, utcnow
 from leaderboard.scoring.swords.gold import GZIP_MAGIC
 from leaderboard.scoring.swords.parse import TooLarge, decode_typed, gunzip_capped
 
@@ -71,21 +71,21 @@ def near_duplicates(session: Session, *, days: int = 30, per_team: int = 10,
     """Scored submissions of the last ``days`` (the newest ``per_team`` of each team and
     split) that differ from an earlier one of the same team on few targets."""
     since = utcnow() - timedelta(days=days)
-    rows = session.exec(select(Submission.id, Submission.team_id, Submission.benchmark_id)
+    rows = session.exec(select(Submission.id, Submission.team_id, Submission.split_id)
                         .where(Submission.status == SubmissionStatus.SCORED,
                                col(Submission.created_at) >= since)
-                        .order_by(Submission.team_id, Submission.benchmark_id,
+                        .order_by(Submission.team_id, Submission.split_id,
                                   col(Submission.id).desc())).all()
     groups: dict[tuple[int, int], list[int]] = {}
-    for sid, team_id, benchmark_id in rows:
-        group = groups.setdefault((team_id, benchmark_id), [])
+    for sid, team_id, split_id in rows:
+        group = groups.setdefault((team_id, split_id), [])
         if len(group) < per_team:
             group.append(sid)
     flags: list[NearDuplicate] = []
-    for (team_id, benchmark_id), ids in groups.items():
+    for (team_id, split_id), ids in groups.items():
         if len(ids) < 2:
             continue
-        n_targets = session.get(Benchmark, benchmark_id).n_targets
+        n_targets = session.get(Split, split_id).n_targets
         limit = max(MAX_DIFFERING_TARGETS, MAX_DIFFERING_SHARE * n_targets)
         answers = {}
         for sid in sorted(ids):  # oldest first

@@ -11,7 +11,7 @@ from redis import Redis
 from sqlmodel import Session, col, select
 
 from leaderboard.infra.queue import enqueue_scoring
-from leaderboard.models import Benchmark, Submission, SubmissionStatus, utcnow
+from leaderboard.models import Split, Submission, SubmissionStatus, utcnow
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.services.catalog import benchmarks, references
 from leaderboard.services.ranking import snapshots
@@ -55,7 +55,7 @@ def rescore_all(*, session: Session, connection: Redis, queue_name: str, job_tim
     report.references = [r.id for r in rescored]
     # A reference row shows on every board of its benchmark name and version: one refresh
     # per such family, however many of its splits had rows re-scored.
-    splits = [session.get(Benchmark, split_id) for split_id in {r.benchmark_id for r in rescored}]
+    splits = [session.get(Split, split_id) for split_id in {r.split_id for r in rescored}]
     families = {(b.name, b.version): b for b in splits if b is not None}
     for benchmark in families.values():
         snapshots.refresh_boards_of(session, benchmark)

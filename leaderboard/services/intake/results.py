@@ -199,7 +199,7 @@ def _run(engine: Engine, submission_id: int, run: int,
     with Session(engine) as session:
         submission = session.get(Submission, submission_id)
         board = session.get(Board, submission.board_id)
-        benchmark = get_split(session, submission.benchmark_id)
+        benchmark = get_split(session, submission.split_id)
         prepared = get_prepared(benchmark)  # reads prepared_bytes only on a cache miss
         candidates = get_candidates(benchmark) if board.track == Track.RANKING else None
         raw = submission.file_bytes

@@ -158,7 +158,7 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
         raise SubmissionError(429, "quota_exceeded", refusal,
                               resets_at=quota.refusal_resets_at())
     submission = Submission(
-        team_id=team.id, benchmark_id=board.benchmark_id, board_id=board.id,
+        team_id=team.id, split_id=board.split_id, board_id=board.id,
         submitted_by_id=submitted_by_id,
         system_name=system_name, description=description.strip(),
         paper_url=paper_url.strip(), code_url=code_url.strip(), filename=filename[:255],

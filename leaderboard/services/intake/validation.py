@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from leaderboard.models import Benchmark, Board, Track
+from leaderboard.models import Board, Split, Track
 from leaderboard.scoring import PreparedSplit, ValidationReport
 from leaderboard.scoring.families import SWORDS, Family, family_for
 from leaderboard.services.catalog.benchmarks import get_candidates, get_prepared, get_split
@@ -20,7 +20,7 @@ def dry_run_validator(*, session: Session, board: Board,
     (no gold-derived data). Reading the split happens here; the returned function only
     parses, and a worker runs it isolated. Validation reads only the split's public target
     ids (and, on the ranking track, its public candidate lists); nothing is stored."""
-    benchmark = get_split(session, board.benchmark_id)
+    benchmark = get_split(session, board.split_id)
     candidates = get_candidates(benchmark) if board.track == Track.RANKING else None
     prepared, coverage = get_prepared(benchmark), min_coverage(benchmark, settings)
     family, track = family_for(benchmark.name), board.track
@@ -48,7 +48,7 @@ def validate_for_track(raw: bytes, prepared: PreparedSplit,
     return family.validate(raw, prepared, track=track, candidates=candidates, **options)
 
 
-def min_coverage(benchmark: Benchmark, settings: dict[str, Any]) -> float:
+def min_coverage(benchmark: Split, settings: dict[str, Any]) -> float:
     """The share of targets a submission must answer: MIN_ANSWERED_FRACTION on a split whose
     labels are hidden, none on one whose labels are public (nothing to probe there)."""
     return float(settings["MIN_ANSWERED_FRACTION"]) if benchmark.hidden else 0.0

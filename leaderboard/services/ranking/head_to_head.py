@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Benchmark, Board, Result
+from leaderboard.models import Board, Result, Split
 from leaderboard.scoring import TargetStats
 from leaderboard.scoring.bootstrap import shared_counts
 from leaderboard.scoring.significance import (
@@ -87,8 +87,8 @@ def _paired(session: Session, result_a: int, result_b: int, pos: str | None,
 
 def _labels_hidden(session: Session, board_id: int) -> bool:
     board = session.get(Board, board_id)
-    benchmark = session.get(Benchmark, board.benchmark_id,
-                            options=Benchmark.without_files()) if board else None
+    benchmark = session.get(Split, board.split_id,
+                            options=Split.without_files()) if board else None
     return bool(benchmark is not None and benchmark.hidden and not board.labels_public)
 
 

@@ -21,13 +21,13 @@ from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from leaderboard.models import (
-    Benchmark,
     Board,
     LeaderboardSnapshot,
     RankingState,
     ReferenceSystem,
     ReportedRow,
     Result,
+    Split,
     Submission,
     SubmissionStatus,
     Team,
@@ -176,7 +176,7 @@ def public_counts(session: Session) -> dict[int, int]:
 
 
 def reference_rows(session: Session, board: Board,
-                   benchmark: Benchmark) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                   benchmark: Split) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Reference systems of the board's split, merged by name, and those of the same
     benchmark name/version scored on another split (not shown; the board names them).
 
@@ -193,13 +193,13 @@ def reference_rows(session: Session, board: Board,
                     and_(col(ReferenceSystem.track).is_(None), ReferenceSystem.kind == "human"))
     else:
         shown = or_(col(ReferenceSystem.track).is_(None), ReferenceSystem.track == board.track)
-    stmt = (select(ReferenceSystem, Benchmark)
-            .join(Benchmark, col(Benchmark.id) == col(ReferenceSystem.benchmark_id))
-            .where(Benchmark.name == benchmark.name, Benchmark.version == benchmark.version,
+    stmt = (select(ReferenceSystem, Split)
+            .join(Split, col(Split.id) == col(ReferenceSystem.split_id))
+            .where(Split.name == benchmark.name, Split.version == benchmark.version,
                    shown, or_(ReferenceSystem.kind != "random",
-                              ReferenceSystem.benchmark_id == benchmark.id))
+                              ReferenceSystem.split_id == benchmark.id))
             .order_by(col(ReferenceSystem.id))
-            .options(defer(ReferenceSystem.file_bytes), *Benchmark.without_files()))
+            .options(defer(ReferenceSystem.file_bytes), *Split.without_files()))
     merged: dict[str, dict[str, Any]] = {}
     elsewhere: dict[str, dict[str, Any]] = {}
     for ref, bench in session.exec(stmt).all():
@@ -240,7 +240,7 @@ def reference_rows(session: Session, board: Board,
 _RESAMPLING: dict[tuple[str, str], tuple[int, int]] = {}
 
 
-def _reference_signature(ref: ReferenceSystem, bench: Benchmark) -> dict[str, Any]:
+def _reference_signature(ref: ReferenceSystem, bench: Split) -> dict[str, Any]:
     """A reference row's signature, as a system's: it was scored with its split's own seed
     and B."""
     key = (bench.checksum, bench.scorer_version)
@@ -325,7 +325,7 @@ def _plan(previous: BoardState | None, signature: tuple, views: str,
     return small_change(previous.members, member_rids)
 
 
-def compute_snapshot_data(session: Session, board: Board, benchmark: Benchmark,
+def compute_snapshot_data(session: Session, board: Board, benchmark: Split,
                           previous: BoardState | None = None
                           ) -> tuple[dict[str, Any], BoardState]:
     """Everything the public pages show about a board, as JSON-ready data, and the ranking
@@ -466,10 +466,10 @@ def refresh_snapshot(*, session: Session, board_id: int,
     board = session.get(Board, board_id)
     if board is None:
         raise ValueError(f"no leaderboard {board_id}")
-    benchmark = session.get(Benchmark, board.benchmark_id, options=Benchmark.without_files())
+    benchmark = session.get(Split, board.split_id, options=Split.without_files())
     previous = None if full else load_board_state(session, board_id)
     data, state = compute_snapshot_data(session, board, benchmark, previous)
-    snapshot = LeaderboardSnapshot(benchmark_id=board.benchmark_id, board_id=board_id,
+    snapshot = LeaderboardSnapshot(split_id=board.split_id, board_id=board_id,
                                    data=data)
     session.add(snapshot)
     session.flush()
@@ -485,13 +485,13 @@ def refresh_snapshot(*, session: Session, board_id: int,
     return snapshot
 
 
-def refresh_boards_of(session: Session, benchmark: Benchmark) -> list[Board]:
+def refresh_boards_of(session: Session, benchmark: Split) -> list[Board]:
     """Refresh every board of the split's benchmark name and version (reference rows of any
     of its splits are shown on all of them); the caller commits."""
     boards = session.exec(select(Board)
-                          .join(Benchmark, col(Benchmark.id) == col(Board.benchmark_id))
-                          .where(Benchmark.name == benchmark.name,
-                                 Benchmark.version == benchmark.version)).all()
+                          .join(Split, col(Split.id) == col(Board.split_id))
+                          .where(Split.name == benchmark.name,
+                                 Split.version == benchmark.version)).all()
     for board in boards:
         refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
     return list(boards)

@@ -118,7 +118,7 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
     result = visible_result(session, sub, include_held=bool(getattr(viewer, "is_admin", False)))
     return {
         "id": sub.id, "system": sub.system_name, "team": team.name if team else "",
-        "team_id": sub.team_id, "benchmark_id": sub.benchmark_id,
+        "team_id": sub.team_id, "benchmark_id": sub.split_id,
         "board_id": sub.board_id,
         "description": sub.description, "paper_url": sub.paper_url, "code_url": sub.code_url,
         "date": sub.created_at.isoformat()[:10], "status": sub.status,
@@ -145,7 +145,7 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
 
 
 def _reproduce(session: Session, sub: Submission, result: Result) -> str:
-    bench, board = get_split(session, sub.benchmark_id), session.get(Board, sub.board_id)
+    bench, board = get_split(session, sub.split_id), session.get(Board, sub.board_id)
     return reproduce_command(name=bench.name, version=bench.version, split=bench.split,
                              track=board.track if board else Track.GENERATIVE,
                              seed=result.bootstrap_seed, bootstrap=result.bootstrap_samples,

@@ -23,7 +23,7 @@ from wtforms import BooleanField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional, Regexp
 
 from leaderboard.db import get_session
-from leaderboard.models import Benchmark, Board, Submission, SubmissionStatus, Team
+from leaderboard.models import Board, Split, Submission, SubmissionStatus, Team
 from leaderboard.services.access.verification import require_verified, team_is_verified
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import (
@@ -76,7 +76,7 @@ def _own(submission_id: int):
         abort(404)  # another team's id looks exactly like a missing one
 
 
-def _offer_boards(form: SubmitForm) -> list[tuple[Board, Benchmark]]:
+def _offer_boards(form: SubmitForm) -> list[tuple[Board, Split]]:
     """Every board as a choice of the form (``?leaderboard=`` preselects one)."""
     boards = list_boards(get_session())
     form.leaderboard.choices = [(b.slug, board_title(b, bench)) for b, bench in boards]
@@ -101,7 +101,7 @@ def render_form(form: SubmitForm, status: int = 200, report: dict | None = None,
     board = _chosen_board(form)
     quota = (quota_status(session=session, team=own_team(), board=board, settings=settings)
              if board is not None else None)
-    benchmark = get_split(session, board.benchmark_id) if board is not None else None
+    benchmark = get_split(session, board.split_id) if board is not None else None
     needs_verification = bool(benchmark is not None and benchmark.hidden
                               and not team_is_verified(session, current_user.team_id))
     return render_template("submissions/submit.html", form=form, quota=quota, report=report,
@@ -111,7 +111,7 @@ def render_form(form: SubmitForm, status: int = 200, report: dict | None = None,
                            checking=checking), status
 
 
-def _described(boards: list[tuple[Board, Benchmark]]) -> list[dict]:
+def _described(boards: list[tuple[Board, Split]]) -> list[dict]:
     """What the form's header says of each board: the chosen one's is shown, and submit.js
     shows another's when the select changes (its split, formats and inputs differ)."""
     return [{"board": board, "bench": bench, "views": view_set(board.track, bench.name),
@@ -149,7 +149,7 @@ def create_submission():
     session = get_session()
     try:
         board = board_or_503(form)
-        require_verified(session, own_team(), get_split(session, board.benchmark_id))
+        require_verified(session, own_team(), get_split(session, board.split_id))
         raw = service.read_limited(form.file.data.stream, settings["MAX_UPLOAD_BYTES"])
         accepted = service.create_submission(
             session=session, team=own_team(), board=board, raw=raw,
@@ -204,7 +204,7 @@ def _diagnostics(row):
 
     session = get_session()
     board = session.get(Board, row.board_id)
-    if not diagnostics.diagnostics_allowed(board, get_split(session, row.benchmark_id)):
+    if not diagnostics.diagnostics_allowed(board, get_split(session, row.split_id)):
         return None
     try:
         query = diagnostics.parse_query(request.args)

@@ -148,7 +148,7 @@ def create_submission():
     session = get_session()
     try:
         board = board_from_request()
-        require_verified(session, g.api_team, get_split(session, board.benchmark_id))
+        require_verified(session, g.api_team, get_split(session, board.split_id))
         raw, filename = read_upload(settings)
         accepted = service.create_submission(
             session=session, team=g.api_team, board=board, raw=raw,
@@ -192,7 +192,7 @@ def get_submission(submission_id: int):
     board = session.get(Board, submission.board_id)
     body = service.submission_dict(submission, result, board=board)
     if result is not None and diagnostics.diagnostics_allowed(
-            board, get_split(session, submission.benchmark_id)):
+            board, get_split(session, submission.split_id)):
         body["targets_url"] = url_for("api.submission_targets", submission_id=submission.id,
                                       _external=True)
     return jsonify(body)

@@ -13,7 +13,7 @@ from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
 from leaderboard.db import get_session
-from leaderboard.models import Benchmark, Board, LeaderboardSnapshot
+from leaderboard.models import Board, LeaderboardSnapshot, Split
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import (
     BoardError,
@@ -65,7 +65,7 @@ def current_views() -> str | None:
     if board is None:
         return None
     if "views" not in g:
-        g.views = view_set(board.track, get_split(get_session(), board.benchmark_id).name)
+        g.views = view_set(board.track, get_split(get_session(), board.split_id).name)
     return g.views
 
 
@@ -158,10 +158,10 @@ def boards_signature() -> tuple:
     return g.boards_signature
 
 
-def shown_benchmark() -> Benchmark | None:
+def shown_benchmark() -> Split | None:
     """The split of the shown board."""
     board = current_board()
-    return get_split(get_session(), board.benchmark_id) if board is not None else None
+    return get_split(get_session(), board.split_id) if board is not None else None
 
 
 def snapshot_ref(board_id: int) -> SnapshotRef:

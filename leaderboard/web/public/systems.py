@@ -7,7 +7,7 @@ from flask_login import current_user
 from markupsafe import Markup
 
 from leaderboard.db import get_session
-from leaderboard.models import Benchmark, Board, Team, Track
+from leaderboard.models import Board, Split, Team, Track
 from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.ranking import charts
 from leaderboard.services.ranking.metric_info import (
@@ -72,7 +72,7 @@ def system(submission_id: int):
     neighbours = url_for("public.significance", metric=headline, around=submission_id,
                          leaderboard=g.board.slug if g.board is not None else None)
     apart = why(detail, headline)   # not ranked on the headline: no neighbours to compare
-    benchmark = session.get(Benchmark, detail["benchmark_id"])
+    benchmark = session.get(Split, detail["benchmark_id"])
     decimals = shown_decimals({"benchmark": {"name": benchmark.name if benchmark else ""}})
     context = dict(s=detail, cards=cards, decimals=decimals, keys=keys,
                    labels=LABELS, describe=describe, pos_values=POS_VALUES,
