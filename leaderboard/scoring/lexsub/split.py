@@ -138,12 +138,6 @@ class LexsubGold:
         return {t.item_id: i for i, t in reversed(list(enumerate(self.targets)))}
 
     @cached_property
-    def pos_masks(self) -> dict[str, list[bool]]:
-        """Each part of speech -> which instances (split order) have it."""
-        poses = [t.pos for t in self.targets]
-        return {pos: [p == pos for p in poses] for pos in dict.fromkeys(poses)}
-
-    @cached_property
     def pool_sets(self) -> dict[str, frozenset[str]]:
         """Instance key -> its pool as a set, built once per split (checked for every file);
         the instances of one lemma.pos share theirs."""

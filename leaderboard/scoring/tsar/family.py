@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,8 +80,3 @@ class Tsar2022Family:
     def random_submission(self, source: bytes, seed: int = 0) -> bytes:
         raise NotImplementedError("TSAR-2022 boards have no ranking track")
 
-    def inputs_tsv(self, source: bytes) -> bytes:
-        """The split's inputs as the task's ``_none.tsv`` (gzipped)."""
-        doc = data.source_doc(source)
-        text = "".join(f"{sentence}\t{word}\n" for sentence, word in doc["inputs"])
-        return gzip.compress(text.encode("utf-8"), mtime=0)

@@ -62,9 +62,3 @@ def lexsub_board(session: Session, name: str, split: str, track: str, *,
     return board
 
 
-def standard_boards(session: Session, data_dir: Path | None = None) -> list[Board]:
-    """The four boards of :data:`STANDARD_BOARDS`; commits. Needs the data directory."""
-    boards = [lexsub_board(session, name, split, track, data_dir=data_dir)
-              for name, split, track in STANDARD_BOARDS]
-    session.commit()
-    return boards

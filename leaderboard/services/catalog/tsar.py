@@ -84,8 +84,3 @@ def add_published(session: Session, board: Board, lang: str,
     return add_rows(session, board, published_rows(lang, root), results_file(lang, root).name)
 
 
-def standard_boards(session: Session, root: Path | None = None) -> list[Board]:
-    """One test board per language; commits. Needs the data directory."""
-    boards = [tsar_board(session, split, root=root) for split in STANDARD_SPLITS]
-    session.commit()
-    return boards

@@ -29,7 +29,7 @@ from leaderboard.services.ranking.table_rows import (
     make_cell,
     row_values,
 )
-from leaderboard.services.ranking.table_source import TableSource, WholeSource, block_of
+from leaderboard.services.ranking.table_source import WholeSource, block_of
 
 ENTRIES = ("best", "all")
 DEFAULT_ENTRIES = "best"
@@ -227,17 +227,6 @@ def _on_page(table: RankingTable, rows: list[dict[str, Any]], total: int,
                    matching=total)
 
 
-def matrix_page(grid: dict[str, Any], page: int) -> dict[str, Any]:
-    """One page of :data:`HTML_PAGE_SIZE` rows of :func:`build_matrix`; BadQuery past the
-    last page."""
-    total = len(grid["rows"])
-    pages = max(1, -(-total // HTML_PAGE_SIZE))
-    if page > pages:
-        raise BadQuery(f"page {page} is past the last page ({pages})")
-    start = (page - 1) * HTML_PAGE_SIZE
-    return {**grid, "rows": grid["rows"][start:start + HTML_PAGE_SIZE], "page": page,
-            "pages": pages, "first_row": start + 1, "total_rows": total}
-
 
 def parse_entries(entries: str | None) -> str:
     """``best`` (one row per team, the default) or ``all``; raises :class:`BadQuery`."""
@@ -319,10 +308,10 @@ def build_table(data: dict[str, Any], *, snapshot_id: int | None, pos: str | Non
                     direction=direction, view=view, entries=entries, q=q)
 
 
-def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = None,
+def table_of(source: WholeSource, *, snapshot_id: int | None, pos: str | None = None,
              sort: str | None = None, direction: str | None = None, view: str | None = None,
              entries: str | None = None, q: str | None = None) -> RankingTable:
-    """:func:`build_table` from a :class:`TableSource`."""
+    """:func:`build_table` from a :class:`WholeSource`."""
     top = source.top
     track = track_of(top)
     view_obj, pos, sort, direction = parse_query(view, pos, sort, direction, track)
@@ -355,7 +344,7 @@ def table_of(source: TableSource, *, snapshot_id: int | None, pos: str | None = 
                         bool(top.get("updating")))
 
 
-def _ordered(source: TableSource, view: View, pos: str | None, sort: str, direction: str,
+def _ordered(source: WholeSource, view: View, pos: str | None, sort: str, direction: str,
              entries: str, query: str) -> tuple[list[dict[str, Any]], int]:
     """The shown entries as light rows (what sorting and filtering read), filtered by
     ``query``, sorted, the set-apart ones last; and how many there are unfiltered."""
@@ -385,7 +374,7 @@ def _ordered(source: TableSource, view: View, pos: str | None, sort: str, direct
     return [r for r in light if not r["set_apart"]] + [r for r in light if r["set_apart"]], total
 
 
-def _full_rows(source: TableSource, light: list[dict[str, Any]], view: View, pos: str | None,
+def _full_rows(source: WholeSource, light: list[dict[str, Any]], view: View, pos: str | None,
                stats: tuple[dict[str, Any], dict[str, Any]],
                human_value: float | None, tied: Sequence[str]) -> list[dict[str, Any]]:
     """The table rows of ``light`` (sorted, filtered): every rank and mark, and the cells
@@ -494,16 +483,11 @@ def _sort_rows(rows: list[dict[str, Any]], sort: str, direction: str) -> None:
               reverse=reverse)
 
 
-def build_matrix(data: Any, metric: str) -> dict[str, Any]:
-    """Systems × POS for one metric of the board's track (value and interval per cell),
-    best overall first, from snapshot data."""
-    return matrix_of(WholeSource(data), metric)
-
-
-def matrix_of(source: TableSource, metric: str,
+def matrix_of(source: WholeSource, metric: str,
               page: int | None = None) -> dict[str, Any]:
-    """:func:`build_matrix` from a :class:`TableSource`;
-    with ``page``, what :func:`matrix_page` makes of it, making that page's cells only."""
+    """Systems × POS for one metric of the board's track (value and interval per cell), best
+    overall first; with ``page``, that page of :data:`HTML_PAGE_SIZE` rows only (BadQuery
+    past the last page), making that page's cells only."""
     top = source.top
     if metric not in displayed(track_of(top)):
         raise BadQuery(f"unknown metric {metric!r} on a {track_of(top)}-track leaderboard")

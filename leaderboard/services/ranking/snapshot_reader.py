@@ -201,11 +201,6 @@ def _upgraded(session: Session, ref: SnapshotRef, data: dict[str, Any]) -> dict[
     return UPDATING if snapshot is None else snapshot.data
 
 
-def snapshot_data(session: Session, board_id: int) -> tuple[int | None, dict[str, Any]]:
-    """The latest snapshot's (id, data), cached per process."""
-    ref = latest_snapshot(session, board_id)
-    return ref.id, load_data(session, ref)
-
 
 def ranking_rows(*, session: Session, board_id: int, pos: str | None = None,
                  sort: str | None = None, direction: str | None = None,

@@ -1,11 +1,11 @@
 """Where a ranking table reads a snapshot: :class:`WholeSource` over the parsed snapshot
-(its withdrawn systems already left out), behind the small :class:`TableSource` interface
-that :mod:`leaderboard.services.ranking.ranking_table` reads."""
+(its withdrawn systems already left out), read by
+:mod:`leaderboard.services.ranking.ranking_table`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 #: The name of the snapshot-wide stats block: "all" stands for no POS.
 ALL = "all"
@@ -14,28 +14,6 @@ ALL = "all"
 def rounded_values(values: Sequence[Any]) -> list[float | None]:
     """``values`` rounded to 2 decimals, None kept."""
     return [None if v is None else round(float(v), 2) for v in values]
-
-
-class TableSource(Protocol):
-    """What a ranking table reads of a snapshot."""
-
-    #: The snapshot's small keys (benchmark, board, references, reported, signature…).
-    top: Any
-
-    def systems(self) -> Sequence[dict[str, Any]]:
-        """Every system of the snapshot, in its order."""
-
-    def column(self, pos: str | None, metric: str) -> tuple[Sequence[Any], Sequence[Any]]:
-        """Each system's value and interval of ``metric`` on ``pos`` (None: all)."""
-
-    def rounded(self, pos: str | None, metric: str) -> Sequence[float | None]:
-        """Each system's value of ``metric`` on ``pos`` rounded to 2 decimals (what sorting
-        and the API read), None where it has none."""
-
-    def shown(self, headline: str, entries: str,
-              pos: str | None) -> tuple[list[int], dict[str, Any]]:
-        """Indices of the systems shown (``entries`` ``best``: each team's best on
-        ``headline``) and their stats block (ties and ranks, lists indexed alike)."""
 
 
 def block_of(entry: dict[str, Any], pos: str | None) -> tuple[dict, dict]:
