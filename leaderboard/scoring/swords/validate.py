@@ -11,13 +11,7 @@ import json
 import math
 from collections import namedtuple
 
-from leaderboard.scoring.swords.parse import (
-    OverBudget,
-    bounded_cost_problem,
-    decode_typed,
-    loads_lenient,
-    open_upload,
-)
+from leaderboard.scoring.swords.submission_file import Document, read_document
 
 TYPE_CHECKING = False  # typing itself is not imported: validation needs no more than this
 if TYPE_CHECKING:  # an annotation only: gold's module imports numpy, which the problems
@@ -144,9 +138,10 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     split_ids = prepared.target_index
     report.counts = {"targets_in_split": len(split_ids), "answered": 0, "missing": len(split_ids),
                      "unknown": 0, "substitutes_total": 0}
-    document = _read_document(report, raw, max_bytes, max_structure, max_token,
-                              max_substitutes_bytes)
-    if document is None:
+    document, refusal = read_document(raw, max_bytes, max_structure, max_token,
+                                      max_substitutes_bytes)
+    if refusal is not None:
+        report.error(*refusal)
         return report
     doc, subs = document.top, document.substitutes
     _check_top_level(report, document)
@@ -168,61 +163,7 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     return report
 
 
-# The parts of a decoded file that validation looks at, and the keys that appear twice.
-_Document = namedtuple("_Document", "top top_duplicates substitutes substitutes_duplicates "
-                                    "lemmatized")
-
-
-def _read_document(report: ValidationReport, raw: bytes | str, max_bytes: int,
-                   max_structure: int, max_token: int,
-                   max_substitutes_bytes: int) -> _Document | None:
-    """Decompress and decode the upload within its budgets; None (errors reported) if not."""
-    raw, refusal = open_upload(raw, max_bytes)
-    if refusal is not None:
-        report.error(*refusal)
-        return None
-    refusal = bounded_cost_problem(raw, max_structure, max_token)
-    if refusal is not None:
-        report.error(*refusal)
-        return None
-    why: list[str] = []
-    try:
-        typed = decode_typed(raw, max_substitutes_bytes, why)
-    except OverBudget as exc:
-        report.error(*exc.args)
-        return None
-    if typed is not None:
-        return _Document(typed.top, [], typed.substitutes, [], typed.lemmatized)
-    if len(raw) > max_substitutes_bytes:
-        # Re-reading it leniently would hold the text twice plus all it builds.
-        report.error("wrong_format", f"the file does not fit the submission format: {why[0]} "
-                     f"(a file over {max_substitutes_bytes:,} bytes is checked only up to its "
-                     "first problem)")
-        return None
-    return _read_leniently(report, raw)
-
-
-def _read_leniently(report: ValidationReport, raw: bytes) -> _Document | None:
-    """Re-read a file that does not fit the typed format, to name every problem in it."""
-    try:
-        loaded, duplicates = loads_lenient(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        report.error("not_utf8", f"the file is not UTF-8 text: {exc.reason} at byte "
-                     f"{exc.start}")
-        return None
-    except (ValueError, RecursionError) as exc:
-        report.error("not_json", f"the file is not valid JSON: {exc}")
-        return None
-    if not isinstance(loaded, dict):
-        report.error("not_object", "the top level must be a JSON object with a "
-                     f"\"substitutes\" key, not {type(loaded).__name__}")
-        return None
-    subs = loaded.get("substitutes")
-    return _Document(loaded, duplicates.get(id(loaded), []), subs,
-                     duplicates.get(id(subs), []), loaded.get("substitutes_lemmatized"))
-
-
-def _check_top_level(report: ValidationReport, document: _Document) -> None:
+def _check_top_level(report: ValidationReport, document: Document) -> None:
     """Report repeated, unknown or mistyped top-level keys."""
     doc = document.top
     for key in document.top_duplicates:
