@@ -16,8 +16,6 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     connected on first use. On a shared database it refuses to build without an explicit
     secret key and Redis URL (:func:`leaderboard.config.require_shared_settings`).
     """
-    from datetime import timedelta
-
     from flask import Flask
 
     # imported here, as Flask is: a one-off `leaderboard score` imports this package only
@@ -26,7 +24,6 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         PROJECT_ROOT,
         load_settings,
         require_shared_settings,
-        resolve_secret_key,
     )
 
     settings = load_settings(overrides)
@@ -38,7 +35,26 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         static_folder=str(PROJECT_ROOT / "static"),
     )
     app.config["LEADERBOARD"] = settings
-    app.config.update(
+    app.config.update(_flask_settings(settings))
+    for key, value in (overrides or {}).items():
+        if key.isupper() and key not in DEFAULTS:
+            app.config[key] = value  # plain Flask settings such as TESTING or WTF_CSRF_ENABLED
+
+    _init_extensions(app)
+    _init_security(app)
+    _register_blueprints(app)
+    _route_refresh_requests()
+    _register_commands(app)
+    return app
+
+
+def _flask_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """Flask's own settings (secret, upload cap, cookies, CSRF, rate limits) from ours."""
+    from datetime import timedelta
+
+    from leaderboard.config import resolve_secret_key
+
+    return dict(
         SECRET_KEY=resolve_secret_key(settings),
         MAX_CONTENT_LENGTH=settings["MAX_UPLOAD_BYTES"] + 64 * 1024,
         PERMANENT_SESSION_LIFETIME=timedelta(hours=settings["SESSION_HOURS"]),
@@ -55,13 +71,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         # lives on the shared Limiter object and outlasts the outage it was made for.)
         RATELIMIT_SWALLOW_ERRORS=True,
     )
-    for key, value in (overrides or {}).items():
-        if key.isupper() and key not in DEFAULTS:
-            app.config[key] = value  # plain Flask settings such as TESTING or WTF_CSRF_ENABLED
 
-    _init_extensions(app)
-    _init_security(app)
-    _register_blueprints(app)
+
+def _route_refresh_requests() -> None:
+    """Send the pages' and the catalog's refresh requests to the rankers' queue."""
     from leaderboard.infra.queue import refresh_from_request
     from leaderboard.services import refresh_requests
     from leaderboard.services.ranking.snapshot_reader import (
@@ -71,8 +84,6 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     set_refresh_requester(refresh_from_request)  # a page never computes a ranking
     refresh_requests.set_requester(refresh_or_request)  # the catalog's new boards
-    _register_commands(app)
-    return app
 
 
 def _limiter_storage_uri(redis_url: str) -> str:

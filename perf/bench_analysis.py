@@ -146,31 +146,44 @@ def main() -> int:
         proc = start_site(args.root, env, port)
         base = f"http://127.0.0.1:{port}"
         try:
-            rows = json.loads(urllib.request.urlopen(f"{base}/api/v1/leaderboard?entries=all",
-                                                     timeout=60).read())["rows"]
-            ids = [row["id"] for row in rows]
-            for _ in range(4):  # both processes have read the snapshot
-                fetch(f"{base}/")
-            idle = probe_about(base, min(10.0, args.seconds))
-            stop_event, answers = threading.Event(), []
-            clients = [threading.Thread(target=analysis_client, daemon=True, args=(
-                base, ids, f"10.0.0.{1 + n % args.addresses}" if args.addresses > 1 else None,
-                stop_event, n, answers)) for n in range(args.clients)]
-            for client in clients:
-                client.start()
-            time.sleep(1)
-            loaded = probe_about(base, args.seconds)
-            stop_event.set()
-            for client in clients:
-                client.join(timeout=60)
+            idle, loaded, answers = _probe_under_load(base, args)
         finally:
             stop(proc)
             redis.shutdown(nosave=True)
+    print(json.dumps(_summary(args, seeded_s, idle, loaded, answers), indent=2))
+    return 0
+
+
+def _probe_under_load(base: str, args: argparse.Namespace) -> tuple[list, list, list]:
+    """/about's latency idle, then while the analysis clients run; their answers."""
+    rows = json.loads(urllib.request.urlopen(f"{base}/api/v1/leaderboard?entries=all",
+                                             timeout=60).read())["rows"]
+    ids = [row["id"] for row in rows]
+    for _ in range(4):  # both processes have read the snapshot
+        fetch(f"{base}/")
+    idle = probe_about(base, min(10.0, args.seconds))
+    stop_event, answers = threading.Event(), []
+    clients = [threading.Thread(target=analysis_client, daemon=True, args=(
+        base, ids, f"10.0.0.{1 + n % args.addresses}" if args.addresses > 1 else None,
+        stop_event, n, answers)) for n in range(args.clients)]
+    for client in clients:
+        client.start()
+    time.sleep(1)
+    loaded = probe_about(base, args.seconds)
+    stop_event.set()
+    for client in clients:
+        client.join(timeout=60)
+    return idle, loaded, answers
+
+
+def _summary(args: argparse.Namespace, seeded_s: float, idle: list, loaded: list,
+             answers: list) -> dict:
+    """The printed result: the machine, the run's settings and what was measured."""
     by_status: dict[str, int] = {}
     for _kind, status, _took in answers:
         by_status[str(status)] = by_status.get(str(status), 0) + 1
     computed = sorted(t for _k, s, t in answers if s == 200)
-    result = {
+    return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "load_average": [round(x, 2) for x in os.getloadavg()]},
@@ -182,8 +195,6 @@ def main() -> int:
                      "p50_ms_of_200": round(1000 * statistics.median(computed), 1)
                      if computed else None},
     }
-    print(json.dumps(result, indent=2))
-    return 0
 
 
 if __name__ == "__main__":

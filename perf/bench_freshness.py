@@ -48,16 +48,8 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=30)
     parser.add_argument("--results", type=int, default=5)
     args = parser.parse_args()
-    from sqlmodel import Session
-
-    from leaderboard import create_app
-    from leaderboard.db import create_all
-    from leaderboard.demo.synthetic import add_result
-    from leaderboard.infra.queue import request_snapshot_refresh
     from leaderboard.infra.redis_conn import connect_redis
     from leaderboard.ranker.placement import live_rankers
-    from leaderboard.services.ranking.snapshots import refresh_snapshot
-    from perf.bulk_seed import BOOTSTRAP, N_TARGETS, seed
 
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average "
           f"{os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; {args.systems} systems")
@@ -69,14 +61,9 @@ def main() -> None:
         settings = {"INSTANCE_PATH": f"{tmp}/instance", "DATABASE_URL": f"sqlite:///{tmp}/f.db",
                     "REDIS_URL": f"redis://127.0.0.1:{port}/0", "SECRET_KEY": "bench",
                     "QUEUE_NAME": "fresh", "LOG_REQUESTS": False, "RATELIMIT_ENABLED": False}
-        app = create_app(settings)
-        engine = app.extensions["db_engine"]
-        create_all(engine)
         rng = np.random.default_rng(5)
-        with app.app_context(), Session(engine, expire_on_commit=False) as session:
-            board = seed(session, args.systems, max(5, args.systems // 10), rng)
-            refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
-            session.commit()
+        app, board = _seeded_app(settings, args.systems, rng)
+        engine = app.extensions["db_engine"]
         env = dict(os.environ, **{f"LEADERBOARD_{k}": str(v) for k, v in settings.items()})
         ranker = subprocess.Popen([str(Path(sys.executable).with_name("leaderboard")),
                                    "ranker"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -84,27 +71,58 @@ def main() -> None:
         connection = connect_redis(settings["REDIS_URL"], settings["INSTANCE_PATH"])
         try:
             _wait(lambda: live_rankers(connection, "fresh"), 120)
-            client = app.test_client()
-            url = "/api/v1/leaderboard?entries=all&per_page=1000"
-            for k in range(args.results):
-                name = f"Fresh {k}"
-                with app.app_context(), Session(engine, expire_on_commit=False) as session:
-                    add_result(session, board, team_id=1, name=name, skill=0.5, rng=rng,
-                               n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
-                    session.commit()
-                start = time.perf_counter()
-                request_snapshot_refresh(board.id, connection=connection,  # type: ignore[arg-type]
-                                         queue_name="fresh")
-                _wait(lambda name=name: name in client.get(url).get_data(as_text=True), 120)
-                took = time.perf_counter() - start
-                print(f"result {k + 1}{' (ranker just started)' if k == 0 else ''}: listed "
-                      f"{took:.2f} s after its commit; load {os.getloadavg()[0]:.2f}")
+            _time_fresh_results(app, board, connection, rng, args.results)
         finally:
             ranker.terminate()
             ranker.wait(timeout=30)
             redis.terminate()
             redis.wait(timeout=10)
             engine.dispose()
+
+
+def _seeded_app(settings: dict, systems: int, rng: np.random.Generator):
+    """The app on a fresh database seeded with ``systems`` results and its snapshot."""
+    from sqlmodel import Session
+
+    from leaderboard import create_app
+    from leaderboard.db import create_all
+    from leaderboard.services.ranking.snapshots import refresh_snapshot
+    from perf.bulk_seed import seed
+
+    app = create_app(settings)
+    engine = app.extensions["db_engine"]
+    create_all(engine)
+    with app.app_context(), Session(engine, expire_on_commit=False) as session:
+        board = seed(session, systems, max(5, systems // 10), rng)
+        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
+        session.commit()
+    return app, board
+
+
+def _time_fresh_results(app, board, connection, rng: np.random.Generator, results: int) -> None:
+    """Add ``results`` results one at a time; print how long each takes to be listed."""
+    from sqlmodel import Session
+
+    from leaderboard.demo.synthetic import add_result
+    from leaderboard.infra.queue import request_snapshot_refresh
+    from perf.bulk_seed import BOOTSTRAP, N_TARGETS
+
+    engine = app.extensions["db_engine"]
+    client = app.test_client()
+    url = "/api/v1/leaderboard?entries=all&per_page=1000"
+    for k in range(results):
+        name = f"Fresh {k}"
+        with app.app_context(), Session(engine, expire_on_commit=False) as session:
+            add_result(session, board, team_id=1, name=name, skill=0.5, rng=rng,
+                       n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
+            session.commit()
+        start = time.perf_counter()
+        request_snapshot_refresh(board.id, connection=connection,  # type: ignore[arg-type]
+                                 queue_name="fresh")
+        _wait(lambda name=name: name in client.get(url).get_data(as_text=True), 120)
+        took = time.perf_counter() - start
+        print(f"result {k + 1}{' (ranker just started)' if k == 0 else ''}: listed "
+              f"{took:.2f} s after its commit; load {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -186,9 +186,6 @@ def main() -> int:
     if not (DATA / "lst_all.gold").is_file():
         print(f"skipped: no LS07/CoInCo files at {DATA}")
         return 0
-    from leaderboard.scoring.families import FAMILIES
-    from leaderboard.scoring.lexsub.data import FILES, read_text
-
     rows = []
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -199,73 +196,97 @@ def main() -> int:
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
                "LEADERBOARD_CACHE_DIR": str(tmp / "cache"),
                "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
-        warm = True
-        for family, split in (("semeval07", "all"), ("coinco", "all")):
-            fam = FAMILIES[family]
-            ranked = tmp / f"{family}.ranked"
-            ranked.write_bytes(gzip.decompress(fam.random_submission(fam.build_source(split))))
-            gold = tmp / f"{family}.gold"
-            gold.write_bytes(read_text(DATA / FILES[family][split].gold).encode("latin-1"))
-            if warm:  # writes the bytecode once, untimed
-                subprocess.run([LEADERBOARD, "score", "--split", f"{family}:{split}", str(ranked),
-                                "--bootstrap", "0"], env=env, capture_output=True, check=True)
-                warm = False
-            for b in (1000, 0):
-                t, rss, _ = timed([LEADERBOARD, "score", "--split", f"{family}:{split}",
-                                   "--submission", str(ranked), "--bootstrap", str(b)], env=env)
-                rows.append({"case": f"{family} {split} GAP", "tool": f"leaderboard score B={b}",
-                             "seconds": round(t, 2), "cpu_s": round(CPU[0], 2),
-                             "peak_rss_mb": round(rss)})
-            t, rss, out = timed([sys.executable, "-c", JOB, family, split, str(ranked),
-                                 "ranking"], env=env)
-            rows.append({"case": f"{family} {split} GAP", "tool": "scoring job (in-process)",
-                         "seconds": round(float(out.strip()), 2), "cpu_s": None,
-                         "peak_rss_mb": round(rss)})
-            if script is not None:
-                t, rss, _ = timed([PYTHON2, str(script), str(gold), str(ranked),
-                                   str(tmp / "out"), "no-mwe"], cwd=tmp,
-                                  env={"PYTHONPATH": str(tmp), "PATH": os.environ["PATH"]})
-                rows.append({"case": f"{family} {split} GAP", "tool": "python2 lst_gap.py",
-                             "seconds": round(t, 2), "cpu_s": round(CPU[0], 2),
-                             "peak_rss_mb": round(rss)})
-        for family in ("semeval07", "coinco"):
-            fam = FAMILIES[family]
-            source = fam.build_source("test")
-            pair = tmp / f"{family}.pair"
-            pair.write_bytes(gzip.decompress(fam.upper_bound_submission(source)))
-            for b in (1000, 0):
-                t, rss, _ = timed([LEADERBOARD, "score", "--split", f"{family}:test",
-                                   "--submission", str(pair), "--bootstrap", str(b)], env=env)
-                rows.append({"case": f"{family} test best+oot",
-                             "tool": f"leaderboard score B={b}", "seconds": round(t, 2),
-                             "cpu_s": round(CPU[0], 2), "peak_rss_mb": round(rss)})
-            prepared = fam.prepare(source, name="x", bootstrap=0)
-            gold = tmp / f"{family}.test.gold"
-            gold.write_bytes(("\n".join(t.line for t in prepared.targets) + "\n")
-                             .encode("latin-1"))
-            total, peak, cpu = 0.0, 0.0, 0.0
-            for kind in ("best", "oot"):
-                t, rss, _ = timed(["perl", str(DATA / "score.pl"), str(pair), str(gold),
-                                   "-t", kind])
-                total, peak, cpu = total + t, max(peak, rss), cpu + CPU[0]
-            rows.append({"case": f"{family} test best+oot", "tool": "perl score.pl (best, oot)",
-                         "seconds": round(total, 2), "cpu_s": round(cpu, 2),
-                         "peak_rss_mb": round(peak)})
+        rows += _gap_rows(tmp, script, env)
+        rows += _best_oot_rows(tmp, env)
         rows += _batches(tmp, script, env)
     if args.json:
         print(json.dumps(rows))
     else:
-        script = {r["case"]: r["cpu_s"] for r in rows
-                  if r["tool"].startswith(("python2", "perl")) and r["cpu_s"]}
-        for r in rows:
-            cpu = "" if r["cpu_s"] is None else f"{r['cpu_s']:7.2f} s CPU"
-            ratio = (f"{r['cpu_s'] / script[r['case']]:5.2f}x the script"
-                     if r["tool"].startswith("leaderboard") and r["case"] in script else "")
-            print(f"{r['case']:<26} {r['tool']:<28} {r['seconds']:7.2f} s {cpu:>14} "
-                  f"{r['peak_rss_mb']:6} MB  {ratio}".rstrip())
-        print(f"load average before: {' '.join(f'{x:.2f}' for x in LOAD_BEFORE)}; after: "
-              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        _print_table(rows)
     return 0
+
+
+def _gap_rows(tmp: Path, script: Path | None, env: dict[str, str]) -> list[dict]:
+    """GAP on all of LS07 and CoInCo: our command (B=1000, 0), the job, lst_gap.py."""
+    from leaderboard.scoring.families import FAMILIES
+    from leaderboard.scoring.lexsub.data import FILES, read_text
+
+    rows = []
+    warm = True
+    for family, split in (("semeval07", "all"), ("coinco", "all")):
+        fam = FAMILIES[family]
+        ranked = tmp / f"{family}.ranked"
+        ranked.write_bytes(gzip.decompress(fam.random_submission(fam.build_source(split))))
+        gold = tmp / f"{family}.gold"
+        gold.write_bytes(read_text(DATA / FILES[family][split].gold).encode("latin-1"))
+        if warm:  # writes the bytecode once, untimed
+            subprocess.run([LEADERBOARD, "score", "--split", f"{family}:{split}", str(ranked),
+                            "--bootstrap", "0"], env=env, capture_output=True, check=True)
+            warm = False
+        for b in (1000, 0):
+            t, rss, _ = timed([LEADERBOARD, "score", "--split", f"{family}:{split}",
+                               "--submission", str(ranked), "--bootstrap", str(b)], env=env)
+            rows.append({"case": f"{family} {split} GAP", "tool": f"leaderboard score B={b}",
+                         "seconds": round(t, 2), "cpu_s": round(CPU[0], 2),
+                         "peak_rss_mb": round(rss)})
+        t, rss, out = timed([sys.executable, "-c", JOB, family, split, str(ranked),
+                             "ranking"], env=env)
+        rows.append({"case": f"{family} {split} GAP", "tool": "scoring job (in-process)",
+                     "seconds": round(float(out.strip()), 2), "cpu_s": None,
+                     "peak_rss_mb": round(rss)})
+        if script is not None:
+            t, rss, _ = timed([PYTHON2, str(script), str(gold), str(ranked),
+                               str(tmp / "out"), "no-mwe"], cwd=tmp,
+                              env={"PYTHONPATH": str(tmp), "PATH": os.environ["PATH"]})
+            rows.append({"case": f"{family} {split} GAP", "tool": "python2 lst_gap.py",
+                         "seconds": round(t, 2), "cpu_s": round(CPU[0], 2),
+                         "peak_rss_mb": round(rss)})
+    return rows
+
+
+def _best_oot_rows(tmp: Path, env: dict[str, str]) -> list[dict]:
+    """best and oot on the test splits: our command (B=1000, 0) and score.pl."""
+    from leaderboard.scoring.families import FAMILIES
+
+    rows = []
+    for family in ("semeval07", "coinco"):
+        fam = FAMILIES[family]
+        source = fam.build_source("test")
+        pair = tmp / f"{family}.pair"
+        pair.write_bytes(gzip.decompress(fam.upper_bound_submission(source)))
+        for b in (1000, 0):
+            t, rss, _ = timed([LEADERBOARD, "score", "--split", f"{family}:test",
+                               "--submission", str(pair), "--bootstrap", str(b)], env=env)
+            rows.append({"case": f"{family} test best+oot",
+                         "tool": f"leaderboard score B={b}", "seconds": round(t, 2),
+                         "cpu_s": round(CPU[0], 2), "peak_rss_mb": round(rss)})
+        prepared = fam.prepare(source, name="x", bootstrap=0)
+        gold = tmp / f"{family}.test.gold"
+        gold.write_bytes(("\n".join(t.line for t in prepared.targets) + "\n")
+                         .encode("latin-1"))
+        total, peak, cpu = 0.0, 0.0, 0.0
+        for kind in ("best", "oot"):
+            t, rss, _ = timed(["perl", str(DATA / "score.pl"), str(pair), str(gold),
+                               "-t", kind])
+            total, peak, cpu = total + t, max(peak, rss), cpu + CPU[0]
+        rows.append({"case": f"{family} test best+oot", "tool": "perl score.pl (best, oot)",
+                     "seconds": round(total, 2), "cpu_s": round(cpu, 2),
+                     "peak_rss_mb": round(peak)})
+    return rows
+
+
+def _print_table(rows: list[dict]) -> None:
+    """One line a row, our command's CPU beside the original script's."""
+    script = {r["case"]: r["cpu_s"] for r in rows
+              if r["tool"].startswith(("python2", "perl")) and r["cpu_s"]}
+    for r in rows:
+        cpu = "" if r["cpu_s"] is None else f"{r['cpu_s']:7.2f} s CPU"
+        ratio = (f"{r['cpu_s'] / script[r['case']]:5.2f}x the script"
+                 if r["tool"].startswith("leaderboard") and r["case"] in script else "")
+        print(f"{r['case']:<26} {r['tool']:<28} {r['seconds']:7.2f} s {cpu:>14} "
+              f"{r['peak_rss_mb']:6} MB  {ratio}".rstrip())
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in LOAD_BEFORE)}; after: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -212,7 +212,7 @@ def load(url: str, threads: int, total: int, headers: dict[str, str] | None = No
             "p50": pct(0.50), "p95": pct(0.95), "p99": pct(0.99)}
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", type=int, default=1000)
     parser.add_argument("--threads", type=int, default=50)
@@ -225,7 +225,11 @@ def main() -> None:
                         help="a SQLite file this script seeded before: copied, not seeded again")
     parser.add_argument("--new-snapshot", nargs=2, metavar=("URL", "INSTANCE"),
                         help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
     if args.new_snapshot:
         # The ranker's stand-in: at the CPU priority a ranker runs at (WORKER_NICE).
         from leaderboard.config import load_settings
@@ -253,58 +257,71 @@ def main() -> None:
                    WEB_CONCURRENCY=args.web_concurrency,
                    # The load comes from one IP; per-IP limits would answer 429 instead.
                    LEADERBOARD_API_RATE_LIMIT="1000000 per minute")
-        urls = public_urls(url, instance)
         port = free_port()
-        proc = start_gunicorn(dict(env, WEB_CONCURRENCY="1"), port)
-        try:
-            print(f"\nCPU ms per request, one web process, one client "
-                  f"(median and max of {args.cpu_requests} after the first)")
-            print(f"{'page':<44} {'first':>8} {'median':>7} {'max':>7} {'new snap':>9}")
-            rows = {}
-            for path in urls:
-                base = f"http://127.0.0.1:{port}{path}"
-                first = cpu_of(base)
-                times = sorted(cpu_of(base) for _ in range(args.cpu_requests))
-                rows[path] = (first, times[len(times) // 2], times[-1])
-            new_snapshot(url, instance)
-            for path in urls:
-                after = cpu_of(f"http://127.0.0.1:{port}{path}")
-                first, median, high = rows[path]
-                print(f"{path:<44} {first:8.1f} {median:7.1f} {high:7.1f} {after:9.1f}")
-        finally:
-            stop(proc)
-        proc = start_gunicorn(env, port)
-        try:
-            worker_class = env.get("GUNICORN_WORKER_CLASS", "gevent")
-            print(f"\ngunicorn: {args.web_concurrency} processes ({worker_class}); "
-                  f"{args.threads} client threads, {args.requests} requests a run")
-            print(f"{'run':<34} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} errors")
-            new_snapshot(url, instance)
-            home = f"http://127.0.0.1:{port}/"
-            api = f"http://127.0.0.1:{port}/api/v1/leaderboard"
-            # Readers wait --think s between pages; the saturating runs (no wait) measure
-            # throughput: their latency is at least clients / throughput.
-            runs = [("/ readers, after a new snapshot", home, args.threads, False, args.think),
-                    ("/ readers, new snapshot at 10 s", home, args.threads, True, args.think),
-                    ("/api/v1/leaderboard readers", api, args.threads, True, args.think),
-                    ("/ saturating", home, args.threads, True, 0.0),
-                    ("/ 1 client", home, 1, True, 0.0),
-                    ("/api/v1/leaderboard saturating", api, args.threads, True, 0.0)]
-            for name, target, threads, warm, think in runs:
-                total = args.requests if threads > 1 else max(50, args.requests // 10)
-                # In a process of its own, as a ranker: not in this one, whose threads are
-                # the readers.
-                command = [sys.executable, __file__, "--new-snapshot", url, instance]
-                writer = threading.Timer(10.0, subprocess.run, (command,), {"check": True})
-                if "new snapshot at" in name:
-                    writer.start()
-                r = load(target, threads, total, warm=warm, think=think)
-                writer.join() if writer.is_alive() else writer.cancel()
-                print(f"{name:<34} {r['rps']:7.1f} {r['p50']:7.1f} {r['p95']:7.1f} "
-                      f"{r['p99']:7.1f} {r['errors']:>6}")
-        finally:
-            stop(proc)
+        _cpu_per_request(env, port, url, instance, args.cpu_requests)
+        _throughput_runs(env, port, url, instance, args)
     print(f"load average after {os.getloadavg()[0]:.2f}")
+
+
+def _cpu_per_request(env: dict[str, str], port: int, url: str, instance: str,
+                     cpu_requests: int) -> None:
+    """CPU ms of each public page in one web process: first, median, max, after a new
+    snapshot."""
+    urls = public_urls(url, instance)
+    proc = start_gunicorn(dict(env, WEB_CONCURRENCY="1"), port)
+    try:
+        print(f"\nCPU ms per request, one web process, one client "
+              f"(median and max of {cpu_requests} after the first)")
+        print(f"{'page':<44} {'first':>8} {'median':>7} {'max':>7} {'new snap':>9}")
+        rows = {}
+        for path in urls:
+            base = f"http://127.0.0.1:{port}{path}"
+            first = cpu_of(base)
+            times = sorted(cpu_of(base) for _ in range(cpu_requests))
+            rows[path] = (first, times[len(times) // 2], times[-1])
+        new_snapshot(url, instance)
+        for path in urls:
+            after = cpu_of(f"http://127.0.0.1:{port}{path}")
+            first, median, high = rows[path]
+            print(f"{path:<44} {first:8.1f} {median:7.1f} {high:7.1f} {after:9.1f}")
+    finally:
+        stop(proc)
+
+
+def _throughput_runs(env: dict[str, str], port: int, url: str, instance: str,
+                     args: argparse.Namespace) -> None:
+    """Requests a second and latency percentiles of readers and saturating clients."""
+    proc = start_gunicorn(env, port)
+    try:
+        worker_class = env.get("GUNICORN_WORKER_CLASS", "gevent")
+        print(f"\ngunicorn: {args.web_concurrency} processes ({worker_class}); "
+              f"{args.threads} client threads, {args.requests} requests a run")
+        print(f"{'run':<34} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} errors")
+        new_snapshot(url, instance)
+        home = f"http://127.0.0.1:{port}/"
+        api = f"http://127.0.0.1:{port}/api/v1/leaderboard"
+        # Readers wait --think s between pages; the saturating runs (no wait) measure
+        # throughput: their latency is at least clients / throughput.
+        runs = [("/ readers, after a new snapshot", home, args.threads, False, args.think),
+                ("/ readers, new snapshot at 10 s", home, args.threads, True, args.think),
+                ("/api/v1/leaderboard readers", api, args.threads, True, args.think),
+                ("/ saturating", home, args.threads, True, 0.0),
+                ("/ 1 client", home, 1, True, 0.0),
+                ("/api/v1/leaderboard saturating", api, args.threads, True, 0.0)]
+        for name, target, threads, warm, think in runs:
+            total = args.requests if threads > 1 else max(50, args.requests // 10)
+            # In a process of its own, as a ranker: not in this one, whose threads are
+            # the readers.
+            command = [sys.executable, __file__, "--new-snapshot", url, instance]
+            writer = threading.Timer(10.0, subprocess.run, (command,), {"check": True})
+            if "new snapshot at" in name:
+                writer.start()
+            r = load(target, threads, total, warm=warm, think=think)
+            writer.join() if writer.is_alive() else writer.cancel()
+            print(f"{name:<34} {r['rps']:7.1f} {r['p50']:7.1f} {r['p95']:7.1f} "
+                  f"{r['p99']:7.1f} {r['errors']:>6}")
+    finally:
+        stop(proc)
 
 
 if __name__ == "__main__":

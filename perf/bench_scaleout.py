@@ -205,7 +205,7 @@ def main() -> int:
     from sqlmodel import Session, select
 
     from leaderboard.db import make_engine
-    from leaderboard.models import Board, Result, Submission
+    from leaderboard.models import Board
     from tests import backends
 
     if not backends.postgres_available():
@@ -228,13 +228,7 @@ def main() -> int:
                 board.release = "full"
                 session.add(board)
                 session.commit()
-            env = dict(os.environ, LEADERBOARD_DATABASE_URL=url,
-                       LEADERBOARD_REDIS_URL=redis.url, LEADERBOARD_SECRET_KEY="bench",
-                       LEADERBOARD_LOG_REQUESTS="0", LEADERBOARD_DAILY_SCORED_QUOTA="500",
-                       LEADERBOARD_TOTAL_SCORED_QUOTA="10000",
-                       LEADERBOARD_DAILY_ATTEMPT_CAP="10000",
-                       LEADERBOARD_API_RATE_LIMIT="1000000 per minute",
-                       WEB_CONCURRENCY="2")
+            env = _site_env(url, redis.url)
             ports = [free_port(), free_port()]
             webs = [start_gunicorn(dict(env, LEADERBOARD_INSTANCE_PATH=f"{tmp}/web-{i}"), p)
                     for i, p in enumerate(ports)]
@@ -242,87 +236,17 @@ def main() -> int:
             procs = rankers(env, 4, tmp, redis.url)
             if args.burst:
                 procs += workers(env, 4, tmp, redis.url)
-                start = time.monotonic()
-                answers = upload(bases, token_a, tids, 0, args.burst, threads=20)
-                took = wait_scored(engine, answers.get(202, 0))
-                counts = refreshes_settled(redis.url)
-                out["burst"] = {"uploads": args.burst, "answers": dict(answers),
-                                "seconds_to_all_scored": round(took, 1),
-                                "seconds_to_last_refresh": round(time.monotonic() - start, 1)}
-                print(f"{args.burst} uploads from 20 clients, 4 workers, 4 rankers: answers "
-                      f"{dict(answers)}, all scored in {took:.1f} s", flush=True)
-                warm_report(out, counts, refresh_log(tmp, 4))
+                _one_burst(out, args.burst, bases, token_a, tids, engine, tmp, redis.url)
                 engine.dispose()
                 print(json.dumps(out))
                 return 0
-            accepted = 0
-            for k, n_workers in enumerate((1, 2, 4)):
-                answers = upload(bases, token_a, tids, accepted, 100)
-                accepted += answers.get(202, 0)
-                started = workers(env, n_workers, tmp, redis.url)
-                took = wait_scored(engine, accepted)
-                out[f"batch_{k + 1}"] = {"workers": n_workers, "uploads": dict(answers),
-                                         "seconds": round(took, 1),
-                                         "results_per_s": round(100 / took, 2)}
-                print(f"100 uploads scored by {n_workers} worker(s): {took:.1f} s "
-                      f"({100 / took:.2f} results/s); answers {dict(answers)}", flush=True)
-                for proc in started:
-                    stop(proc)
+            accepted = _worker_batches(out, bases, token_a, tids, engine, env, tmp, redis.url)
             procs += workers(env, 4, tmp, redis.url)
-            start = time.monotonic()
-            answers = upload(bases, token_a, tids, 300, 230)
-            accepted += answers.get(202, 0)
-            took = wait_scored(engine, accepted)
-            out["quota_burst"] = {"uploads": 230, "answers": dict(answers),
-                                  "seconds_to_all_scored": round(time.monotonic() - start, 1)}
-            print(f"230 uploads at once with 4 workers running: answers {dict(answers)}",
-                  flush=True)
-            barrier = threading.Barrier(6)
-            same = json.dumps({"substitutes": {t: [["fast", 1.0]] for t in tids}}).encode()
-            dup: list[int] = []
-
-            def twin(i: int) -> None:
-                barrier.wait()
-                dup.append(request(bases[i % 2], "POST", "/api/v1/submissions",
-                                   token=token_b, fields={"name": "twin"}, file=same,
-                                   headers={"Idempotency-Key": "one-key"})[0])
-
-            threads = [threading.Thread(target=twin, args=(i,)) for i in range(6)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            accepted = _quota_burst(out, bases, token_a, tids, engine, accepted)
+            dup = _idempotent_twins(bases, token_b, tids)
             wait_scored(engine, accepted + 1)
-            with Session(engine) as session:
-                team_a = session.exec(select(Submission.id).where(
-                    Submission.system_name.startswith("System "))).all()
-                twins = session.exec(select(Submission.id).where(
-                    Submission.system_name == "twin")).all()
-                current = Counter(session.exec(select(Result.submission_id).where(
-                    Result.is_current)).all())
-                results = Counter(session.exec(select(Result.submission_id)).all())
-            out["team_a_submissions"] = len(team_a)
-            out["exactly_one_result"] = sum(1 for i in team_a
-                                            if current.get(i) == 1 and results.get(i) == 1)
-            out["idempotent_twins"] = {"answers": dict(Counter(dup)),
-                                       "submissions": len(twins)}
-            print(f"team A: {len(team_a)} submissions, {out['exactly_one_result']} with exactly "
-                  f"one result; one key six times: answers {dict(Counter(dup))}, "
-                  f"{len(twins)} submission(s)", flush=True)
-            deadline = time.monotonic() + 300
-            while True:
-                views = [ranking(b) for b in bases]
-                # Team B's twin is private: the ranking lists team A's 500.
-                if all(v.get("total_rows") == len(team_a) for v in views) and \
-                        views[0]["rows"] == views[1]["rows"]:
-                    break
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(1)
-            out["ranking_rows"] = [v.get("total_rows") for v in views]
-            out["same_ranking_on_both"] = views[0]["rows"] == views[1]["rows"]
-            print(f"ranking on both instances: {out['ranking_rows']} rows, identical: "
-                  f"{out['same_ranking_on_both']}", flush=True)
+            team_a = _count_results(out, engine, dup)
+            _same_ranking_on_both(out, bases, len(team_a))
             warm_report(out, refreshes_settled(redis.url), refresh_log(tmp, 4))
             engine.dispose()
     finally:
@@ -332,6 +256,128 @@ def main() -> int:
         backends.drop_postgres_schema(schema)
     print(json.dumps(out))
     return 0
+
+
+def _site_env(url: str, redis_url: str) -> dict[str, str]:
+    """The environment of the site's processes: quotas and rate limits out of the way."""
+    return dict(os.environ, LEADERBOARD_DATABASE_URL=url,
+                LEADERBOARD_REDIS_URL=redis_url, LEADERBOARD_SECRET_KEY="bench",
+                LEADERBOARD_LOG_REQUESTS="0", LEADERBOARD_DAILY_SCORED_QUOTA="500",
+                LEADERBOARD_TOTAL_SCORED_QUOTA="10000",
+                LEADERBOARD_DAILY_ATTEMPT_CAP="10000",
+                LEADERBOARD_API_RATE_LIMIT="1000000 per minute",
+                WEB_CONCURRENCY="2")
+
+
+def _one_burst(out: dict, n: int, bases: list[str], token: str, tids: list[str], engine,
+               tmp: str, redis_url: str) -> None:
+    """``n`` uploads from 20 clients at once, timed until scored and until refreshed."""
+    start = time.monotonic()
+    answers = upload(bases, token, tids, 0, n, threads=20)
+    took = wait_scored(engine, answers.get(202, 0))
+    counts = refreshes_settled(redis_url)
+    out["burst"] = {"uploads": n, "answers": dict(answers),
+                    "seconds_to_all_scored": round(took, 1),
+                    "seconds_to_last_refresh": round(time.monotonic() - start, 1)}
+    print(f"{n} uploads from 20 clients, 4 workers, 4 rankers: answers "
+          f"{dict(answers)}, all scored in {took:.1f} s", flush=True)
+    warm_report(out, counts, refresh_log(tmp, 4))
+
+
+def _worker_batches(out: dict, bases: list[str], token: str, tids: list[str], engine,
+                    env: dict[str, str], tmp: str, redis_url: str) -> int:
+    """100 uploads scored by 1, 2 then 4 workers; the uploads accepted in all."""
+    accepted = 0
+    for k, n_workers in enumerate((1, 2, 4)):
+        answers = upload(bases, token, tids, accepted, 100)
+        accepted += answers.get(202, 0)
+        started = workers(env, n_workers, tmp, redis_url)
+        took = wait_scored(engine, accepted)
+        out[f"batch_{k + 1}"] = {"workers": n_workers, "uploads": dict(answers),
+                                 "seconds": round(took, 1),
+                                 "results_per_s": round(100 / took, 2)}
+        print(f"100 uploads scored by {n_workers} worker(s): {took:.1f} s "
+              f"({100 / took:.2f} results/s); answers {dict(answers)}", flush=True)
+        for proc in started:
+            stop(proc)
+    return accepted
+
+
+def _quota_burst(out: dict, bases: list[str], token: str, tids: list[str], engine,
+                 accepted: int) -> int:
+    """230 uploads at once against the daily quota; the uploads accepted in all."""
+    start = time.monotonic()
+    answers = upload(bases, token, tids, 300, 230)
+    accepted += answers.get(202, 0)
+    wait_scored(engine, accepted)
+    out["quota_burst"] = {"uploads": 230, "answers": dict(answers),
+                          "seconds_to_all_scored": round(time.monotonic() - start, 1)}
+    print(f"230 uploads at once with 4 workers running: answers {dict(answers)}",
+          flush=True)
+    return accepted
+
+
+def _idempotent_twins(bases: list[str], token: str, tids: list[str]) -> list[int]:
+    """The same file with one Idempotency-Key six times at once; the statuses answered."""
+    barrier = threading.Barrier(6)
+    same = json.dumps({"substitutes": {t: [["fast", 1.0]] for t in tids}}).encode()
+    dup: list[int] = []
+
+    def twin(i: int) -> None:
+        barrier.wait()
+        dup.append(request(bases[i % 2], "POST", "/api/v1/submissions",
+                           token=token, fields={"name": "twin"}, file=same,
+                           headers={"Idempotency-Key": "one-key"})[0])
+
+    threads = [threading.Thread(target=twin, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return dup
+
+
+def _count_results(out: dict, engine, dup: list[int]) -> list[int]:
+    """Team A's submissions with exactly one result, and the twins stored; team A's ids."""
+    from sqlmodel import Session, select
+
+    from leaderboard.models import Result, Submission
+
+    with Session(engine) as session:
+        team_a = session.exec(select(Submission.id).where(
+            Submission.system_name.startswith("System "))).all()
+        twins = session.exec(select(Submission.id).where(
+            Submission.system_name == "twin")).all()
+        current = Counter(session.exec(select(Result.submission_id).where(
+            Result.is_current)).all())
+        results = Counter(session.exec(select(Result.submission_id)).all())
+    out["team_a_submissions"] = len(team_a)
+    out["exactly_one_result"] = sum(1 for i in team_a
+                                    if current.get(i) == 1 and results.get(i) == 1)
+    out["idempotent_twins"] = {"answers": dict(Counter(dup)),
+                               "submissions": len(twins)}
+    print(f"team A: {len(team_a)} submissions, {out['exactly_one_result']} with exactly "
+          f"one result; one key six times: answers {dict(Counter(dup))}, "
+          f"{len(twins)} submission(s)", flush=True)
+    return list(team_a)
+
+
+def _same_ranking_on_both(out: dict, bases: list[str], n_rows: int) -> None:
+    """Wait (at most 300 s) until both instances list team A's ``n_rows`` alike."""
+    deadline = time.monotonic() + 300
+    while True:
+        views = [ranking(b) for b in bases]
+        # Team B's twin is private: the ranking lists team A's 500.
+        if all(v.get("total_rows") == n_rows for v in views) and \
+                views[0]["rows"] == views[1]["rows"]:
+            break
+        if time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    out["ranking_rows"] = [v.get("total_rows") for v in views]
+    out["same_ranking_on_both"] = views[0]["rows"] == views[1]["rows"]
+    print(f"ranking on both instances: {out['ranking_rows']} rows, identical: "
+          f"{out['same_ranking_on_both']}", flush=True)
 
 
 if __name__ == "__main__":

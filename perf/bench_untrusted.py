@@ -447,7 +447,7 @@ def git_state(source: Path) -> dict[str, Any]:
             "uncommitted_changes": bool(dirty) if head else None}
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commit", help="Run this commit of the repository (git archive).")
     parser.add_argument("--source", type=Path, default=ROOT,
@@ -459,17 +459,15 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1,
                         help="Bursts of concurrent dry runs per file and concurrency.")
     parser.add_argument("--start-timeout", type=float, default=900)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = _arguments()
     if not (lexsub_dir() / "lst_all.gold").is_file():
         print(f"SKIPPED: no LS07 files at {lexsub_dir()} (../shared/data/lexsub): the "
               f"{BOARD} board is not set up")
         return 0
-    files = [
-        ("100,000 x 'a'", gz(b"a" * 100_000), [2, 8]),
-        ("'....' x 5,000 (20,000 chars)", gz(b"...." * 5_000), [2]),
-        ("20,000 x 'a'", gz(b"a" * 20_000), [2]),
-    ]
-    upload_raw = gz(b"side.n 301 :: team\n" + b"c" * 60_000 + b"\n" + b"c" * 60_000 + b"\n")
     report: dict[str, Any] = {"date": datetime.now(UTC).isoformat(timespec="seconds"),
                               "nproc": os.cpu_count(), "loadavg_start": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="bench-untrusted-") as tmp:
@@ -486,34 +484,48 @@ def main() -> int:
             started = time.perf_counter()
             site.start(args.start_timeout)
             report["serve_start_s"] = round(time.perf_counter() - started, 1)
-            site.host("team", "create", TEAM, "--email", EMAIL, "--password", PASSWORD)
-            token = site.host("token", "create", "--team", TEAM, "--name", "bench"
-                              ).strip().splitlines()[-1]
-            _s, boards, _h = call(site.base, "GET", "/api/v1/leaderboards")
-            slugs = [b.get("slug") for b in (boards or {}).get("leaderboards", [])] \
-                if isinstance(boards, dict) else []
-            if BOARD not in slugs:
-                print(f"SKIPPED: board {BOARD} is absent (boards: {slugs})")
+            if not _measure(site, args, report):
                 return 0
-            idle = Reader(site.base, seconds=30, limit=40)
-            idle.run()
-            report["about_idle"] = idle.summary()
-            report["processes_start"] = processes(site.proc.pid)
-            report["dry_run_phases"] = []
-            for label, raw, counts in files:
-                for clients in counts:
-                    report["dry_run_phases"].append(
-                        phase(site, token, label, raw, clients, args.wait,
-                              max(1, min(args.rounds, 50))))
-                    report["dry_run_phases"][-1]["settle_s"] = settle(site, 900)
-            report["upload"] = upload(site, token, upload_raw, args.upload_wait)
-            report["processes_end"] = processes(site.proc.pid)
-            report["worker_timeout_lines_total"] = site.worker_timeouts()
-            report["loadavg_end"] = os.getloadavg()
         finally:
             site.stop()
     print(json.dumps(report, indent=1))
     return 0
+
+
+def _measure(site: Site, args: argparse.Namespace, report: dict[str, Any]) -> bool:
+    """Idle page reads, then bursts of dry runs of each file, then one upload, into
+    ``report``; False (nothing measured) when the board is absent."""
+    files = [
+        ("100,000 x 'a'", gz(b"a" * 100_000), [2, 8]),
+        ("'....' x 5,000 (20,000 chars)", gz(b"...." * 5_000), [2]),
+        ("20,000 x 'a'", gz(b"a" * 20_000), [2]),
+    ]
+    upload_raw = gz(b"side.n 301 :: team\n" + b"c" * 60_000 + b"\n" + b"c" * 60_000 + b"\n")
+    site.host("team", "create", TEAM, "--email", EMAIL, "--password", PASSWORD)
+    token = site.host("token", "create", "--team", TEAM, "--name", "bench"
+                      ).strip().splitlines()[-1]
+    _s, boards, _h = call(site.base, "GET", "/api/v1/leaderboards")
+    slugs = [b.get("slug") for b in (boards or {}).get("leaderboards", [])] \
+        if isinstance(boards, dict) else []
+    if BOARD not in slugs:
+        print(f"SKIPPED: board {BOARD} is absent (boards: {slugs})")
+        return False
+    idle = Reader(site.base, seconds=30, limit=40)
+    idle.run()
+    report["about_idle"] = idle.summary()
+    report["processes_start"] = processes(site.proc.pid)
+    report["dry_run_phases"] = []
+    for label, raw, counts in files:
+        for clients in counts:
+            report["dry_run_phases"].append(
+                phase(site, token, label, raw, clients, args.wait,
+                      max(1, min(args.rounds, 50))))
+            report["dry_run_phases"][-1]["settle_s"] = settle(site, 900)
+    report["upload"] = upload(site, token, upload_raw, args.upload_wait)
+    report["processes_end"] = processes(site.proc.pid)
+    report["worker_timeout_lines_total"] = site.worker_timeouts()
+    report["loadavg_end"] = os.getloadavg()
+    return True
 
 
 if __name__ == "__main__":

@@ -115,40 +115,45 @@ def score_command(split_spec: str, submission_paths: tuple[Path, ...],
         # start than the product takes (0.05 s of LS07's 0.3 s)
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from leaderboard.commands.score_family import is_family_split, score_family_split
-    from leaderboard.scoring.swords.sources import cache_dir
 
     # every --submission in order, then the files given without it
     paths = (*submission_paths, *more_submissions)
     if not paths:
         raise click.UsageError("Missing option '--submission' (or a file after the options).")
     family_split = is_family_split(split_spec)
-    from leaderboard.scoring import bootstrap as resampling
-
     if not no_cache:  # the resamples of a split are drawn once per machine, not per run
-        previous, resampling.DISK_CACHE = resampling.DISK_CACHE, cache_dir()
-        click.get_current_context().call_on_close(
-            lambda: setattr(resampling, "DISK_CACHE", previous))
+        _cache_resamples_on_disk()
     if family_split:
         sys.exit(score_family_split(split_spec, paths, track=track, bootstrap=bootstrap,
                                     seed=seed, as_json=as_json))
-    from leaderboard.scoring import (
-        WordNetMissing,
-        score_submission,
-        validate_submission,
-    )
+    if not _score_swords_files(split_spec, paths, track=track or "generative",
+                               bootstrap=bootstrap, seed=seed, as_json=as_json,
+                               no_cache=no_cache):
+        sys.exit(EXIT_INVALID)
+
+
+def _cache_resamples_on_disk() -> None:
+    """Keep drawn resamples in the disk cache for as long as the command runs."""
+    from leaderboard.scoring import bootstrap as resampling
+    from leaderboard.scoring.swords.sources import cache_dir
+
+    previous, resampling.DISK_CACHE = resampling.DISK_CACHE, cache_dir()
+    click.get_current_context().call_on_close(
+        lambda: setattr(resampling, "DISK_CACHE", previous))
+
+
+def _score_swords_files(split_spec: str, paths: tuple[Path, ...], *, track: str,
+                        bootstrap: int, seed: int, as_json: bool, no_cache: bool) -> bool:
+    """Score every file against a SWORDS split file; False when any of them is invalid."""
+    from leaderboard.scoring import WordNetMissing
     from leaderboard.scoring.swords.gold import load_split
-    from leaderboard.scoring.swords.ranking_track import (
-        SHOWN_METRICS,
-        candidates_by_target,
-        validate_ranking_submission,
-    )
+    from leaderboard.scoring.swords.ranking_track import SHOWN_METRICS, candidates_by_target
     from leaderboard.scoring.swords.split_cache import prepared_split_cached
     from leaderboard.scoring.swords.stats import SWORDS_METRIC_KEYS
 
     split_path = Path(split_spec)
     if not split_path.is_file():
         raise click.BadParameter(f"no file {split_spec!r}", param_hint="--split")
-    track = track or "generative"
     try:
         prepared, _ = prepared_split_cached(split_path, bootstrap=bootstrap, seed=seed,
                                             use_cache=not no_cache)
@@ -159,30 +164,41 @@ def score_command(split_spec: str, submission_paths: tuple[Path, ...],
     if track == "ranking":
         keys = SHOWN_METRICS
         candidates = candidates_by_target(load_split(split_path))
-    invalid = False
+    all_valid = True
     for n, path in enumerate(paths):
-        if candidates is not None:
-            report = validate_ranking_submission(path.read_bytes(), prepared, candidates)
-        else:
-            report = validate_submission(path.read_bytes(), prepared)
-        if not report.ok:
-            invalid = True
-            _report_invalid(path, report, as_json)
-            continue
-        result = score_submission(prepared, report)
-        if as_json:
-            doc = {"submission": str(path), "metrics": result.metrics,
-                   "intervals": result.intervals, "by_pos": result.by_pos,
-                   "warnings": result.warnings, "counts": result.counts,
-                   "signature": result.signature}
-            doc = _only(doc, keys) if candidates is None else {"track": track,
-                                                                **_only(doc, keys)}
-            click.echo(json.dumps(doc))
-            continue
-        if len(paths) > 1:
-            click.echo(f"{'' if n == 0 else chr(10)}== {path} ==")
-        for warning in result.warnings:
-            click.echo(f"warning: {warning}", err=True)
-        _print_table(result, keys)
-    if invalid:
-        sys.exit(EXIT_INVALID)
+        heading = f"{'' if n == 0 else chr(10)}== {path} ==" if len(paths) > 1 else None
+        if not _score_swords_file(path, prepared, candidates, keys, track=track,
+                                  as_json=as_json, heading=heading):
+            all_valid = False
+    return all_valid
+
+
+def _score_swords_file(path: Path, prepared, candidates: dict | None, keys: tuple[str, ...],
+                       *, track: str, as_json: bool, heading: str | None) -> bool:
+    """Validate and score one file, printing its problems or its metrics; False if invalid."""
+    from leaderboard.scoring import score_submission, validate_submission
+    from leaderboard.scoring.swords.ranking_track import validate_ranking_submission
+
+    if candidates is not None:
+        report = validate_ranking_submission(path.read_bytes(), prepared, candidates)
+    else:
+        report = validate_submission(path.read_bytes(), prepared)
+    if not report.ok:
+        _report_invalid(path, report, as_json)
+        return False
+    result = score_submission(prepared, report)
+    if as_json:
+        doc = {"submission": str(path), "metrics": result.metrics,
+               "intervals": result.intervals, "by_pos": result.by_pos,
+               "warnings": result.warnings, "counts": result.counts,
+               "signature": result.signature}
+        doc = _only(doc, keys) if candidates is None else {"track": track,
+                                                            **_only(doc, keys)}
+        click.echo(json.dumps(doc))
+        return True
+    if heading is not None:
+        click.echo(heading)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    _print_table(result, keys)
+    return True

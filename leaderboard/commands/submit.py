@@ -121,13 +121,13 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
     # The same file sent to two leaderboards is two submissions: the key names the board.
     digest = hashlib.sha256((leaderboard or "").encode() + b"\0" + raw).hexdigest()
     headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "submit-" + digest[:32]}
-    data = {"system_name": name or file.name, "description": description,
+    form = {"system_name": name or file.name, "description": description,
             "paper_url": paper_url, "code_url": code_url,
             "public": "true" if public else "false"}
     if leaderboard:
-        data["leaderboard"] = leaderboard
+        form["leaderboard"] = leaderboard
     response = _request_with_retry("POST", f"{base}/api/v1/submissions", retry_for=retry_for,
-                                   headers=headers, data=data,
+                                   headers=headers, data=form,
                                    files={"file": (file.name, raw)}, timeout=120)
     if response.status_code not in (200, 202):
         _fail(response)
@@ -135,21 +135,31 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
     click.echo(f"submission {body['id']} to {body.get('leaderboard', 'the default leaderboard')}"
                f": {body['status']}  {body['status_url']}")
     click.echo(_visibility(body.get("is_public", public), base, body["id"]))
-    if not wait:
-        return
+    if wait:
+        _report_outcome(_wait_for_outcome(body["status_url"], headers, timeout, retry_for))
+
+
+def _wait_for_outcome(status_url: str, headers: dict[str, str], timeout: float,
+                      retry_for: float) -> dict:
+    """Poll the submission until it is scored, invalid or failed; its last status answer."""
     deadline = time.monotonic() + timeout
     while True:
-        poll = _request_with_retry("GET", body["status_url"], retry_for=retry_for,
+        poll = _request_with_retry("GET", status_url, retry_for=retry_for,
                                    headers=headers, timeout=60)
         if poll.status_code != 200:
             _fail(poll)
         data = poll.json()
         status = data["status"]
         if status in TERMINAL:
-            break
+            return data
         if time.monotonic() > deadline:
             raise click.ClickException(f"still {status} after {timeout:.0f} s")
         time.sleep(1.0)
+
+
+def _report_outcome(data: dict) -> None:
+    """Print the outcome as `leaderboard score` would, and exit with its status."""
+    status = data["status"]
     click.echo(f"submission {data['id']}: {status}")
     # What `leaderboard score` prints for the same file: its warnings, then its counts.
     for warning in data.get("warnings") or []:

@@ -89,6 +89,7 @@ def _repeat_warning(answers: formats.Answers, split: LexsubGold, track: str,
 
 def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
                        report: ValidationReport) -> None:
+    """Count the answered, missing, blank and unknown instances, and warn of each kind."""
     given = answers.entries
     if answers.kind == formats.LINES:  # lines match by the id, as score.pl matches them
         given = split.by_instance(given)
@@ -134,9 +135,14 @@ def _coverage_warnings(answers: formats.Answers, split: LexsubGold, track: str,
         report.warnings.append(Problem("unknown_targets", f"{len(unknown):,} instances are not "
                                f"in this split (first: {unknown[0]}); they are ignored",
                                unknown[0]))
-    if track != RANKING:
-        return
-    outside, outside_gold, left_out = _pool_counts(given, split, answers.distinct)
+    if track == RANKING:
+        _pool_warnings(given, split, answers.distinct, report)
+
+
+def _pool_warnings(given: dict, split: LexsubGold, distinct: set[str],
+                   report: ValidationReport) -> None:
+    """Ranking track: warn of ranked strings outside the pool and candidates left out."""
+    outside, outside_gold, left_out = _pool_counts(given, split, distinct)
     if outside:
         report.warnings.append(Problem("outside_pool", f"{outside:,} ranked strings are neither "
                                "candidates nor gold answers of their instance; they earn "

@@ -11,13 +11,7 @@ import json
 import math
 from collections import namedtuple
 
-from leaderboard.scoring.swords.parse import (
-    OverBudget,
-    bounded_cost_problem,
-    decode_typed,
-    loads_lenient,
-    open_upload,
-)
+from leaderboard.scoring.swords.submission_file import Document, read_document
 
 TYPE_CHECKING = False  # typing itself is not imported: validation needs no more than this
 if TYPE_CHECKING:  # an annotation only: gold's module imports numpy, which the problems
@@ -145,62 +139,13 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     split_ids = prepared.target_index
     report.counts = {"targets_in_split": len(split_ids), "answered": 0, "missing": len(split_ids),
                      "unknown": 0, "substitutes_total": 0}
-    raw, refusal = open_upload(raw, max_bytes)
+    document, refusal = read_document(raw, max_bytes, max_structure, max_token,
+                                      max_substitutes_bytes)
     if refusal is not None:
         report.error(*refusal)
         return report
-    refusal = bounded_cost_problem(raw, max_structure, max_token)
-    if refusal is not None:
-        report.error(*refusal)
-        return report
-    why: list[str] = []
-    try:
-        typed = decode_typed(raw, max_substitutes_bytes, why)
-    except OverBudget as exc:
-        report.error(*exc.args)
-        return report
-    if typed is None and len(raw) > max_substitutes_bytes:
-        # Re-reading it leniently would hold the text twice plus all it builds.
-        report.error("wrong_format", f"the file does not fit the submission format: {why[0]} "
-                     f"(a file over {max_substitutes_bytes:,} bytes is checked only up to its "
-                     "first problem)")
-        return report
-    if typed is not None:
-        doc: dict = typed.top
-        doc_duplicates: list[str] = []
-        subs_duplicates: list[str] = []
-        lemmatized = typed.lemmatized
-        subs: object = typed.substitutes
-    else:
-        try:
-            loaded, duplicates = loads_lenient(raw.decode("utf-8-sig"))
-        except UnicodeDecodeError as exc:
-            report.error("not_utf8", f"the file is not UTF-8 text: {exc.reason} at byte "
-                         f"{exc.start}")
-            return report
-        except (ValueError, RecursionError) as exc:
-            report.error("not_json", f"the file is not valid JSON: {exc}")
-            return report
-        if not isinstance(loaded, dict):
-            report.error("not_object", "the top level must be a JSON object with a "
-                         f"\"substitutes\" key, not {type(loaded).__name__}")
-            return report
-        doc = loaded
-        doc_duplicates = duplicates.get(id(doc), [])
-        lemmatized = doc.get("substitutes_lemmatized")
-        subs = doc.get("substitutes")
-        subs_duplicates = duplicates.get(id(subs), [])
-    for key in doc_duplicates:
-        report.error("duplicate_key", f"the top-level key {key!r} appears more than once")
-    if "substitutes_lemmatized" not in doc:
-        report.warnings.append(Problem("substitutes_lemmatized_missing",
-                                       "\"substitutes_lemmatized\" is absent; recorded as false "
-                                       "(every substitute is lemmatized anyway)"))
-    elif not isinstance(lemmatized, bool):
-        report.error("wrong_type", "\"substitutes_lemmatized\" must be true or false")
-    for key in doc:
-        if key not in ("substitutes", "substitutes_lemmatized"):
-            report.warnings.append(Problem("unknown_key", f"top-level key {key!r} is ignored"))
+    doc, subs = document.top, document.substitutes
+    _check_top_level(report, document)
     if "substitutes" not in doc:
         report.error("missing_substitutes", "the object has no \"substitutes\" key")
         return report
@@ -208,10 +153,36 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
         report.error("wrong_type", "\"substitutes\" must be an object mapping target ids to "
                      f"lists, not {type(subs).__name__}")
         return report
-    for tid in subs_duplicates:
+    for tid in document.substitutes_duplicates:
         report.error("duplicate_target", f"target {tid} appears more than once", tid)
-    entries: dict[str, list[tuple[str, float]]] = {}
     unknown = [tid for tid in subs if tid not in split_ids]
+    _report_unknown_targets(report, unknown, unknown_targets)
+    entries = _check_lists(report, subs, split_ids, max_substitutes, allow_empty)
+    _count_answers(report, subs, split_ids, len(unknown), min_answered_fraction)
+    if report.ok:
+        report.submission = Submission(document.lemmatized is True, entries)
+    return report
+
+
+def _check_top_level(report: ValidationReport, document: Document) -> None:
+    """Report repeated, unknown or mistyped top-level keys."""
+    doc = document.top
+    for key in document.top_duplicates:
+        report.error("duplicate_key", f"the top-level key {key!r} appears more than once")
+    if "substitutes_lemmatized" not in doc:
+        report.warnings.append(Problem("substitutes_lemmatized_missing",
+                                       "\"substitutes_lemmatized\" is absent; recorded as false "
+                                       "(every substitute is lemmatized anyway)"))
+    elif not isinstance(document.lemmatized, bool):
+        report.error("wrong_type", "\"substitutes_lemmatized\" must be true or false")
+    for key in doc:
+        if key not in ("substitutes", "substitutes_lemmatized"):
+            report.warnings.append(Problem("unknown_key", f"top-level key {key!r} is ignored"))
+
+
+def _report_unknown_targets(report: ValidationReport, unknown: list[str],
+                            unknown_targets: str) -> None:
+    """One warning for all ids outside the split ("warn"), or an error for each ("error")."""
     if unknown and unknown_targets == "warn":
         report.warnings.append(Problem(
             "unknown_targets", f"{len(unknown):,} instances are not in this split (first: "
@@ -219,16 +190,28 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
     else:
         for tid in unknown:
             report.error("unknown_target", f"target {tid} is not in this split", tid)
+
+
+def _check_lists(report: ValidationReport, subs: dict, split_ids: dict,
+                 max_substitutes: int, allow_empty: bool) -> dict[str, list[tuple[str, float]]]:
+    """Check the list of every target in the split; return the clean ones by target id."""
+    entries: dict[str, list[tuple[str, float]]] = {}
     for tid, items in subs.items():
         if tid in split_ids:
             parsed = _check_list(report, tid, items, max_substitutes, allow_empty)
             if parsed is not None:
                 entries[tid] = parsed
+    return entries
+
+
+def _count_answers(report: ValidationReport, subs: dict, split_ids: dict, n_unknown: int,
+                   min_answered_fraction: float) -> None:
+    """Count answers and abstentions, and refuse a file that answers too few targets."""
     answered = sum(1 for tid in subs if tid in split_ids and isinstance(subs[tid], list)
                    and subs[tid])
     missing = [tid for tid in split_ids if tid not in subs]
     empty_lists = sum(1 for tid in subs if tid in split_ids and subs[tid] == [])
-    report.counts.update(answered=answered, missing=len(missing), unknown=len(unknown),
+    report.counts.update(answered=answered, missing=len(missing), unknown=n_unknown,
                          empty_lists=empty_lists, abstentions=len(missing) + empty_lists,
                          substitutes_total=sum(len(v) for v in subs.values()
                                                if isinstance(v, list)))
@@ -247,9 +230,6 @@ def validate_submission(raw: bytes | str, prepared: PreparedSplit, *,
             "missing_targets", f"{len(missing) + empty_lists} of {len(split_ids)} targets are "
             f"abstentions ({len(missing)} without an entry, {empty_lists} with an empty "
             "list); they score 0"))
-    if report.ok:
-        report.submission = Submission(lemmatized is True, entries)
-    return report
 
 
 def _check_list(report: ValidationReport, tid: str, items: object, max_substitutes: int,

@@ -299,6 +299,35 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
     systems = [s for s in every if not is_apart(s, metric)]
     apart = [s for s in every if is_apart(s, metric)]
     fig = go.Figure()
+    steps = _best_so_far(systems, metric)
+    if systems:
+        _add_best_traces(fig, systems, metric, steps)
+    if apart:
+        fig.add_trace(go.Scatter(
+            x=[s["date"][:10] for s in apart], y=[s["metrics"][metric] for s in apart],
+            mode="markers", name="Set apart: repeats answers (never the best)",
+            marker=dict(size=8, symbol="x", color="#b0b7c0"),
+            text=[f"{s['system']} ({s['team']})" for s in apart],
+            hovertemplate="%{text}<br>%{x}: %{y:.1f}, set apart: repeats answers the "
+                          "scorer credits each time<extra></extra>"))
+    refs = [r for r in data.get("references", []) if r["metrics"].get(metric) is not None]
+    _add_reference_lines(fig, refs, metric)
+    _add_reported_lines(fig, data.get("reported", []), metric, refs, steps)
+    # "best so far" reads oddly as "Best best R": the metric's own name comes first there.
+    heading = (f"{label}: best so far over time" if label.lower().startswith("best")
+               else f"Best {label} over time")
+    fig.update_layout(title=_title(heading, "step: best so far · band: its "
+                                   "95% interval"),
+                      xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
+    fig.update_xaxes(**_date_axis([s["date"][:10] for s in every]), ticklabelstandoff=6)
+    # The lowest y label kept clear of the first date label at the corner.
+    fig.update_yaxes(ticklabelstandoff=6, automargin=True)
+    return fig
+
+
+def _best_so_far(systems: list[dict[str, Any]], metric: str) -> dict[str, list]:
+    """The step line's points: per system in date order, the best so far, its 95% interval
+    (lo, hi) and its name."""
     dates, best, lo, hi, names = [], [], [], [], []
     current: dict[str, Any] | None = None
     for s in systems:
@@ -318,39 +347,46 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
         lo.append(lo[-1])
         hi.append(hi[-1])
         names.append(names[-1])
-    if systems:
-        fig.add_trace(go.Scatter(x=dates, y=hi, mode="lines", line=dict(width=0, shape="hv"),
-                                 hoverinfo="skip", showlegend=False))
-        fig.add_trace(go.Scatter(x=dates, y=lo, mode="lines", fill="tonexty",
-                                 fillcolor="rgba(10,88,184,.15)",
-                                 line=dict(width=0, shape="hv"), name="95% interval of the best",
-                                 hoverinfo="skip"))
-        fig.add_trace(go.Scatter(x=dates, y=best, mode="lines", name="Best so far",
-                                 line=dict(shape="hv", width=2.5, color="#0a58b8"), text=names,
-                                 hovertemplate="%{x}: best %{y:.1f} (%{text})<extra></extra>"))
-        fig.add_trace(go.Scatter(
-            x=[s["date"][:10] for s in systems], y=[s["metrics"][metric] for s in systems],
-            mode="markers", name="Public systems", marker=dict(size=7, color="#5b6470"),
-            text=[f"{s['system']} ({s['team']})" for s in systems],
-            hovertemplate="%{text}<br>%{x}: %{y:.1f}<extra></extra>"))
-    if apart:
-        fig.add_trace(go.Scatter(
-            x=[s["date"][:10] for s in apart], y=[s["metrics"][metric] for s in apart],
-            mode="markers", name="Set apart: repeats answers (never the best)",
-            marker=dict(size=8, symbol="x", color="#b0b7c0"),
-            text=[f"{s['system']} ({s['team']})" for s in apart],
-            hovertemplate="%{text}<br>%{x}: %{y:.1f}, set apart: repeats answers the "
-                          "scorer credits each time<extra></extra>"))
+    return {"dates": dates, "best": best, "lo": lo, "hi": hi, "names": names}
+
+
+def _add_best_traces(fig: go.Figure, systems: list[dict[str, Any]], metric: str,
+                     steps: dict[str, list]) -> None:
+    """The band, the step line of the best so far, and every ranked system as a point."""
+    dates = steps["dates"]
+    fig.add_trace(go.Scatter(x=dates, y=steps["hi"], mode="lines",
+                             line=dict(width=0, shape="hv"), hoverinfo="skip",
+                             showlegend=False))
+    fig.add_trace(go.Scatter(x=dates, y=steps["lo"], mode="lines", fill="tonexty",
+                             fillcolor="rgba(10,88,184,.15)",
+                             line=dict(width=0, shape="hv"), name="95% interval of the best",
+                             hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=dates, y=steps["best"], mode="lines", name="Best so far",
+                             line=dict(shape="hv", width=2.5, color="#0a58b8"),
+                             text=steps["names"],
+                             hovertemplate="%{x}: best %{y:.1f} (%{text})<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=[s["date"][:10] for s in systems], y=[s["metrics"][metric] for s in systems],
+        mode="markers", name="Public systems", marker=dict(size=7, color="#5b6470"),
+        text=[f"{s['system']} ({s['team']})" for s in systems],
+        hovertemplate="%{text}<br>%{x}: %{y:.1f}<extra></extra>"))
+
+
+def _add_reference_lines(fig: go.Figure, refs: list[dict[str, Any]], metric: str) -> None:
+    """Reference rows as dashed lines, their names at the four corners in turn."""
     places = ("top left", "bottom right", "top right", "bottom left")
-    refs = [r for r in data.get("references", []) if r["metrics"].get(metric) is not None]
     for n, r in enumerate(refs):
         fig.add_hline(y=r["metrics"][metric], line_dash="dash", line_color="#8a939e",
                       annotation_text=r["name"] + (" (subset)" if r.get("subset") else ""),
                       annotation_position=places[n % 4], annotation_font_size=10)
-    reported = [r for r in data.get("reported", []) if r.get("metrics", {}).get(metric)
-                is not None]
+
+
+def _add_reported_lines(fig: go.Figure, rows: list[dict[str, Any]], metric: str,
+                        refs: list[dict[str, Any]], steps: dict[str, list]) -> None:
+    """A publication's reported rows as dotted lines, the far-apart ones named."""
+    reported = [r for r in rows if r.get("metrics", {}).get(metric) is not None]
     values = [r["metrics"][metric] for r in reported]
-    named = _spaced(values, [r["metrics"][metric] for r in refs], best)
+    named = _spaced(values, [r["metrics"][metric] for r in refs], steps["best"])
     for n, r in enumerate(reported):
         fig.add_hline(y=values[n], line_dash="dot", line_color="#b07d2b",
                       **(dict(annotation_text=f"{r['name']} (reported, not re-scored)",
@@ -359,23 +395,13 @@ def history(data: dict[str, Any], metric: str) -> go.Figure:
     if reported:
         # Every reported row by hover at the right end (most lines are not named, their
         # names would pile up), and the legend saying what the dotted lines are.
-        end = max(dates) if dates else str(date.today())
+        end = max(steps["dates"]) if steps["dates"] else str(date.today())
         fig.add_trace(go.Scatter(
             x=[end] * len(reported), y=values, mode="markers",
             name="Reported, not re-scored (dotted)",
             marker=dict(symbol="diamond-open", size=8, color="#b07d2b"),
             hovertext=[f"{r['name']}: reported, not re-scored" for r in reported],
             hovertemplate="%{hovertext}<br>%{y:.1f}<extra></extra>"))
-    # "best so far" reads oddly as "Best best R": the metric's own name comes first there.
-    heading = (f"{label}: best so far over time" if label.lower().startswith("best")
-               else f"Best {label} over time")
-    fig.update_layout(title=_title(heading, "step: best so far · band: its "
-                                   "95% interval"),
-                      xaxis_title="submission date", yaxis_title=f"{label} (%)", **_LAYOUT)
-    fig.update_xaxes(**_date_axis([s["date"][:10] for s in every]), ticklabelstandoff=6)
-    # The lowest y label kept clear of the first date label at the corner.
-    fig.update_yaxes(ticklabelstandoff=6, automargin=True)
-    return fig
 
 
 REPORTED_NAMED = 4  # reported rows named on /history at most (the others by hover)

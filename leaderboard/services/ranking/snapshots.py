@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -341,9 +342,6 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Split,
     systems = [_system_entry(sub, result, team, known.get(result.id), keys)
                for sub, result, team in rows]
     rids = [s["result_id"] for s in systems]
-    m = len(systems)
-    tiebreak_rank = rs.tiebreak_ranks([(s["date"], s["id"]) for s in systems])
-    apart = apart_indices(systems, tuple(dict.fromkeys(shown_keys + ranked_on)))
     signatures = Counter(_signature(r) for _, r, _ in rows).most_common(1)
     signature = signatures[0][0] if signatures else None
     candidates = [rids[g] for g, (_, r, _) in enumerate(rows) if _signature(r) == signature]
@@ -351,106 +349,182 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Split,
     source = Resamples(session, ranked_on, shown_keys, keep_stats=plan is not None)
     if plan is None:
         previous = None
-        readable = source.readable(candidates)
-        member_rids = [r for r in candidates if r in readable]
-    else:
-        new = set(plan[1])
-        readable = source.readable(plan[1])
-        member_rids = [r for r in candidates if r in readable or r not in new]
+    member_rids = _readable_members(source, candidates, plan)
     chosen = set(member_rids)
-    members = [g for g, r in enumerate(rids) if r in chosen]
-    member_set = set(members)
     old_data = previous.data if previous else None
-    before = PreviousPairs(old_data, {rid: g for g, rid in enumerate(rids)})
-    pos_targets = (old_data["benchmark"]["pos_targets"] if old_data
-                   else source.pos_targets(member_rids[:1]))
-    states: dict[str, RankState] = {}
-    per_pos: dict[str, Any] = {}
-    best: dict[str, Any] = {}
-    pairwise: dict[str, Any] = {}
-    neighbours: dict[str, Any] = {}
-    overall: dict[str, np.ndarray] = {}
-    teams_best: dict[str, list[int]] = {}
+    inputs = _BoardInputs(
+        systems=systems, rids=rids, views=views, shown_keys=shown_keys, ranked_on=ranked_on,
+        apart=apart_indices(systems, tuple(dict.fromkeys(shown_keys + ranked_on))),
+        tiebreak_rank=rs.tiebreak_ranks([(s["date"], s["id"]) for s in systems]),
+        members=[g for g, r in enumerate(rids) if r in chosen], signature=signature,
+        source=source, previous=previous,
+        before=PreviousPairs(old_data, {rid: g for g, rid in enumerate(rids)}),
+        pos_targets=(old_data["benchmark"]["pos_targets"] if old_data
+                     else source.pos_targets(member_rids[:1])), states={})
+    ranked = _rank_every_pos(inputs)
+    data = _snapshot_document(session, board, benchmark, inputs, ranked)
+    return data, BoardState(meta=_meta(signature, views), states=inputs.states,
+                            members=[rids[g] for g in inputs.members], data=data,
+                            incremental=plan is not None)
+
+
+def _readable_members(source: Resamples, candidates: list[int],
+                      plan: tuple[list[int], list[int]] | None) -> list[int]:
+    """The result ids compared on resamples: those of the board's signature whose resamples
+    can be read (on an update, only the added ones are read again)."""
+    if plan is None:
+        readable = source.readable(candidates)
+        return [r for r in candidates if r in readable]
+    new = set(plan[1])
+    readable = source.readable(plan[1])
+    return [r for r in candidates if r in readable or r not in new]
+
+
+@dataclass
+class _BoardInputs:
+    """What every part of speech's blocks of one refresh are computed from."""
+
+    systems: list[dict[str, Any]]
+    rids: list[int]
+    views: str
+    shown_keys: tuple[str, ...]
+    ranked_on: tuple[str, ...]
+    apart: dict[str, set[int]]
+    tiebreak_rank: np.ndarray
+    members: list[int]  # indices of ``systems`` compared on resamples
+    signature: tuple | None
+    source: Resamples
+    previous: BoardState | None  # None on a full rebuild
+    pos_targets: dict[str, int]
+    before: PreviousPairs
+    states: dict[str, RankState]
+
+    @property
+    def old_data(self) -> dict[str, Any] | None:
+        return self.previous.data if self.previous else None
+
+
+@dataclass
+class _Ranked:
+    """The blocks of one refresh, filled one part of speech at a time."""
+
+    per_pos: dict[str, Any] = field(default_factory=dict)
+    best: dict[str, Any] = field(default_factory=dict)
+    pairwise: dict[str, Any] = field(default_factory=dict)
+    neighbours: dict[str, Any] = field(default_factory=dict)
+    teams_best: dict[str, list[int]] = field(default_factory=dict)
+
+
+def _rank_every_pos(inputs: _BoardInputs) -> _Ranked:
+    """The blocks of every part of speech, all of them first; pairwise and neighbours on
+    all only."""
+    ranked = _Ranked()
     for pos in (None, *POS_VALUES):
-        name = pos or "all"
-        points = points_of(systems, pos, tuple(dict.fromkeys(shown_keys + ranked_on)))
-        for key, indices in apart.items():   # below every ranked system, then unranked
-            points[key][list(indices)] = -np.inf
-        before.current[name] = points
-        if pos is None:
-            overall = points
-        n_targets = sum(pos_targets.values()) if pos is None else pos_targets.get(pos, 0)
-        resampled = bool(members) and n_targets > 0 and signature[2] > 0
+        _rank_pos(inputs, pos, ranked)
+        if inputs.previous is None:
+            inputs.source.forget()
+    return ranked
 
-        def rows_of(globals_: list[int], key: str, pos: str | None = pos) -> np.ndarray:
-            return source.rows([rids[g] for g in globals_], pos, key)
 
-        where = BlockBuilder(pos, points, tiebreak_rank, rids,
-                             member_set if resampled else set(), source, previous, states,
-                             apart)
+def _rank_pos(inputs: _BoardInputs, pos: str | None, ranked: _Ranked) -> None:
+    """Add one part of speech's blocks (``None``: all of them) to ``ranked``."""
+    name = pos or "all"
+    systems, rids, shown_keys, ranked_on = (inputs.systems, inputs.rids, inputs.shown_keys,
+                                            inputs.ranked_on)
+    points = points_of(systems, pos, tuple(dict.fromkeys(shown_keys + ranked_on)))
+    for key, indices in inputs.apart.items():   # below every ranked system, then unranked
+        points[key][list(indices)] = -np.inf
+    inputs.before.current[name] = points
+    n_targets = (sum(inputs.pos_targets.values()) if pos is None
+                 else inputs.pos_targets.get(pos, 0))
+    resampled = bool(inputs.members) and n_targets > 0 and inputs.signature[2] > 0
+    where = BlockBuilder(pos, points, inputs.tiebreak_rank, rids,
+                         set(inputs.members) if resampled else set(), inputs.source,
+                         inputs.previous, inputs.states, inputs.apart)
+    if pos is None:
         for headline in ranked_on:
-            if headline not in teams_best:
-                teams_best[headline] = best_per_team(systems, overall[headline], tiebreak_rank)
-        if previous is not None:
-            # An update: the values every block (and the pairwise view) still needs, told at
-            # once, so a result split by new neighbours is computed once on this POS.
-            needs = where.needs(list(range(m)), shown_keys,
-                                lambda key, name=name: before.pairs(name, key))
-            for headline in ranked_on:
-                merge_needs(needs, where.needs(
-                    teams_best[headline], _columns_of(headline, views),
-                    lambda key, name=name, headline=headline: before.pairs(name, key,
-                                                                           headline)))
-            if pos is None and resampled:
-                merge_needs(needs, {rids[g]: keys for g, keys in pairwise_needs(
-                    systems, points, members, shown_keys,
-                    old_data.get("pairwise", {}) if old_data else {}).items()})
-            source.prefetch(dict(sorted(needs.items())), pos)
-        per_pos[name] = where.block(list(range(m)), "", shown_keys, ranked_on,
-                                    lambda key, name=name: before.pairs(name, key))
-        for headline in ranked_on:
-            subset = teams_best[headline]
-            entry = best.setdefault(headline, {"members": subset, "stats": {}})
-            entry["stats"][name] = where.block(
-                subset, f"best:{headline}:", _columns_of(headline, views), (headline,),
-                lambda key, name=name, headline=headline: before.pairs(name, key, headline))
-        if pos is None:
-            pairwise = pairwise_matrices(
-                systems, points, rows_of, members if resampled else [], shown_keys,
-                old_data.get("pairwise", {}) if old_data else {},
-                lambda needs: source.prefetch({rids[g]: k for g, k in needs.items()}, None))
-            neighbours = neighbour_bands(
-                systems, points, rows_of, members if resampled else [], ranked_on,
-                old_data.get("neighbours", {}) if old_data else {})
-        if previous is None:
-            source.forget()
+            ranked.teams_best[headline] = best_per_team(systems, points[headline],
+                                                        inputs.tiebreak_rank)
+    if inputs.previous is not None:
+        _prefetch_update(inputs, where, pos, points, resampled, ranked.teams_best)
+    before = inputs.before
+    ranked.per_pos[name] = where.block(list(range(len(systems))), "", shown_keys, ranked_on,
+                                       lambda key: before.pairs(name, key))
+    for headline in ranked_on:
+        subset = ranked.teams_best[headline]
+        entry = ranked.best.setdefault(headline, {"members": subset, "stats": {}})
+        entry["stats"][name] = where.block(
+            subset, f"best:{headline}:", _columns_of(headline, inputs.views), (headline,),
+            lambda key, headline=headline: before.pairs(name, key, headline))
+    if pos is None:
+        _rank_pairs(inputs, points, resampled, ranked)
+
+
+def _prefetch_update(inputs: _BoardInputs, where: BlockBuilder, pos: str | None,
+                     points: dict[str, np.ndarray], resampled: bool,
+                     teams_best: dict[str, list[int]]) -> None:
+    """An update: the values every block (and the pairwise view) still needs, told at once,
+    so a result split by new neighbours is computed once on this POS."""
+    name, before, rids = pos or "all", inputs.before, inputs.rids
+    needs = where.needs(list(range(len(inputs.systems))), inputs.shown_keys,
+                        lambda key: before.pairs(name, key))
+    for headline in inputs.ranked_on:
+        merge_needs(needs, where.needs(
+            teams_best[headline], _columns_of(headline, inputs.views),
+            lambda key, headline=headline: before.pairs(name, key, headline)))
+    if pos is None and resampled:
+        merge_needs(needs, {rids[g]: keys for g, keys in pairwise_needs(
+            inputs.systems, points, inputs.members, inputs.shown_keys,
+            inputs.old_data.get("pairwise", {}) if inputs.old_data else {}).items()})
+    inputs.source.prefetch(dict(sorted(needs.items())), pos)
+
+
+def _rank_pairs(inputs: _BoardInputs, points: dict[str, np.ndarray], resampled: bool,
+                ranked: _Ranked) -> None:
+    """The pairwise matrices and neighbour bands, on all parts of speech together."""
+    rids, source, old_data = inputs.rids, inputs.source, inputs.old_data
+
+    def rows_of(globals_: list[int], key: str) -> np.ndarray:
+        return source.rows([rids[g] for g in globals_], None, key)
+
+    compared = inputs.members if resampled else []
+    ranked.pairwise = pairwise_matrices(
+        inputs.systems, points, rows_of, compared, inputs.shown_keys,
+        old_data.get("pairwise", {}) if old_data else {},
+        lambda needs: source.prefetch({rids[g]: k for g, k in needs.items()}, None))
+    ranked.neighbours = neighbour_bands(
+        inputs.systems, points, rows_of, compared, inputs.ranked_on,
+        old_data.get("neighbours", {}) if old_data else {})
+
+
+def _snapshot_document(session: Session, board: Board, benchmark: Benchmark,
+                       inputs: _BoardInputs, ranked: _Ranked) -> dict[str, Any]:
+    """The snapshot's JSON: the board, its benchmark and signature, systems and blocks."""
     references, elsewhere = reference_rows(session, board, benchmark)
     resampling = Counter((s["signature"]["seed"], s["signature"]["bootstrap"])
-                         for s in systems).most_common(1)
-    data = {
+                         for s in inputs.systems).most_common(1)
+    return {
         "format": SNAPSHOT_FORMAT,
         "generated_at": utcnow().isoformat(),
         "benchmark": {"id": benchmark.id, "name": benchmark.name, "version": benchmark.version,
                       "split": benchmark.split, "n_targets": benchmark.n_targets,
                       "checksum": benchmark.checksum, "title": benchmark_title(benchmark),
-                      "pos_targets": pos_targets},
+                      "pos_targets": inputs.pos_targets},
         "signature": {"scorer_version": SCORER_VERSION, "split_checksum": benchmark.checksum,
                       "seed": resampling[0][0][0] if resampling else None,
                       "bootstrap": resampling[0][0][1] if resampling else None},
-        "board": {"id": board.id, "slug": board.slug, "track": board.track, "views": views,
-                  "phase": board.phase, "title": board_title(board, benchmark)},
-        "systems": systems,
-        "stats": per_pos,
-        "best": best,
-        "pairwise": pairwise,
-        "neighbours": neighbours,
+        "board": {"id": board.id, "slug": board.slug, "track": board.track,
+                  "views": inputs.views, "phase": board.phase,
+                  "title": board_title(board, benchmark)},
+        "systems": inputs.systems,
+        "stats": ranked.per_pos,
+        "best": ranked.best,
+        "pairwise": ranked.pairwise,
+        "neighbours": ranked.neighbours,
         "references": references,
         "references_elsewhere": elsewhere,
         "reported": reported_rows(session, board.id),  # type: ignore[arg-type]
     }
-    return data, BoardState(meta=_meta(signature, views), states=states,
-                            members=[rids[g] for g in members], data=data,
-                            incremental=plan is not None)
 
 
 def refresh_snapshot(*, session: Session, board_id: int,

@@ -131,11 +131,181 @@ def _targets_path(auth_errors: dict[str, Any]) -> dict[str, Any]:
             "409": _error("Not scored yet"), **auth_errors}}
 
 
+def _component_schemas() -> dict[str, Any]:
+    """The schemas the paths refer to: errors, submissions, diagnostics, reports."""
+    return {
+        "Error": {"type": "object", "properties": {"error": {"type": "object",
+                  "required": ["status", "code", "message"], "properties": {
+                      "status": {"type": "integer"}, "code": {"type": "string"},
+                      "message": {"type": "string"},
+                      "retry_after": {"type": "integer"},
+                      "resets_at": {"type": ["string", "null"]}}}}},
+        "Accepted": {"type": "object", "required": ["id", "status", "status_url"],
+                     "properties": {"id": {"type": "integer"},
+                                    "status": {"type": "string", "enum": STATUSES},
+                                    "status_url": {"type": "string"},
+                                    "leaderboard": {"type": "string"},
+                                    "is_public": {"type": "boolean"},
+                                    "duplicate": {"type": "boolean"}}},
+        "Submission": {"type": "object", "properties": {
+            "id": {"type": "integer"}, "leaderboard": {"type": "string"},
+            "track": {"type": "string", "enum": ["generative", "ranking"]},
+            "status": {"type": "string", "enum": STATUSES},
+            "progress": {"type": "string"}, "errors": {"type": "array"},
+            "warnings": {"type": "array"}, "failure_reason": {"type": "string"},
+            "file_sha256": {"type": "string"},
+            "targets_url": {"type": "string", "description": "Only when scored on a "
+                            "dev-phase leaderboard: its per-target diagnostics"},
+            "result": {"type": ["object", "null"], "description":
+                       "metrics, intervals, by_pos, counts and the signature "
+                       "(scorer_version, split_checksum, seed, bootstrap)"}}},
+        **_targets_schemas(),
+        "Report": {"type": "object", "properties": {
+            "ok": {"type": "boolean"}, "errors": {"type": "array"},
+            "errors_not_shown": {"type": "integer"}, "warnings": {"type": "array"},
+            "counts": {"type": "object"}}},
+    }
+
+
+def _submission_paths(auth_errors: dict[str, Any]) -> dict[str, Any]:
+    """Upload, list and read the team's own submissions."""
+    ref = {"$ref": "#/components/schemas/Accepted"}
+    return {
+        "/submissions": {
+            "post": {"summary": "Upload a result file", "requestBody": _upload_body(),
+                     "parameters": [{"name": "Idempotency-Key", "in": "header",
+                                     "schema": {"type": "string", "maxLength": 200},
+                                     "description": "Retries with the same key never "
+                                                    "create a second submission; a key "
+                                                    "names one upload to one leaderboard"}],
+                     "responses": {
+                         "202": {"description": "Accepted (or the earlier submission with "
+                                                "identical bytes)",
+                                 "content": {"application/json": {"schema": ref}}},
+                         "400": _error("Missing file or name, bad field"),
+                         "404": _error("Unknown leaderboard slug"),
+                         "409": _error("Idempotency-Key reused with a different file or "
+                                       "for another leaderboard"),
+                         "413": _error("File too large"),
+                         "429": _error("Quota or rate limit; resets_at and Retry-After "
+                                       "say when it resets"),
+                         "401": auth_errors["401"]}},
+            "get": {"summary": "The team's submissions, newest first",
+                    "parameters": [{"name": "status", "in": "query",
+                                    "schema": {"type": "string", "enum": STATUSES}}],
+                    "responses": {"200": {"description": "List"}, **auth_errors}}},
+        "/submissions/{id}": {"get": {
+            "summary": "Status, problems and results of one of the team's submissions",
+            "parameters": [{"name": "id", "in": "path", "required": True,
+                            "schema": {"type": "integer"}}],
+            "responses": {"200": {"description": "The submission", "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/Submission"}}}},
+                "404": _error("No such id, or another team's submission (the same "
+                              "answer, so ids cannot be enumerated)"),
+                **auth_errors}}},
+        "/submissions/{id}/targets": {"get": _targets_path(auth_errors)},
+    }
+
+
+def _validate_paths(auth_errors: dict[str, Any]) -> dict[str, Any]:
+    """The dry run and the poll for its report."""
+    return {
+        "/validate": {"post": {
+            "summary": "Dry run: the full validation report (checked by a worker); "
+                       "nothing stored, no quota",
+            "requestBody": _upload_body(),
+            "responses": {"200": {"description": "Report", "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/Report"}}}},
+                "202": {"description": "Still being checked after CHECK_WAIT_SECONDS: "
+                                       "{status: checking, check_id, check_url}; poll "
+                                       "check_url (Retry-After)"},
+                "413": _error("File too large"),
+                "422": _error("The check went past a hard limit (time_limit, "
+                              "memory_limit)"),
+                "503": _error("busy: too many checks wait; retry after Retry-After"),
+                **auth_errors}}},
+        "/validate/{check_id}": {"get": {
+            "summary": "A dry run's report once ready (202 while it is checked)",
+            "parameters": [{"name": "check_id", "in": "path", "required": True,
+                            "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "Report", "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/Report"}}}},
+                "202": {"description": "Still being checked"},
+                "404": _error("Unknown, expired (10 minutes) or another team's check"),
+                **auth_errors}}},
+    }
+
+
+def _ranking_paths() -> dict[str, Any]:
+    """The public list of leaderboards and their rankings (no token)."""
+    return {
+        "/leaderboards": {"get": {
+            "summary": "Every leaderboard (benchmark split × track × phase; no token)",
+            "security": [],
+            "responses": {"200": {"description": "{leaderboards: [...]}, the default first",
+                                  "content": {"application/json": {"schema": {
+                                      "type": "object", "properties": {"leaderboards": {
+                                          "type": "array", "items": LEADERBOARD}}}}}}}}},
+        "/leaderboards/{slug}/ranking": {"get": {
+            "summary": "One leaderboard's public ranking (no token)", "security": [],
+            "parameters": [{"name": "slug", "in": "path", "required": True,
+                            "schema": {"type": "string"}}, *_ranking_query()],
+            "responses": {"200": {"description": "Ranking rows and reference rows"},
+                          "400": _error("Unknown view/pos/sort/entries value"),
+                          "404": _error("No such leaderboard")}}},
+        "/leaderboard": {"get": {
+            "summary": "The default leaderboard's public ranking, or ?leaderboard=SLUG's "
+                       "(no token needed; an unknown slug is 404)",
+            "security": [], "parameters": _ranking_query(),
+            "responses": {"200": {"description": (
+                "rows (ranked systems), references, and reported: rows copied from a "
+                "publication (row_type reported; name, citation, url, source, benchmark "
+                "{name, version, split} they were computed on; no rank, no intervals, "
+                "value null where not printed). A system row's flags: duplicate_answers "
+                "(with items_with_duplicates) where an LS07/CoInCo file repeats answers; "
+                "on the views those repeats inflate (oot, GAP) such a row comes after "
+                "the ranked ones, rank null, set_apart saying why")},
+                          "400": _error("Unknown view/pos/sort/entries value")}}},
+    }
+
+
+def _comparison_paths() -> dict[str, Any]:
+    """Head to head and significance among public systems (no token)."""
+    return {
+        "/compare": {"get": {
+            "summary": "Head to head of two public systems on every metric (no token)",
+            "security": [],
+            "parameters": [{"name": "a", "in": "query", "required": True,
+                            "schema": {"type": "integer"}},
+                           {"name": "b", "in": "query", "required": True,
+                            "schema": {"type": "integer"}},
+                           {"name": "pos", "in": "query", "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "{a, b, pos, summary, metrics: {KEY: {a, "
+                                                 "b, diff, diff_interval, p_beats, "
+                                                 "p_value, significant}}}; p = 2 min(P, "
+                                                 "1 - P), significant when p < 0.05"},
+                          "400": _error("a or b not a whole number, unknown pos"),
+                          "404": _error("No such public system"),
+                          "409": _error("Not scored on the same resamples")}}},
+        "/significance": {"get": {
+            "summary": "P(row beats column) among the top N on a metric (no token)",
+            "security": [],
+            "parameters": [{"name": "metric", "in": "query", "schema": {"type": "string"}},
+                           {"name": "top", "in": "query",
+                            "schema": {"type": "integer", "minimum": 2, "maximum": 30}},
+                           {"name": "leaderboard", "in": "query",
+                            "schema": {"type": "string"},
+                            "description": "Slug; default: the default leaderboard"}],
+            "responses": {"200": {"description": "systems (best first, with compact "
+                                                 "letters), p_beats, p_value, significant"},
+                          "400": _error("Unknown metric, top out of range")}}},
+    }
+
+
 def openapi_spec(base_url: str) -> dict[str, Any]:
     """The OpenAPI 3.1 description of /api/v1."""
     auth_errors = {"401": _error("Missing, invalid or revoked token"),
                    "429": _error("Rate limit (Retry-After header says when to retry)")}
-    ref = {"$ref": "#/components/schemas/Accepted"}
     return {
         "openapi": "3.1.0",
         "info": {"title": "SWORDS leaderboard API", "version": "1",
@@ -144,151 +314,10 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
         "servers": [{"url": base_url}],
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {
-                "Error": {"type": "object", "properties": {"error": {"type": "object",
-                          "required": ["status", "code", "message"], "properties": {
-                              "status": {"type": "integer"}, "code": {"type": "string"},
-                              "message": {"type": "string"},
-                              "retry_after": {"type": "integer"},
-                              "resets_at": {"type": ["string", "null"]}}}}},
-                "Accepted": {"type": "object", "required": ["id", "status", "status_url"],
-                             "properties": {"id": {"type": "integer"},
-                                            "status": {"type": "string", "enum": STATUSES},
-                                            "status_url": {"type": "string"},
-                                            "leaderboard": {"type": "string"},
-                                            "is_public": {"type": "boolean"},
-                                            "duplicate": {"type": "boolean"}}},
-                "Submission": {"type": "object", "properties": {
-                    "id": {"type": "integer"}, "leaderboard": {"type": "string"},
-                    "track": {"type": "string", "enum": ["generative", "ranking"]},
-                    "status": {"type": "string", "enum": STATUSES},
-                    "progress": {"type": "string"}, "errors": {"type": "array"},
-                    "warnings": {"type": "array"}, "failure_reason": {"type": "string"},
-                    "file_sha256": {"type": "string"},
-                    "targets_url": {"type": "string", "description": "Only when scored on a "
-                                    "dev-phase leaderboard: its per-target diagnostics"},
-                    "result": {"type": ["object", "null"], "description":
-                               "metrics, intervals, by_pos, counts and the signature "
-                               "(scorer_version, split_checksum, seed, bootstrap)"}}},
-                **_targets_schemas(),
-                "Report": {"type": "object", "properties": {
-                    "ok": {"type": "boolean"}, "errors": {"type": "array"},
-                    "errors_not_shown": {"type": "integer"}, "warnings": {"type": "array"},
-                    "counts": {"type": "object"}}},
-            }},
+            "schemas": _component_schemas()},
         "security": [{"bearer": []}],
-        "paths": {
-            "/submissions": {
-                "post": {"summary": "Upload a result file", "requestBody": _upload_body(),
-                         "parameters": [{"name": "Idempotency-Key", "in": "header",
-                                         "schema": {"type": "string", "maxLength": 200},
-                                         "description": "Retries with the same key never "
-                                                        "create a second submission; a key "
-                                                        "names one upload to one leaderboard"}],
-                         "responses": {
-                             "202": {"description": "Accepted (or the earlier submission with "
-                                                    "identical bytes)",
-                                     "content": {"application/json": {"schema": ref}}},
-                             "400": _error("Missing file or name, bad field"),
-                             "404": _error("Unknown leaderboard slug"),
-                             "409": _error("Idempotency-Key reused with a different file or "
-                                           "for another leaderboard"),
-                             "413": _error("File too large"),
-                             "429": _error("Quota or rate limit; resets_at and Retry-After "
-                                           "say when it resets"),
-                             "401": auth_errors["401"]}},
-                "get": {"summary": "The team's submissions, newest first",
-                        "parameters": [{"name": "status", "in": "query",
-                                        "schema": {"type": "string", "enum": STATUSES}}],
-                        "responses": {"200": {"description": "List"}, **auth_errors}}},
-            "/submissions/{id}": {"get": {
-                "summary": "Status, problems and results of one of the team's submissions",
-                "parameters": [{"name": "id", "in": "path", "required": True,
-                                "schema": {"type": "integer"}}],
-                "responses": {"200": {"description": "The submission", "content": {
-                    "application/json": {"schema": {"$ref": "#/components/schemas/Submission"}}}},
-                    "404": _error("No such id, or another team's submission (the same "
-                                  "answer, so ids cannot be enumerated)"),
-                    **auth_errors}}},
-            "/submissions/{id}/targets": {"get": _targets_path(auth_errors)},
-            "/validate": {"post": {
-                "summary": "Dry run: the full validation report (checked by a worker); "
-                           "nothing stored, no quota",
-                "requestBody": _upload_body(),
-                "responses": {"200": {"description": "Report", "content": {"application/json": {
-                    "schema": {"$ref": "#/components/schemas/Report"}}}},
-                    "202": {"description": "Still being checked after CHECK_WAIT_SECONDS: "
-                                           "{status: checking, check_id, check_url}; poll "
-                                           "check_url (Retry-After)"},
-                    "413": _error("File too large"),
-                    "422": _error("The check went past a hard limit (time_limit, "
-                                  "memory_limit)"),
-                    "503": _error("busy: too many checks wait; retry after Retry-After"),
-                    **auth_errors}}},
-            "/validate/{check_id}": {"get": {
-                "summary": "A dry run's report once ready (202 while it is checked)",
-                "parameters": [{"name": "check_id", "in": "path", "required": True,
-                                "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "Report", "content": {"application/json": {
-                    "schema": {"$ref": "#/components/schemas/Report"}}}},
-                    "202": {"description": "Still being checked"},
-                    "404": _error("Unknown, expired (10 minutes) or another team's check"),
-                    **auth_errors}}},
-            "/leaderboards": {"get": {
-                "summary": "Every leaderboard (benchmark split × track × phase; no token)",
-                "security": [],
-                "responses": {"200": {"description": "{leaderboards: [...]}, the default first",
-                                      "content": {"application/json": {"schema": {
-                                          "type": "object", "properties": {"leaderboards": {
-                                              "type": "array", "items": LEADERBOARD}}}}}}}}},
-            "/leaderboards/{slug}/ranking": {"get": {
-                "summary": "One leaderboard's public ranking (no token)", "security": [],
-                "parameters": [{"name": "slug", "in": "path", "required": True,
-                                "schema": {"type": "string"}}, *_ranking_query()],
-                "responses": {"200": {"description": "Ranking rows and reference rows"},
-                              "400": _error("Unknown view/pos/sort/entries value"),
-                              "404": _error("No such leaderboard")}}},
-            "/leaderboard": {"get": {
-                "summary": "The default leaderboard's public ranking, or ?leaderboard=SLUG's "
-                           "(no token needed; an unknown slug is 404)",
-                "security": [], "parameters": _ranking_query(),
-                "responses": {"200": {"description": (
-                    "rows (ranked systems), references, and reported: rows copied from a "
-                    "publication (row_type reported; name, citation, url, source, benchmark "
-                    "{name, version, split} they were computed on; no rank, no intervals, "
-                    "value null where not printed). A system row's flags: duplicate_answers "
-                    "(with items_with_duplicates) where an LS07/CoInCo file repeats answers; "
-                    "on the views those repeats inflate (oot, GAP) such a row comes after "
-                    "the ranked ones, rank null, set_apart saying why")},
-                              "400": _error("Unknown view/pos/sort/entries value")}}},
-            "/compare": {"get": {
-                "summary": "Head to head of two public systems on every metric (no token)",
-                "security": [],
-                "parameters": [{"name": "a", "in": "query", "required": True,
-                                "schema": {"type": "integer"}},
-                               {"name": "b", "in": "query", "required": True,
-                                "schema": {"type": "integer"}},
-                               {"name": "pos", "in": "query", "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "{a, b, pos, summary, metrics: {KEY: {a, "
-                                                     "b, diff, diff_interval, p_beats, "
-                                                     "p_value, significant}}}; p = 2 min(P, "
-                                                     "1 - P), significant when p < 0.05"},
-                              "400": _error("a or b not a whole number, unknown pos"),
-                              "404": _error("No such public system"),
-                              "409": _error("Not scored on the same resamples")}}},
-            "/significance": {"get": {
-                "summary": "P(row beats column) among the top N on a metric (no token)",
-                "security": [],
-                "parameters": [{"name": "metric", "in": "query", "schema": {"type": "string"}},
-                               {"name": "top", "in": "query",
-                                "schema": {"type": "integer", "minimum": 2, "maximum": 30}},
-                               {"name": "leaderboard", "in": "query",
-                                "schema": {"type": "string"},
-                                "description": "Slug; default: the default leaderboard"}],
-                "responses": {"200": {"description": "systems (best first, with compact "
-                                                     "letters), p_beats, p_value, significant"},
-                              "400": _error("Unknown metric, top out of range")}}},
-        },
+        "paths": {**_submission_paths(auth_errors), **_validate_paths(auth_errors),
+                  **_ranking_paths(), **_comparison_paths()},
     }
 
 
