@@ -497,7 +497,7 @@ def _rank_pairs(inputs: _BoardInputs, points: dict[str, np.ndarray], resampled: 
         old_data.get("neighbours", {}) if old_data else {})
 
 
-def _snapshot_document(session: Session, board: Board, benchmark: Benchmark,
+def _snapshot_document(session: Session, board: Board, benchmark: Split,
                        inputs: _BoardInputs, ranked: _Ranked) -> dict[str, Any]:
     """The snapshot's JSON: the board, its benchmark and signature, systems and blocks."""
     references, elsewhere = reference_rows(session, board, benchmark)
