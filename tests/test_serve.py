@@ -213,7 +213,7 @@ def _host_commands_reach_the_running_benchmark(tmp_path: Path, env: dict, port: 
         return done
 
     created = host("team", "create", "Lexical Lions", "--email", "lions@example.org")
-    assert "the running `leaderboard serve`" in created.stderr
+    assert "`leaderboard serve` running in" in created.stderr
     assert "mini_test" in created.stderr
     token = host("token", "create", "--team", "Lexical Lions", "--name", "ci")
     secret = token.stdout.strip().splitlines()[-1]

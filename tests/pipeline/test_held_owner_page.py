@@ -27,6 +27,8 @@ def test_the_owner_reads_that_a_held_submission_is_held_and_has_no_compare_links
     jobs.configure(settings=app.config["LEADERBOARD"], engine=app.extensions["db_engine"])
     other, _ = make_team(session, name="Lab Two", email="two@example.org")
     released = _scored_public(app, client, make_token(session, other), "demo_baseline", "Base")
+    third, _ = make_team(session, name="Lab Three", email="three@example.org")
+    _scored_public(app, client, make_token(session, third), "demo_weak", "Weak")
     held = _scored_public(app, client, token, "demo_strong", "Strong")
     row = session.get(Submission, held)
     row.release_state = ReleaseState.HELD
@@ -46,4 +48,5 @@ def test_the_owner_reads_that_a_held_submission_is_held_and_has_no_compare_links
     assert "Held by the ladder: it is compared with no system" in system
     assert client.get(f"/compare?a={held}&b={released}").status_code == 404  # why none
     public = client.get(f"/systems/{released}").get_data(as_text=True)
-    assert 'action="/compare"' in public   # a public system still has its comparisons
+    # a public system still has its comparisons, with the other public one only
+    assert 'action="/compare"' in public and "Weak" in public
