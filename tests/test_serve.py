@@ -109,7 +109,7 @@ def _start_serve(tmp_path: Path, env: dict, port: int, log_name: str) -> subproc
 
 
 def _wait_for_line(path: Path, text: str, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while text not in path.read_text():
         assert process.poll() is None, path.read_text()
         assert time.monotonic() < deadline, path.read_text()
@@ -161,6 +161,10 @@ def test_serve_with_a_benchmark_never_shows_the_demo_boards(tmp_path):
     leaderboard = str(Path(sys.executable).with_name("leaderboard"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
     env["LEADERBOARD_INSTANCE_PATH"] = str(tmp_path / "instance")
+    # The LS07, CoInCo and TSAR boards are other tests' concern; importing them here made
+    # start-up outlast the wait on a loaded machine.
+    env["LEADERBOARD_LEXSUB_DIR"] = str(tmp_path / "no-lexsub")
+    env["LEADERBOARD_TSAR_DIR"] = str(tmp_path / "no-tsar")
     for step in (["db", "upgrade"], ["benchmark", "load-demo"]):  # what `make run` left
         done = subprocess.run([leaderboard, *step], cwd=PROJECT_ROOT, env=env,
                               capture_output=True, text=True, timeout=120)
