@@ -77,16 +77,29 @@ def chromium() -> Iterator:
 
 @pytest.fixture
 def database_url(request, tmp_path) -> Iterator[str]:
-    """A fresh, empty database: a SQLite file, or a new PostgreSQL schema."""
+    """A database of this test's own: a SQLite file, or a PostgreSQL schema whose tables
+    are there and empty (a test marked ``empty_database`` gets no tables at all)."""
     kind = getattr(request, "param", "sqlite")
     if kind == "sqlite":
         yield f"sqlite:///{tmp_path / 'test.db'}"
         return
     if not backends.postgres_available():
         pytest.skip(f"PostgreSQL does not answer at {backends.POSTGRES_URL}")
-    schema, url = backends.new_postgres_schema()
+    if request.node.get_closest_marker("empty_database"):
+        schema, url = backends.new_postgres_schema()
+        yield url
+        backends.drop_postgres_schema(schema)
+        return
+    schema, url = backends.take_postgres_schema_with_tables()
     yield url
-    backends.drop_postgres_schema(schema)
+    backends.give_back_postgres_schema(schema)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def drop_emptied_schemas() -> Iterator[None]:
+    yield
+    if backends.postgres_available():
+        backends.drop_emptied_schemas()
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """Migrations build the same schema on SQLite and PostgreSQL, equal to the models."""
 
+import pytest
 from sqlalchemy import inspect
 from sqlmodel import SQLModel
 
@@ -7,6 +8,8 @@ from leaderboard import create_app
 from leaderboard.db import make_engine
 from leaderboard.infra import migrate
 from tests.backends import ALL_DATABASES
+
+pytestmark = pytest.mark.empty_database
 
 
 def _head(engine) -> str:

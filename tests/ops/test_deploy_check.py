@@ -91,6 +91,7 @@ def _check(overrides: dict, *args: str):
 
 
 @POSTGRES
+@pytest.mark.empty_database  # `db upgrade` and its check start from no tables
 def test_check_passes_on_a_consistent_machine_and_fails_on_another_key_and_on_skew(
         app_overrides, start_worker):
     app = create_app(app_overrides)
@@ -129,6 +130,7 @@ def test_check_passes_on_a_consistent_machine_and_fails_on_another_key_and_on_sk
 
 
 @POSTGRES
+@pytest.mark.empty_database  # `db upgrade` and its check start from no tables
 def test_check_fails_on_an_unmigrated_database(app_overrides):
     result = _check(app_overrides, "--role", "web")
     assert result.exit_code == 1
