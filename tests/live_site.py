@@ -112,8 +112,11 @@ def checks_worker(app: Flask, tmp: Path) -> Iterator[subprocess.Popen]:
 def chromium_browser() -> Iterator[Any]:
     """Debian's chromium, headless, through Playwright; skips when either is missing."""
     require_browser()
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Playwright's 5 s default is for a quiet machine; CI shares two cores among test
+    # processes, live servers and workers.
+    expect.set_options(timeout=20_000)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         try:
