@@ -178,7 +178,7 @@ def _setup_lexsub(step: Callable[..., None]) -> None:
         return
     for name in ("semeval07", "coinco"):
         step("benchmark", "import-lexsub", name)
-    step("reported", "add-shipped")   # published LS07/CoInCo numbers (Wada et al.'s GAP)
+    step("reported", "add-shipped")   # published LS07/CoInCo numbers (the lexsub card lists them)
 
 
 def _setup_tsar(step: Callable[..., None]) -> None:

@@ -22,12 +22,16 @@ import shutil
 import subprocess
 
 import pytest
+from sqlmodel import select
 
+from leaderboard.models import ReportedRow
 from leaderboard.services.catalog.lexsub import lexsub_board
+from leaderboard.services.catalog.reported import add_shipped
+from leaderboard.services.ranking.snapshots import refresh_snapshot
 from leaderboard.worker import jobs
 from tests.backends import ALL_DATABASES
 from tests.factories import login, make_team
-from tests.lexsub_files import write_semeval07
+from tests.lexsub_files import write_coinco, write_semeval07
 from tests.pipeline.test_ranking_track import upload_and_work
 from tests.pipeline.test_web import form_data
 from tests.scoring.conftest import shared_dir
@@ -184,18 +188,51 @@ def test_per_instance_diagnostics_on_published_labels(app, client, session, team
 
 def test_wada_et_al_ls07_gap_is_a_reported_row_on_the_ls07_all_ranking_board(
         app, client, session, tmp_path):
-    from leaderboard.services.catalog.reported import add_shipped
-    from leaderboard.services.ranking.snapshots import refresh_snapshot
-
     folder = write_semeval07(tmp_path, splits=("all",))
     board = lexsub_board(session, "semeval07", "all", "ranking", data_dir=folder)
     added = add_shipped(session)
-    assert [a.board.slug for a in added if a.board.id == board.id] == [board.slug]
+    assert [a.origin for a in added if a.board.id == board.id] == [
+        "arefyev-coling2020-lexsubgen.json", "wada-coling2022-ls07.json"]
     refresh_snapshot(session=session, board_id=board.id)
     session.commit()
     html = client.get(f"/?leaderboard={board.slug}").get_data(as_text=True)
     assert "Wada et al. (DeBERTa-V3" in html and "64.97" in html
     assert "reported" in html
+
+
+def test_shipped_lexsub_papers_land_on_the_board_of_their_protocol(client, session, tmp_path):
+    """GAP rows go to the ranking boards of the whole corpora, best/oot rows to the test
+    generative boards, and each board gets only its own benchmark's rows."""
+    folder = write_coinco(write_semeval07(tmp_path, splits=("all", "test")))
+    boards = {(name, split): lexsub_board(session, name, split, track, data_dir=folder)
+              for name, split, track in (("semeval07", "all", "ranking"),
+                                         ("semeval07", "test", "generative"),
+                                         ("coinco", "all", "ranking"),
+                                         ("coinco", "test", "generative"))}
+    add_shipped(session)
+    session.commit()
+
+    def rows(key):
+        found = session.exec(select(ReportedRow).where(
+            ReportedRow.board_id == boards[key].id)).all()
+        return {(r.origin, r.name): r.metrics for r in found}
+
+    lexsubgen, cilex = "arefyev-coling2020-lexsubgen.json", "seneviratne-coling2022-cilex.json"
+    ls07_gap, coinco_gap = rows(("semeval07", "all")), rows(("coinco", "all"))
+    assert ls07_gap[lexsubgen, "XLNet+embs (Arefyev et al., LexSubGen)"] == {"gap": 59.62}
+    assert coinco_gap[lexsubgen, "XLNet+embs (Arefyev et al., LexSubGen)"] == {"gap": 55.63}
+    assert {o for o, _ in ls07_gap} == {lexsubgen, "wada-coling2022-ls07.json"}
+    assert {o for o, _ in coinco_gap} == {lexsubgen} and len(coinco_gap) == 11
+    ls07_gen, coinco_gen = rows(("semeval07", "test")), rows(("coinco", "test"))
+    assert ls07_gen[cilex, "CILex3 (Seneviratne et al.)"] == {
+        "best_r": 23.31, "best_mode_r": 40.98, "oot_r": 56.32, "oot_mode_r": 74.88}
+    assert coinco_gen[cilex, "CILex3 (Seneviratne et al.)"]["best_r"] == 16.39
+    assert {o for o, _ in ls07_gen} == {cilex, "mccarthy-navigli-2009-ls07.json"}
+    assert {o for o, _ in coinco_gen} == {cilex} and len(coinco_gen) == 6
+    refresh_snapshot(session=session, board_id=boards["coinco", "test"].id)
+    session.commit()
+    page = client.get("/?leaderboard=coinco-test-generative&view=oot").get_data(as_text=True)
+    assert "LexSubCon (Michalopoulos et al. 2022)" in page and "38.00" in page
 
 
 def test_check_file_on_a_generative_board_prints_its_counts(client, session, ls07_boards,

@@ -30,10 +30,11 @@ def _by_name(rows) -> dict:
 
 def test_every_shipped_file_loads():
     assert [p.name for p in shipped_files()] == [
-        "mccarthy-navigli-2009-ls07.json", "swords-naacl2021-generative.json",
+        "arefyev-coling2020-lexsubgen.json", "mccarthy-navigli-2009-ls07.json",
+        "seneviratne-coling2022-cilex.json", "swords-naacl2021-generative.json",
         "swords-naacl2021-ranking.json", "wada-coling2022-ls07.json", "wada-coling2022.json"]
     rows = load_shipped()
-    assert len(rows) == 1 + 13 + 7 + 1 + 2
+    assert len(rows) == 22 + 1 + 12 + 13 + 7 + 1 + 2
     assert {r.track for r in rows} == {"generative", "ranking"}
     for row in rows:
         assert row.citation and row.url.startswith("https://") and row.source
@@ -75,6 +76,31 @@ def test_table_6_and_wada_typed_by_hand():
                         "strict_a_f@10": 24.52, "strict_c_f@10": 39.90}),
         ("ranking", {"gap_rat": 62.9})]
     assert {(r.benchmark_version, r.benchmark_split) for r in wada} == {("1.1", "test")}
+
+
+def test_lexsubgen_readme_gap_typed_by_hand():
+    """Samsung/LexSubGen README at 7d49693, 'Results': the SemEval and COINCO GAP columns."""
+    rows = _file("arefyev-coling2020-lexsubgen.json")
+    gap = {(r.name, r.benchmark_name, r.benchmark_split): r.metrics for r in rows}
+    assert gap["XLNet+embs (Arefyev et al., LexSubGen)", "semeval07", "all"] == {"gap": 59.62}
+    assert gap["XLNet+embs (Arefyev et al., LexSubGen)", "coinco", "all"] == {"gap": 55.63}
+    assert gap["OOC (Arefyev et al., LexSubGen)", "semeval07", "all"] == {"gap": 44.65}
+    assert gap["RoBERTa+embs (Arefyev et al., LexSubGen)", "coinco", "all"] == {"gap": 54.6}
+    assert {r.track for r in rows} == {"ranking"} and len(gap) == 22
+
+
+def test_cilex_table_2_typed_by_hand():
+    """sandaruSen/CILex figs/results.png at 23f10aa (the paper's Table 2): best, best-m, oot,
+    oot-m, recorded as recall."""
+    keys = ("best_r", "best_mode_r", "oot_r", "oot_mode_r")
+    rows = {(r.name, r.benchmark_name): r for r in _file("seneviratne-coling2022-cilex.json")}
+    cilex3 = rows["CILex3 (Seneviratne et al.)", "semeval07"]
+    assert [cilex3.metrics[k] for k in keys] == [23.31, 40.98, 56.32, 74.88]
+    assert (cilex3.track, cilex3.benchmark_split) == ("generative", "test")
+    lexsubcon = rows["LexSubCon (Michalopoulos et al. 2022)", "coinco"]
+    assert [lexsubcon.metrics[k] for k in keys] == [14.0, 29.7, 38.0, 59.2]
+    assert lexsubcon.benchmark_split == "test" and "Michalopoulos" in lexsubcon.note
+    assert len(rows) == 12 and all(set(r.metrics) == set(keys) for r in rows.values())
 
 
 def test_f_is_the_harmonic_mean_of_the_transcribed_p_and_r():
