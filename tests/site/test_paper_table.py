@@ -23,7 +23,7 @@ from leaderboard.services.catalog.tsar import tsar_board
 from leaderboard.services.ranking.metric_info import views_for
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.lexsub_files import write_coinco, write_semeval07
-from tests.live_site import publish_scored, seeded_app, serving, walk_pages
+from tests.live_site import ARTIFACTS, publish_scored, seeded_app, serving, walk_pages
 from tests.scoring.tsar.files import SYSTEM, write_tsar
 from tests.site.test_browser_lexsub import COINCO, PAIRS, RANKED
 
@@ -183,7 +183,7 @@ def test_filters_by_name_kind_metadata_and_completeness(client):
 
 def test_markdown_and_csv_of_the_reported_rows(client):
     query = f"col={EN}:acc@1&col={ES}:map@3&rows=reported"
-    title = "TSAR-2022 {}-test · generative · public labels"
+    title = "TSAR-2022 {}-test · generative"
     assert client.get(f"/table.md?{query}").get_data(as_text=True) == (
         f"| System | Team / source | {title.format('en')}: ACC@1 | "
         f"{title.format('es')}: MAP@3 |\n"
@@ -231,6 +231,26 @@ def test_latex_compiles_with_its_bib(client, tmp_path):
     assert "\\bibcite{saggion2022findings}" in aux
 
 
+def test_a_withdrawn_system_leaves_the_table_at_once(client, paper_app):
+    cols = f"col={LS07_GAP}:gap&col={EN}:acc@1"
+    with Session(paper_app.extensions["db_engine"]) as session:
+        sub = session.get(Submission, paper_app.config["IDS"][LS07_GAP])
+        sub.is_public = False
+        session.add(sub)
+        session.commit()
+        try:
+            north = next(r for r in _csv(client, cols) if r["system"] == NORTH)
+            assert north[f"{LS07_GAP}:gap"] == "" and north[f"{EN}:acc@1"] != ""
+            # by default, a board with nothing to show has no columns
+            assert f"{LS07_GAP}:gap" not in _csv(client, "")[0]
+        finally:
+            sub.is_public = True
+            session.add(sub)
+            session.commit()
+    north = next(r for r in _csv(client, cols) if r["system"] == NORTH)
+    assert north[f"{LS07_GAP}:gap"] != ""
+
+
 @pytest.mark.browser
 def test_table_in_chromium(paper_app, chromium):
     pages = {"paper-table": "/table",
@@ -240,3 +260,15 @@ def test_table_in_chromium(paper_app, chromium):
     with serving(paper_app) as base:
         for width in (1366, 390):
             walk_pages(chromium, base, pages, width)
+            context = chromium.new_context(viewport={"width": width, "height": 900})
+            page = context.new_page()
+            page.goto(f"{base}/table")
+            page.get_by_text("Columns (11 chosen)").click()
+            page.get_by_label("ACC@2@Top1").first.check()
+            page.get_by_role("button", name="Show").click()
+            assert "Columns (12 chosen)" in page.content()
+            page.get_by_text("Columns (12 chosen)").click()
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            page.screenshot(path=str(ARTIFACTS / f"paper-table-columns-{width}.png"),
+                            full_page=True)
+            context.close()
