@@ -216,7 +216,7 @@ def test_latex_compiles_with_its_bib(client, tmp_path):
     (tmp_path / "paper-table.tex").write_text(tex, encoding="utf-8")
     (tmp_path / "paper-table.bib").write_text(bib, encoding="utf-8")
     (tmp_path / "paper.tex").write_text(
-        "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
+        "\\documentclass{article}\n\\usepackage{booktabs}\n"
         "\\usepackage{url}\n\\begin{document}\n\\input{paper-table}\n"
         "\\bibliographystyle{plain}\n\\bibliography{paper-table}\n\\end{document}\n",
         encoding="utf-8")
