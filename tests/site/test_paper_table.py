@@ -33,6 +33,8 @@ ODD = "A&B_50% #1 {x} ~^$"
 EN, ES = "tsar2022-en-test", "tsar2022-es-test"
 LS07_GEN, LS07_GAP = "semeval07-trial-generative", "semeval07-trial-ranking"
 COINCO_GEN = "coinco-test-generative"
+#: An .oot line answering one substitute three times: score.pl credits each (set apart).
+REPEATS = b"bright.a 1 :: smart\nbright.a 1 ::: smart;smart;smart\n"
 
 
 def _prepare(app, seeded, folder) -> dict[str, int]:
@@ -55,6 +57,8 @@ def _prepare(app, seeded, folder) -> dict[str, int]:
         publish_scored(app, session, [(boards[1], {"Wide guesser": PAIRS["Wide guesser"]})],
                        [south])
         publish_scored(app, session, [(boards[3], {ODD: two})], [east])
+        ids["repeater"] = publish_scored(app, session, [(boards[1], {"Repeater": REPEATS})],
+                                         [east])["Repeater"]
         sub = session.get(Submission, seeded.public[NORTH])
         sub.paper_url = "https://example.org/contextual-ranker"
         session.add(sub)
@@ -200,15 +204,29 @@ def test_markdown_and_csv_of_the_reported_rows(client):
     assert lines[1].endswith('EMNLP 2022.",saggion2022findings,80.96,,,58.34,,,')
 
 
+def test_a_value_its_board_sets_apart_is_marked(client, paper_app):
+    query = f"col={LS07_GEN}:oot_r&col={LS07_GEN}:best_r&q=repeater"
+    row = _csv(client, query)[0]
+    value, ci = _ranking_cell(client, LS07_GEN, "oot_r", paper_app.config["IDS"]["repeater"])
+    assert (row[f"{LS07_GEN}:oot_r"], f"{row[LS07_GEN + ':oot_r lo']}–"
+            f"{row[LS07_GEN + ':oot_r hi']}") == (value, ci)
+    assert row["set_apart"].startswith(f"{LS07_GEN}:oot_r: repeats answers on 1 items")
+    line = client.get(f"/table.md?{query}").get_data(as_text=True).splitlines()[2]
+    assert line.startswith(f"| Repeater | East Lab | {value} [") and "]† | " in line
+    page = client.get(f"/table?{query}").get_data(as_text=True)
+    assert page.count('<abbr class="flag"') == 1 and "† This file repeats answers" in page
+
+
 def test_latex_compiles_with_its_bib(client, tmp_path):
     if shutil.which("pdflatex") is None or shutil.which("bibtex") is None:
         pytest.skip("pdflatex/bibtex missing (apt-get install texlive-latex-base "
                     "texlive-latex-recommended)")
-    cols = (f"col={EN}:acc@1&col={EN}:map@3&col={LS07_GAP}:gap"
+    cols = (f"col={EN}:acc@1&col={EN}:map@3&col={LS07_GAP}:gap&col={LS07_GEN}:oot_r"
             "&col=swords-demo-v1-test-generative:lenient_a_f@10")
     tex = client.get(f"/table.tex?{cols}").get_data(as_text=True)
     bib = client.get(f"/table.bib?{cols}").get_data(as_text=True)
     assert "\\toprule" in tex and "\\cmidrule(lr){3-4}" in tex and "\\bottomrule" in tex
+    assert "$^\\dagger$" in tex and "\\multicolumn{7}{l}{\\footnotesize $^\\dagger$" in tex
     assert "TeamA (run 2) \\cite{saggion2022findings}" in tex
     assert "A\\&B\\_50\\% \\#1 \\{x\\} \\textasciitilde{}\\textasciicircum{}\\$" in tex
     assert "Contextual ranker \\cite{north-lab-contextual-ranker}" in tex

@@ -342,7 +342,7 @@ def latex_text(table: PaperTable) -> str:
     lines.append("\\bottomrule")
     if table.any_apart:
         lines.append(f"\\multicolumn{{{n + 2}}}{{l}}{{\\footnotesize $^\\dagger$ repeats "
-                     "answers the field's script credits each time; not ranked on it.}} \\\\")
+                     "answers the field's script credits each time; not ranked on it.} \\\\")
     return "\n".join([*lines, "\\end{tabular}"]) + "\n"
 
 
