@@ -183,6 +183,8 @@ def test_filters_by_name_kind_metadata_and_completeness(client):
     without = {r["system"] for r in _csv(client, f"{cols}&paper=no")}
     assert NORTH not in without and ODD in without and "Ranker top-3" in without
     assert client.get("/table?paper=maybe").status_code == 400
+    page = client.get(f"/table?{cols}&paper=yes&rows=systems").get_data(as_text=True)
+    assert '<option value="yes" selected>yes</option>' in page and "1 of 8 rows" in page
 
 
 def test_markdown_and_csv_of_the_reported_rows(client):
