@@ -9,6 +9,7 @@ not import the ranking package, which imports it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,3 +127,15 @@ def add_shipped(session: Session) -> list[Added]:
         for board, board_rows in per_board.values():
             added.append(add_rows(session, board, board_rows, path.name))
     return added
+
+
+def short_citation(citation: str) -> str:
+    """``Lee et al. 2021`` from ``Mina Lee, Chris Donahue, ... 2021. Title...``; the whole
+    text when it does not start with an author list."""
+    authors = citation.split(". ")[0]
+    year = re.search(r"\b(?:19|20)\d\d\b", citation)
+    first = re.split(r",| and ", authors)[0].split()
+    if not first or year is None or len(authors) == len(citation):
+        return citation
+    several = "," in authors or " and " in authors
+    return f"{first[-1]}{' et al.' if several else ''} {year.group(0)}"

@@ -9,6 +9,7 @@ from leaderboard.web.public import (  # noqa: F401
     about,
     analysis,
     common,
+    paper,
     ranking,
     systems,
     vendor,

@@ -6,12 +6,12 @@ than plain string building does. Text from users is escaped here.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from markupsafe import Markup, escape
 
 from leaderboard.scoring.significance import format_p, significant
+from leaderboard.services.catalog.reported import short_citation
 from leaderboard.services.ranking.ranking_table import RankingTable
 from leaderboard.services.ranking.systems import coverage_text
 from leaderboard.services.ranking.table_rows import FORMATS, RowCells, TableRow
@@ -235,18 +235,6 @@ def rows_html(table: RankingTable, *, sys_base: str, team_base: str,
         if i < len(ranked):
             parts.append(_row(ranked[i], table, sys_base, team_base, headline_label))
     return Markup("".join(parts))
-
-
-def short_citation(citation: str) -> str:
-    """``Lee et al. 2021`` from ``Mina Lee, Chris Donahue, ... 2021. Title...``; the whole
-    text when it does not start with an author list."""
-    authors = citation.split(". ")[0]
-    year = re.search(r"\b(?:19|20)\d\d\b", citation)
-    first = re.split(r",| and ", authors)[0].split()
-    if not first or year is None or len(authors) == len(citation):
-        return citation
-    several = "," in authors or " and " in authors
-    return f"{first[-1]}{' et al.' if several else ''} {year.group(0)}"
 
 
 def _printed(value: float, shown: str) -> str:
