@@ -10,6 +10,7 @@ from leaderboard.web.public import (  # noqa: F401
     analysis,
     common,
     ranking,
+    results,
     systems,
     vendor,
 )
