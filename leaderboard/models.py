@@ -6,6 +6,7 @@ SQLite and PostgreSQL and refuses naive values.
 
 from __future__ import annotations
 
+import secrets
 import unicodedata
 from datetime import UTC, datetime
 from typing import Any
@@ -254,10 +255,19 @@ class Submission(SQLModel, table=True):
         return self.release_state == ReleaseState.HELD
 
 
+def new_public_id() -> str:
+    """A result's permalink id: random (64 bits, hex), so that a URL tells nothing of when it
+    was scored or which other results are its team's, as a sequential id would."""
+    return secrets.token_hex(8)
+
+
 class Result(SQLModel, table=True):
     """One scoring of a submission; older rows are kept as history (``is_current`` false)."""
 
     id: int | None = Field(default=None, primary_key=True)
+    # The frozen record's permalink (/results/<public_id>); a re-score is a new row, a new id.
+    public_id: str = Field(default_factory=new_public_id, unique=True, index=True,
+                           max_length=32)
     submission_id: int = Field(foreign_key="submission.id", index=True)
     is_current: bool = True
     scorer_version: str = Field(max_length=40)

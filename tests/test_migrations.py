@@ -217,3 +217,51 @@ def test_team_name_skeleton_migration_renames_look_alikes_and_enforces_them(data
                           "created_at) VALUES ('Team I', 'team i', 'tearn l', false, "
                           "CURRENT_TIMESTAMP)"))
     engine.dispose()
+
+
+@ALL_DATABASES
+def test_result_public_id_migration_gives_each_result_its_own_random_id(database_url):
+    """0017: every result existing before it gets a random 16-hex id of its own; the unique
+    index then refuses a second result with the same id, on either database."""
+    import re
+
+    import pytest
+    from alembic import command
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+    from sqlmodel import Session
+
+    from leaderboard.models import Board, Result, Split, Submission, Team
+
+    engine = make_engine(database_url)
+    migrate.upgrade(engine)
+    with Session(engine) as session:
+        team, split = Team(name="Lab"), Split(name="swords", version="1.1", split="test",
+                                              checksum="c", source_bytes=b"-",
+                                              prepared_bytes=b"-", scorer_version="1.1.0")
+        session.add_all([team, split])
+        session.flush()
+        board = Board(slug="b", split_id=split.id)
+        session.add(board)
+        session.flush()
+        sub = Submission(team_id=team.id, split_id=split.id, board_id=board.id,
+                         system_name="s", file_bytes=b"{}", file_sha256="x")
+        session.add(sub)
+        session.flush()
+        session.add_all([Result(submission_id=sub.id, scorer_version="1.1.0",
+                                split_checksum="c", target_stats=b"-") for _ in range(3)])
+        session.commit()
+    config = migrate.alembic_config(engine)
+    before = ScriptDirectory.from_config(config).get_revision("0017_result_public_id")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, before.down_revision)  # the rows, without their ids
+    migrate.upgrade(engine)
+    with engine.connect() as conn:
+        ids = [row[0] for row in conn.execute(text("SELECT public_id FROM result ORDER BY id"))]
+    assert len(set(ids)) == 3 and all(re.fullmatch(r"[0-9a-f]{16}", i) for i in ids)
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(text("UPDATE result SET public_id = :first WHERE public_id = :second"),
+                     {"first": ids[0], "second": ids[1]})
+    engine.dispose()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leaderboard.scoring.bibtex import entry
 from leaderboard.scoring.lexsub import data as lexsub_data
 from leaderboard.scoring.lexsub import score as lexsub_score
 from leaderboard.scoring.lexsub.diagnostics import diagnose as lexsub_diagnose
@@ -33,6 +34,44 @@ from leaderboard.scoring.swords.validate import ValidationReport, validate_submi
 from leaderboard.scoring.tsar.family import Tsar2022Family
 
 GENERATIVE, RANKING = "generative", "ranking"
+
+# Each benchmark's BibTeX: the one copy the board's cite block, the about page and the API
+# print. The fields are those of the ACL Anthology's entries and the papers' own headers
+# (each card names its sources under "Licence and citation").
+ACL = "Association for Computational Linguistics"
+SWORDS_BIBTEX = entry(
+    "inproceedings", "lee-etal-2021-swords",
+    title="{S}words: A Benchmark for Lexical Substitution with Improved Data Coverage and "
+          "Quality",
+    author="Lee, Mina and Donahue, Chris and Jia, Robin and Iyabor, Alexander and Liang, Percy",
+    booktitle="Proceedings of the 2021 Conference of the North American Chapter of the "
+              "Association for Computational Linguistics: Human Language Technologies",
+    month="jun", year="2021", address="Online", publisher=ACL,
+    url="https://aclanthology.org/2021.naacl-main.345", doi="10.18653/v1/2021.naacl-main.345",
+    pages="4362--4379")
+SEMEVAL07_BIBTEX = entry(
+    "inproceedings", "mccarthy-navigli-2007-semeval",
+    title="{S}em{E}val-2007 Task 10: {E}nglish Lexical Substitution Task",
+    author="McCarthy, Diana and Navigli, Roberto",
+    booktitle="Proceedings of the Fourth International Workshop on Semantic Evaluations "
+              "({S}em{E}val-2007)",
+    year="2007", address="Prague, Czech Republic", publisher=ACL,
+    url="https://aclanthology.org/S07-1009", pages="48--53")
+SEMEVAL07_JOURNAL_BIBTEX = entry(
+    "article", "mccarthy-navigli-2009-english",
+    title="The {E}nglish lexical substitution task",
+    author="McCarthy, Diana and Navigli, Roberto",
+    journal="Language Resources and Evaluation", volume="43", pages="139--159", year="2009",
+    publisher="Springer", doi="10.1007/s10579-009-9084-1")
+COINCO_BIBTEX = entry(
+    "inproceedings", "kremer-etal-2014-substitutes",
+    title="What Substitutes Tell Us - Analysis of an {``}All-Words{''} Lexical Substitution "
+          "Corpus",
+    author="Kremer, Gerhard and Erk, Katrin and Pad{\\'o}, Sebastian and Thater, Stefan",
+    booktitle="Proceedings of the 14th Conference of the {E}uropean Chapter of the "
+              "Association for Computational Linguistics",
+    month="apr", year="2014", address="Gothenburg, Sweden", publisher=ACL,
+    url="https://aclanthology.org/E14-1057", doi="10.3115/v1/E14-1057", pages="540--549")
 
 
 def lexsub_data_dir() -> Path:
@@ -53,6 +92,7 @@ class SwordsFamily:
     labels_public: bool = False
     #: the view set of its boards is the board's track (other families: ``<views>-<track>``)
     views: str = ""
+    bibtex: tuple[str, ...] = (SWORDS_BIBTEX,)
 
     def checksum(self, source: bytes) -> str:
         return swords_checksum(load_split(source))
@@ -100,6 +140,7 @@ class LexsubFamily:
     name: str
     title: str
     splits: tuple[str, ...]
+    bibtex: tuple[str, ...]
     labels_public: bool = True
     views: str = "lexsub"
 
@@ -173,8 +214,9 @@ Family = SwordsFamily | LexsubFamily | Tsar2022Family
 SWORDS = SwordsFamily()
 FAMILIES: dict[str, Family] = {
     "swords": SWORDS,
-    "semeval07": LexsubFamily("semeval07", "SemEval-2007 (LS07)", ("trial", "test", "all")),
-    "coinco": LexsubFamily("coinco", "CoInCo", ("all", "dev", "test")),
+    "semeval07": LexsubFamily("semeval07", "SemEval-2007 (LS07)", ("trial", "test", "all"),
+                              (SEMEVAL07_BIBTEX, SEMEVAL07_JOURNAL_BIBTEX)),
+    "coinco": LexsubFamily("coinco", "CoInCo", ("all", "dev", "test"), (COINCO_BIBTEX,)),
     "tsar2022": Tsar2022Family(),
 }
 

@@ -9,8 +9,10 @@ import json
 import pytest
 
 from leaderboard.models import Submission
+from leaderboard.scoring.families import SWORDS_BIBTEX
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import BoardError, board_by_slug, create_board
+from leaderboard.services.catalog.citations import leaderboard_bibtex
 from leaderboard.worker import jobs
 from tests.backends import ALL_DATABASES
 from tests.demo import DEMO_SPLIT, demo_bytes
@@ -40,6 +42,9 @@ def ranking_board(session, benchmark):
 def test_leaderboards_api_lists_every_board_default_first(client, session, benchmark,
                                                           ranking_board):
     body = client.get("/api/v1/leaderboards").get_json()
+    # a SWORDS-format split under another name cites SWORDS
+    cite = {"benchmark": "swords", "title": "SWORDS", "bibtex": [SWORDS_BIBTEX],
+            "leaderboard": leaderboard_bibtex("http://localhost/")}
     assert body == {"leaderboards": [
         {"slug": DEMO, "benchmark": {"name": "swords-demo", "version": "1", "split": "test",
                                     "title": "swords-demo v1"},
@@ -47,14 +52,14 @@ def test_leaderboards_api_lists_every_board_default_first(client, session, bench
          "default": True,
          "title": "swords-demo 1 test · generative", "n_targets": benchmark.n_targets,
          "ranking_url": f"http://localhost/api/v1/leaderboards/{DEMO}/ranking",
-         "page_url": "http://localhost/?leaderboard=" + DEMO},
+         "page_url": "http://localhost/?leaderboard=" + DEMO, "citation": cite},
         {"slug": RANKING, "benchmark": {"name": "swords-demo", "version": "1", "split": "test",
                                     "title": "swords-demo v1"},
          "track": "ranking", "phase": "test", "labels": "hidden", "release": "ladder",
          "default": False,
          "title": "swords-demo 1 test · ranking", "n_targets": benchmark.n_targets,
          "ranking_url": f"http://localhost/api/v1/leaderboards/{RANKING}/ranking",
-         "page_url": "http://localhost/?leaderboard=" + RANKING}]}
+         "page_url": "http://localhost/?leaderboard=" + RANKING, "citation": cite}]}
 
 
 def test_unknown_leaderboard_is_404_everywhere(client, benchmark, team_token):

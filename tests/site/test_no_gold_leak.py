@@ -28,6 +28,17 @@ def _public_urls(seeded) -> list[str]:
     return urls
 
 
+def _permalinks(client, seeded) -> list[str]:
+    """Each public result's record, page and JSON (its id is random: read off its system
+    page)."""
+    paths = []
+    for sid in seeded.public.values():
+        html = client.get(f"/systems/{sid}").get_data(as_text=True)
+        public_id = re.search(r'id="permalink" href="[^"]*/results/([0-9a-f]+)"', html).group(1)
+        paths += [f"/results/{public_id}", f"/api/v1/results/{public_id}"]
+    return paths
+
+
 def test_gold_only_substitutes_never_appear(site):
     client, seeded = site
     secrets = gold_only_substitutes()
@@ -35,7 +46,7 @@ def test_gold_only_substitutes_never_appear(site):
     pattern = re.compile(r"\b(" + "|".join(re.escape(s) for s in sorted(secrets)) + r")\b",
                          re.IGNORECASE)
     scanned = 0
-    for url in _public_urls(seeded):
+    for url in _public_urls(seeded) + _permalinks(client, seeded):
         response = client.get(url)
         if url.startswith("/api/") and response.status_code == 404:
             continue  # the API leaderboard may not exist yet

@@ -6,12 +6,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leaderboard.scoring.bibtex import entry
 from leaderboard.scoring.swords.diagnostics import TargetDiagnostics
 from leaderboard.scoring.swords.engine import ScoreResult
 from leaderboard.scoring.swords.validate import ValidationReport
 from leaderboard.scoring.tsar import data, score
 from leaderboard.scoring.tsar.diagnostics import diagnose
 from leaderboard.scoring.tsar.metrics import METRIC_KEYS
+
+# The task paper's BibTeX, the one copy every page and the API print (its sources: the card).
+TSAR2022_BIBTEX = entry(
+    "inproceedings", "saggion-etal-2022-findings",
+    title="Findings of the {TSAR}-2022 Shared Task on Multilingual Lexical Simplification",
+    author="Saggion, Horacio and {\\v{S}}tajner, Sanja and Ferr{\\'e}s, Daniel and Sheang, "
+           "Kim Cheng and Shardlow, Matthew and North, Kai and Zampieri, Marcos",
+    booktitle="Proceedings of the Workshop on Text Simplification, Accessibility, and "
+              "Readability (TSAR-2022)",
+    year="2022", address="Abu Dhabi, United Arab Emirates (Virtual)",
+    publisher="Association for Computational Linguistics",
+    url="https://aclanthology.org/2022.tsar-1.31", doi="10.18653/v1/2022.tsar-1.31",
+    pages="271--283")
 
 
 @dataclass(frozen=True)
@@ -26,6 +40,7 @@ class Tsar2022Family:
     #: the view set of its boards (leaderboard.services.ranking.metric_info)
     views: str = "tsar"
     tracks: tuple[str, ...] = ("generative",)
+    bibtex: tuple[str, ...] = (TSAR2022_BIBTEX,)
 
     def data_dir(self) -> Path:
         return data.data_dir()

@@ -134,6 +134,7 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "intervals": result.intervals if result else {},
         "by_pos": result.by_pos if result else {},
         "result_id": result.id if result else None,
+        "public_id": result.public_id if result else None,
         "bootstrap_samples": result.bootstrap_samples if result else None,
         "coverage": coverage_of(result.counts) if result else None,
         "flags": flags_of(result.counts if result else None),

@@ -65,7 +65,13 @@ LEADERBOARD = {"type": "object", "properties": {
     "labels": {"type": "string", "enum": ["hidden", "public"]},
     "default": {"type": "boolean"}, "title": {"type": "string"},
     "n_targets": {"type": "integer"}, "ranking_url": {"type": "string"},
-    "page_url": {"type": "string"}}}
+    "page_url": {"type": "string"},
+    "citation": {"type": "object", "description": "What to cite for the board", "properties": {
+        "benchmark": {"type": "string"}, "title": {"type": "string"},
+        "bibtex": {"type": "array", "items": {"type": "string"},
+                   "description": "The benchmark's BibTeX entries"},
+        "leaderboard": {"type": "string", "description": "This leaderboard's BibTeX, from "
+                                                         "CITATION.cff"}}}}}
 
 
 def _targets_schemas() -> dict[str, Any]:
@@ -266,6 +272,18 @@ def _ranking_paths() -> dict[str, Any]:
                 "on the views those repeats inflate (oot, GAP) such a row comes after "
                 "the ranked ones, rank null, set_apart saying why")},
                           "400": _error("Unknown view/pos/sort/entries value")}}},
+        "/results/{public_id}": {"get": {
+            "summary": "A result's frozen record, as its permalink /results/{public_id} shows "
+                       "it (no token)", "security": [],
+            "parameters": [{"name": "public_id", "in": "path", "required": True,
+                            "schema": {"type": "string"}}],
+            "responses": {"200": {"description": (
+                "public_id, system, team, board {slug, title}, benchmark {name, version, "
+                "split, title}, metrics and intervals (percent), headlines, scorer_version, "
+                "split_checksum, bootstrap {seed, samples}, file_sha256, scored_at, "
+                "superseded_by (the record of its re-score, or null), permalink, bibtex, "
+                "model_index (Hugging Face model-card YAML) and citation")},
+                          "404": _error("No such result, or it is not public")}}},
     }
 
 

@@ -1,5 +1,5 @@
 """api blueprint: the leaderboards and their public rankings as JSON (no token needed), read
-from each board's snapshot."""
+from each board's snapshot, with each board's citation; a result's frozen record."""
 
 from __future__ import annotations
 
@@ -13,22 +13,27 @@ from leaderboard.services.catalog.boards import (
     default_board,
     list_boards,
 )
+from leaderboard.services.catalog.citations import board_citation
 from leaderboard.services.ranking.ranking_table import BadQuery, paged, parse_page
+from leaderboard.services.ranking.records import result_record
 from leaderboard.web.api.blueprint import bp
 from leaderboard.web.api.submissions import error_response, rate_limited
 from leaderboard.web.public.common import ranking_response
+from leaderboard.web.public.results import record_citation, site_url
 
 
 @bp.get("/leaderboards")
 @rate_limited
 def leaderboards():
     """Every leaderboard: slug, benchmark split, track, phase, whether labels are public,
-    whether it is the default, and the URL of its ranking."""
+    whether it is the default, the URL of its ranking, and its citation (the benchmark's
+    BibTeX and this leaderboard's)."""
     items = []
     for board, benchmark in list_boards(get_session()):
         summary = board_summary(board, benchmark)
         summary["ranking_url"] = url_for("api.board_ranking", slug=board.slug, _external=True)
         summary["page_url"] = url_for("public.ranking", leaderboard=board.slug, _external=True)
+        summary["citation"] = board_citation(benchmark.name, site_url() + "/")
         items.append(summary)
     return jsonify({"leaderboards": items})
 
@@ -69,3 +74,15 @@ def _ranking(board: Board):
             "application/json", extra=(page, per_page))
     except BadQuery as exc:
         return error_response(400, "bad_query", str(exc))
+
+
+@bp.get("/results/<public_id>")
+@rate_limited
+def result(public_id: str):
+    """A result's frozen record (as its permalink page shows it) with its permalink, BibTeX
+    entry, model-index YAML and its benchmark's citation; 404 for an unknown id and for a
+    result that is not public, alike."""
+    record = result_record(get_session(), public_id)
+    if record is None:
+        return error_response(404, "unknown_result", f"no public result {public_id!r}")
+    return jsonify({**record, **record_citation(record)})

@@ -11,6 +11,7 @@ from leaderboard.web.public import (  # noqa: F401
     common,
     paper,
     ranking,
+    results,
     systems,
     vendor,
 )

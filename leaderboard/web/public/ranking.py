@@ -7,6 +7,9 @@ from typing import Any
 
 from flask import Response, abort, render_template, request
 
+from leaderboard.db import get_session
+from leaderboard.services.catalog.benchmarks import get_split
+from leaderboard.services.catalog.citations import board_citation
 from leaderboard.services.ranking import charts, exports
 from leaderboard.services.ranking.metric_info import (
     LABELS,
@@ -36,6 +39,7 @@ from leaderboard.web.public.common import (
     ranking_response,
     snapshot_or_empty,
 )
+from leaderboard.web.public.results import site_url
 
 
 def _track() -> str | None:
@@ -44,11 +48,15 @@ def _track() -> str | None:
 
 
 def page_context() -> dict:
-    """What the ranking page's template needs beside its table (the shown board's views)."""
-    views = current_views()
+    """What the ranking page's template needs beside its table (the shown board's views and
+    the citation of its benchmark)."""
+    views, board = current_views(), current_board()
+    citation = (board_citation(get_split(get_session(), board.split_id).name, site_url() + "/")
+                if board is not None else None)
     return {"views": views_for(views), "pos_values": POS_VALUES, "labels": LABELS,
             "short_label": short_label, "describe": describe, "track": _track() or "generative",
-            "default_view": default_view(views), "default_sort": default_sort(views)}
+            "default_view": default_view(views), "default_sort": default_sort(views),
+            "citation": citation}
 
 
 @bp.get("/")

@@ -21,6 +21,7 @@ from leaderboard.services.ranking.metric_info import (
     headlines,
 )
 from leaderboard.services.ranking.ranking_table import shown_decimals
+from leaderboard.services.ranking.records import result_record
 from leaderboard.services.ranking.set_apart import why
 from leaderboard.services.ranking.snapshot_reader import cached_value, load_data
 from leaderboard.services.ranking.systems import (
@@ -34,6 +35,7 @@ from leaderboard.web.public.analysis import redirect_to_compare
 from leaderboard.web.public.blueprint import bp
 from leaderboard.web.public.common import choices_of, snapshot_ref
 from leaderboard.web.public.render import options_html
+from leaderboard.web.public.results import record_citation
 
 #: Metrics of the system page's per-POS chart (headline figures only, to stay readable).
 CHART_KEYS = ["strict_a_f@10", "strict_c_f@10", "lenient_a_f@10", "lenient_c_f@10",
@@ -83,7 +85,10 @@ def system(submission_id: int):
                else Markup(""))
     # the chart is a function of the result and its metrics alone
     figure = system_figure(detail, chart_keys) if detail["metrics"] else None
-    return render_template("public/system.html", options=options, figure=figure, **context)
+    record = (result_record(session, detail["public_id"])
+              if detail["public"] and detail["public_id"] else None)
+    return render_template("public/system.html", options=options, figure=figure, **context,
+                           **(record_citation(record) if record else {}))
 
 
 def compare_options(board_id: int, submission_id: int) -> Markup:
