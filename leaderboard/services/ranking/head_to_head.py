@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from leaderboard.models import Board, Result, Split
 from leaderboard.scoring import TargetStats
 from leaderboard.scoring.bootstrap import shared_counts
+from leaderboard.scoring.printing import printed
 from leaderboard.scoring.significance import (
     diff_interval,
     format_p,
@@ -24,7 +25,7 @@ from leaderboard.scoring.significance import (
     p_value,
     significant,
 )
-from leaderboard.services.catalog.boards import board_views
+from leaderboard.services.catalog.boards import board_family, board_views
 from leaderboard.services.ranking.metric_info import (
     DISPLAYED,
     LABELS,
@@ -32,6 +33,7 @@ from leaderboard.services.ranking.metric_info import (
     default_sort,
     displayed,
 )
+from leaderboard.services.ranking.set_apart import why
 from leaderboard.services.ranking.systems import system_detail
 
 _CACHE: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
@@ -75,7 +77,7 @@ def _paired(session: Session, result_a: int, result_b: int, pos: str | None,
     for k in DISPLAYED:
         beat = p_beats(va[k], vb[k])
         p = p_value(beat)
-        out[k] = {"diff_interval": [round(x, 2) for x in diff_interval(va[k], vb[k])],
+        out[k] = {"diff_interval": [printed(x) for x in diff_interval(va[k], vb[k])],
                   "p_beats": round(beat, 6), "p_value": round(float(p), 6),
                   "significant": significant(p)}
     with _LOCK:
@@ -135,23 +137,31 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
     views = board_views(board, session) if board is not None else None
     metrics: dict[str, Any] = {}
     won = {"a": [0, 0], "b": [0, 0], "even": 0}
+    family = board_family(board, session)
     for k in displayed(views):
         if k not in ma or k not in mb:
             continue
         x, y = float(ma[k]), float(mb[k])
         # two decimals, as the tables print: finer values helped read hidden labels back
-        entry = {"label": LABELS.get(k, k), "a": round(x, 2), "b": round(y, 2),
-                 "diff": round(x - y, 2), **paired[k]}
+        entry = {"label": LABELS.get(k, k), "a": printed(x, family), "b": printed(y, family),
+                 "diff": printed(x - y), **paired[k],
+                 # a file the script credits for repeats: its difference is not a verdict
+                 "caveat": "; ".join(f"{side} {why(d, k)}" for side, d in (("A", a), ("B", b))
+                                     if why(d, k))}
         metrics[k] = entry
+        if entry["caveat"]:
+            continue
         side = "a" if x > y else "b" if y > x else None
         if side is None:
             won["even"] += 1
         else:
             won[side][0] += 1
             won[side][1] += int(entry["significant"])
-    return {"a": _summary(a), "b": _summary(b), "pos": pos or "ALL",
+    caveated = sum(1 for m in metrics.values() if m["caveat"])
+    return {"a": _summary(a), "b": _summary(b), "pos": pos or "ALL", "family": family,
             "track": track or "generative", "headline": default_sort(views),
-            "summary": {"metrics": len(metrics), "a_won": won["a"][0],
+            "summary": {"metrics": len(metrics) - caveated, "caveated": caveated,
+                        "a_won": won["a"][0],
                         "a_won_significantly": won["a"][1], "b_won": won["b"][0],
                         "b_won_significantly": won["b"][1], "even": won["even"]},
             "metrics": metrics}

@@ -13,7 +13,8 @@ from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team
 from leaderboard.scoring.families import FAMILIES
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.ranking.ladder import NOT_HELD, held_message, visible_result
-from leaderboard.services.ranking.set_apart import flags_of
+from leaderboard.services.ranking.ranking_table import shown_style
+from leaderboard.services.ranking.set_apart import repeat_facts
 
 
 def coverage_of(counts: dict[str, Any] | None) -> dict[str, int | None] | None:
@@ -136,9 +137,7 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "result_id": result.id if result else None,
         "bootstrap_samples": result.bootstrap_samples if result else None,
         "coverage": coverage_of(result.counts) if result else None,
-        "flags": flags_of(result.counts if result else None),
-        "items_with_duplicates": (result.counts or {}).get("items_with_duplicates")
-        if result else None,
+        **repeat_facts(result.counts if result else None),
         "signature": signature_of(result) if result else None,
         "reproduce": _reproduce(session, sub, result) if result else None,
     }
@@ -192,5 +191,6 @@ def team_tables(session: Session, subs: list[Submission]) -> list[dict[str, Any]
         views = board_views(board, session)
         keys = headlines(views)[:2] if len(headlines(views)) > 1 else displayed(views)[:3]
         groups.append({"board": board, "title": board_title(board, benchmark),
-                       "columns": list(keys), "submissions": rows})
+                       "columns": list(keys), "submissions": rows,
+                       "style": shown_style({"benchmark": {"name": benchmark.name}})})
     return groups
