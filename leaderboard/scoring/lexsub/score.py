@@ -19,7 +19,7 @@ from leaderboard.scoring.lexsub.gap import instance_gaps
 from leaderboard.scoring.lexsub.repeats import _NON_BLANK, scorepl_gold
 from leaderboard.scoring.lexsub.scorepl import score_columns
 from leaderboard.scoring.lexsub.validation import GENERATIVE, RANKING, validate
-from leaderboard.scoring.printing import printed
+from leaderboard.scoring.printing import EXACT, printed
 from leaderboard.scoring.swords.engine import ScoreResult, result_from_rows
 from leaderboard.scoring.swords.jabbari import COLUMNS as JABBARI_COLUMNS
 from leaderboard.scoring.swords.semeval import fix_guess, perl_split
@@ -111,7 +111,7 @@ def without_repeats(split: LexsubSplit, answers: formats.Answers, rows: np.ndarr
             free[:, COLUMN_INDEX[name]] = np.frombuffer(values)
     keys = INFLATED[track]
     found = metrics_from_sums(free.sum(axis=0), keys)
-    return {k: float(found[k]) for k in keys
+    return {k: round(float(found[k]), EXACT) for k in keys
             if printed(found[k], split.family) != printed(metrics[k], split.family)}
 
 

@@ -162,14 +162,15 @@ def team_systems(*, session: Session, team_id: int, viewer: Any) -> list[Submiss
 
 def current_results(session: Session, submission_ids: list[int]) -> dict[int, Result]:
     """Current result per submission id (one query); held submissions have none. Only
-    their metrics and intervals are read: the per-POS blocks, counts and per-target stats
-    are the bulk of a result's JSON, and a team page would decode them on every request
-    without using them."""
+    their metrics, intervals and counts (what flags a figure that relies on repeats) are
+    read: the per-POS blocks and per-target stats are the bulk of a result's JSON, and a
+    team page would decode them on every request without using them."""
     if not submission_ids:
         return {}
     rows = session.exec(select(Result)
                         .options(load_only(col(Result.submission_id), col(Result.metrics),
-                                           col(Result.intervals), raiseload=True))
+                                           col(Result.intervals), col(Result.counts),
+                                           raiseload=True))
                         .join(Submission, col(Submission.id) == col(Result.submission_id))
                         .where(col(Result.submission_id).in_(submission_ids),
                                col(Result.is_current).is_(True), NOT_HELD)).all()
