@@ -25,7 +25,7 @@ def make_cell(key: str, value: Any, interval: Any, p: float | None = None,
     """A value (2 decimals: API and exports) and its printed text (``style``'s decimals),
     each made once from the snapshot's value by the family's rule (rounding 50.2527 to
     50.25 and then to 50.2 disagreed with the system page's 50.3)."""
-    family, decimals = style
+    family = style[0]
     bounds = [printed(x, family) for x in interval] if interval else None
     return {"key": key, "value": printed(value, family),
             "interval": bounds, "shown": None if value is None else shown(value, *style),
