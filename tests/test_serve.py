@@ -253,3 +253,23 @@ def test_a_restart_with_nothing_changed_skips_the_imports(tmp_path):
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=60) == 0
     assert (tmp_path / "instance" / "setup.sha256").is_file()
+
+
+def test_wait_for_waits_while_the_web_server_works_and_names_a_stalled_one():
+    """A web server still importing (using CPU) is waited for past ``stall``; one that has
+    used no CPU for ``stall`` seconds is given up on, saying so."""
+    import click
+
+    from leaderboard.commands.serve import _wait_for
+    from leaderboard.infra.supervisor import Supervisor
+
+    supervisor = Supervisor(echo=lambda _: None)
+    busy = "import time\nt = time.time()\nwhile time.time() - t < 3: pass\ntime.sleep(60)"
+    supervisor.start("web", [sys.executable, "-c", busy])
+    started = time.monotonic()
+    try:
+        with pytest.raises(click.ClickException, match="has used no CPU for 1 s"):
+            _wait_for(f"http://127.0.0.1:{_free_port()}/", supervisor, stall=1)
+    finally:
+        supervisor.stop_all(timeout=5)
+    assert 4 <= time.monotonic() - started < 10

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
+from leaderboard.scoring.printing import shown
+
 HEADLINE_NOTE = "* headline: what the leaderboard ranks by"
 
 
@@ -15,14 +17,16 @@ def echo(text: str = "", *, err: bool = False) -> None:
     print(text, file=sys.stderr if err else sys.stdout, flush=True)
 
 
-def fmt_interval(interval: list[float] | None) -> str:
-    return f"[{interval[0]:6.2f}, {interval[1]:6.2f}]" if interval else ""
+def fmt_interval(interval: list[float] | None, family: str = "") -> str:
+    return f"[{shown(interval[0], family):>6}, {shown(interval[1], family):>6}]" if interval else ""
 
 
-def echo_metrics(rows: Iterable[tuple[str, float, list[float] | None]], headline: str) -> None:
-    """``metric value [interval]`` lines, the headline marked with ``*``."""
+def echo_metrics(rows: Iterable[tuple[str, float, list[float] | None]], headline: str,
+                 family: str = "") -> None:
+    """``metric value [interval]`` lines, the headline marked with ``*``, each number as the
+    site prints it (``family``'s rule: score.pl's, tsar_eval.py's)."""
     echo(f"  {'metric':<16} {'value':>7}  95% interval")
     for key, value, interval in rows:
         mark = "*" if key == headline else " "
-        echo(f"{mark} {key:<16} {value:7.2f}  {fmt_interval(interval)}")
+        echo(f"{mark} {key:<16} {shown(value, family):>7}  {fmt_interval(interval, family)}")
     echo(HEADLINE_NOTE)

@@ -12,6 +12,7 @@ from sqlmodel import Session
 from leaderboard.db import get_engine, session_scope
 from leaderboard.models import Split
 from leaderboard.scoring import WordNetMissing
+from leaderboard.scoring.printing import shown
 from leaderboard.services.catalog import benchmarks, references
 from leaderboard.services.ranking import snapshots
 
@@ -64,11 +65,11 @@ def add_command(name: str, kind: str, path: Path, name_: str | None, version: st
 
 def _describe(row, benchmark: Split) -> str:
     keys = "all metrics" if row.metric_keys is None else f"{len(row.metric_keys)} metrics"
-    shown = ", ".join(f"{k} {row.metrics[k]:.2f}" for k in
-                      ("lenient_a_f@10", "lenient_c_f@10", "gap")
-                      if row.metric_keys is None or k in row.metric_keys)
+    figures = ", ".join(f"{k} {shown(row.metrics[k])}" for k in
+                       ("lenient_a_f@10", "lenient_c_f@10", "gap")
+                       if row.metric_keys is None or k in row.metric_keys)
     return (f"{row.name} ({row.kind}) on {benchmark.name} {benchmark.version} "
-            f"{benchmark.split}, {keys}: {shown}")
+            f"{benchmark.split}, {keys}: {figures}")
 
 
 @reference_group.command("import-shared")

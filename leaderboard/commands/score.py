@@ -28,9 +28,11 @@ def _only(doc: dict, keys: tuple[str, ...]) -> dict:
 
 def _print_table(result, keys: tuple[str, ...]) -> None:
     from leaderboard.commands.metric_table import echo_metrics, fmt_interval
+    from leaderboard.scoring.printing import shown
 
     # keys come in the board's order, its headline first (F^10 strict, or GAP on ranking)
-    echo_metrics(((k, result.metrics[k], result.intervals.get(k)) for k in keys), keys[0])
+    echo_metrics(((k, result.metrics[k], result.intervals.get(k)) for k in keys), keys[0],
+                 "swords")
     if result.by_pos:
         click.echo("\nPer part of speech (value [95% interval]):")
         names = list(result.by_pos)
@@ -39,8 +41,8 @@ def _print_table(result, keys: tuple[str, ...]) -> None:
             cells = []
             for name in names:
                 block = result.by_pos[name]
-                cells.append(f"{block['metrics'][key]:6.2f} "
-                             f"{fmt_interval(block['intervals'].get(key)):<17}")
+                cells.append(f"{shown(block['metrics'][key], 'swords'):>6} "
+                             f"{fmt_interval(block['intervals'].get(key), 'swords'):<17}")
             click.echo(f"{key:<16} " + " ".join(cells))
     c = result.counts
     click.echo(f"\n{c['targets_answered']} of {c['targets_in_split']} targets answered; mean "

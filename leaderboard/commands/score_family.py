@@ -10,7 +10,6 @@ from pathlib import Path
 
 from leaderboard.commands.metric_table import echo, echo_metrics
 from leaderboard.scoring.lexsub import formats
-from leaderboard.scoring.lexsub.scorepl import perl_round
 from leaderboard.scoring.lexsub.split import FILES as LEXSUB_FILES
 from leaderboard.scoring.swords.parse import open_upload
 from leaderboard.scoring.version import SCORER_VERSION
@@ -123,7 +122,7 @@ def _show(path: Path, result, keys: tuple[str, ...], track: str, name: str, spli
             "counts": result.counts, "warnings": result.warnings,
             "signature": signature, **({"official": official} if official else {})}))
         return
-    _table(path, result, keys, track)
+    _table(path, result, keys, track, name)
     if official:
         echo("tsar_eval.py would print (fractions floored to 4 decimals, over the "
                    "instances the file holds): "
@@ -146,14 +145,12 @@ def _collect_less() -> None:
         ctx.call_on_close(lambda: (gc.set_threshold(*threshold), gc.unfreeze()))
 
 
-def _table(path: Path, result, keys: tuple[str, ...], track: str) -> None:
+def _table(path: Path, result, keys: tuple[str, ...], track: str, family: str) -> None:
     for warning in result.warnings:
         echo(f"warning: {warning}", err=True)
     echo(f"== {path} ({track}) ==")
-    # score.pl's own rounding (half up) for its metrics, so the figures read alike
-    echo_metrics(((k, perl_round(result.metrics[k] / 100) if k.startswith(("best_", "oot_"))
-                   else round(result.metrics[k], 2), result.intervals.get(k)) for k in keys),
-                 keys[0])
+    echo_metrics(((k, result.metrics[k], result.intervals.get(k)) for k in keys), keys[0],
+                 family)
     c, s = result.counts, result.signature
     echo(f"{c['targets_scored']} instances scored, {c['targets_answered']} of "
                f"{c['targets_in_split']} answered; scorer {SCORER_VERSION}, split "

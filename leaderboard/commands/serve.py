@@ -23,6 +23,7 @@ import click
 
 from leaderboard.config import DEFAULTS, PROJECT_ROOT, SERVE_URL_FILE, load_settings
 from leaderboard.infra import setup_stamp
+from leaderboard.infra.processes import group_cpu_seconds
 from leaderboard.infra.serve_pointer import SERVE_PID_FILE, remove_pointer, write_pointer
 from leaderboard.infra.serve_pointer import alive as _alive
 from leaderboard.infra.serve_pointer import is_serve as _is_serve
@@ -296,9 +297,14 @@ def _raise_interrupt(_signum, _frame) -> None:
     raise KeyboardInterrupt
 
 
-def _wait_for(url: str, supervisor: Supervisor, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def _wait_for(url: str, supervisor: Supervisor, stall: float = 60) -> None:
+    """Wait until the web server answers, however long that takes while it makes progress:
+    on a busy machine its first imports alone take minutes, so only a web server that keeps
+    exiting, or has used no CPU for ``stall`` seconds, is given up on."""
+    web = next(c for c in supervisor.children if c.name == "web")
+    click.echo(f"Waiting for the web server to load the app and answer at {url} ...")
+    used, progress_at = -1.0, time.monotonic()
+    while True:
         supervisor.tend()
         if any(child.restarts > 3 for child in supervisor.children):
             raise click.ClickException("the web server or worker keeps exiting during start-up")
@@ -306,6 +312,11 @@ def _wait_for(url: str, supervisor: Supervisor, timeout: float = 60) -> None:
             with urllib.request.urlopen(url, timeout=2):
                 return
         except OSError:
-            time.sleep(0.3)
-    raise click.ClickException(f"{url} did not answer within {timeout:.0f} s")
-
+            pass
+        now, cpu = time.monotonic(), group_cpu_seconds(web.process.pid)
+        if cpu != used:
+            used, progress_at = cpu, now
+        elif now - progress_at > stall:
+            raise click.ClickException(f"{url} did not answer, and the web server has used no "
+                                       f"CPU for {stall:.0f} s")
+        time.sleep(0.3)

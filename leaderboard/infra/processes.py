@@ -46,3 +46,21 @@ def stop_processes(processes: Iterable[subprocess.Popen], *, timeout: float = 20
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU seconds used so far by the live processes of group ``pgid`` (a gunicorn master and
+    the workers it forked), read from ``/proc``; 0 where there is no ``/proc``."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="ascii") as f:
+                # after the parenthesised name: state ppid pgrp ... utime(14) stime(15)
+                fields = f.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total

@@ -58,6 +58,11 @@
         var doc = new DOMParser().parseFromString(html, "text/html");
         var fresh = doc.getElementById("check-result");
         var error = doc.querySelector("main .flash-error");
+        // The quota may have changed since the form was loaded (an upload from another
+        // tab, the API or another board chosen): show the one the answer counted.
+        var quota = document.querySelector("section.quota");
+        var freshQuota = doc.querySelector("section.quota");
+        if (quota && freshQuota) { quota.replaceWith(document.importNode(freshQuota, true)); }
         target.innerHTML = "";
         if (error) { target.appendChild(document.importNode(error, true)); }
         if (fresh) {

@@ -13,9 +13,9 @@ from sqlmodel import select
 from leaderboard.commands.score import score_command
 from leaderboard.infra.queue import get_redis
 from leaderboard.models import Submission, SubmissionStatus
+from leaderboard.scoring.printing import printed_all
 from leaderboard.scoring.tsar.metrics import METRIC_KEYS as TSAR_METRIC_KEYS
 from leaderboard.services.intake.reconcile import reconcile
-from leaderboard.services.intake.submissions import rounded
 from tests.backends import ALL_REDIS
 from tests.demo import DEMO_SPLIT, DEMO_SUBMISSIONS, demo_bytes
 from tests.factories import make_team, make_token
@@ -50,7 +50,7 @@ def test_api_submission_reaches_scored_with_the_cli_numbers(app, client, runner,
     assert row.status == "scored", row.failure_reason
     body = client.get(f"/api/v1/submissions/{sid}",
                       headers={"Authorization": f"Bearer {token}"}).get_json()
-    expected = rounded(cli_scores(runner, "demo_baseline"))  # the API shows 2 decimals
+    expected = printed_all(cli_scores(runner, "demo_baseline"))  # the API shows 2 decimals
     assert body["result"]["metrics"] == expected["metrics"]
     assert body["result"]["intervals"] == expected["intervals"]
     assert body["result"]["by_pos"] == expected["by_pos"]

@@ -233,7 +233,7 @@ def test_a_system_line_is_what_the_csv_writer_writes_of_its_cells():
     intervals = [[(38.005, 42.5), (-0.004, 0.0), None, (-0.004, 0.0)] for _ in range(n)]
     ties = [[0.0496, None, 1e-7, None] for _ in range(n)]
     cells = RowCells([(k, values[j], intervals[j], ties[j])
-                      for j, k in enumerate(view.columns)], 1)
+                      for j, k in enumerate(view.columns)], ("swords", 1))
     base = {"rank": 1, "rank_lo": 1, "rank_hi": 3, "conservative_rank": None,
             "tied_with_next_better": True, "team": "=Team", "team_id": 1, "date": "2026-01-02",
             "paper_url": None, "code_url": None, "headline": 40.12, "pct_humans": 52.25,

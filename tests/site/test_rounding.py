@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from leaderboard.services.ranking.ranking_table import shown_decimals
+from leaderboard.services.ranking.ranking_table import shown_style
 from leaderboard.services.ranking.table_rows import make_cell as _cell
 from leaderboard.web.public.render import cell_html
 
 
 def _printed(value: float, name: str) -> str:
     data = {"benchmark": {"name": name}}
-    cell = _cell("gap", value, [value - 1.05, value + 1.0], decimals=shown_decimals(data))
+    cell = _cell("gap", value, [value - 1.05, value + 1.0], style=shown_style(data))
     return str(cell_html(cell))
 
 
@@ -70,10 +70,10 @@ def test_matrix_rows_are_what_the_template_loop_wrote(app):
 
     rows = [{"id": 7, "system": "<b>bold</b> & co", "team": 'T "1"',
              "set_apart": "repeats answers on 1,204 items; <i>score.pl</i> counts each",
-             "cells": [_cell("oot_r", 135.7479, [120.0, 140.25], decimals=2),
-                       _cell("oot_r", None, None, decimals=2)]},
+             "cells": [_cell("oot_r", 135.7479, [120.0, 140.25], style=("coinco", 2)),
+                       _cell("oot_r", None, None, style=("coinco", 2))]},
             {"id": 8, "system": "plain", "team": "T2", "set_apart": "",
-             "cells": [_cell("oot_r", 12.5, None, decimals=2)]}]
+             "cells": [_cell("oot_r", 12.5, None, style=("coinco", 2))]}]
     with app.test_request_context("/matrix"):
         expected = render_template_string(_MATRIX_LOOP, rows=rows)
         written = str(matrix_rows_html(rows, "/systems/"))
@@ -84,7 +84,7 @@ def test_matrix_rows_are_what_the_template_loop_wrote(app):
 
 def test_a_score_cell_is_written_as_the_api_cell_prints_at_every_rounding_edge():
     """The page writes each cell in one f-string (``_cell_after_class``), its sort value
-    ``round(value, 2)`` as text without calling ``round``: the same bytes as ``cell_html``
+    the value as the API prints it: the same bytes as ``cell_html``
     of the API's cell at halves, zeros, 100, integers and values with many decimals."""
     import random
 
@@ -98,11 +98,11 @@ def test_a_score_cell_is_written_as_the_api_cell_prints_at_every_rounding_edge()
     checked = 0
     for n, value in enumerate(values):
         low, high = values[n - 1], values[n - 2]
-        for decimals in (1, 2):
+        for style in (("swords", 1), ("coinco", 2), ("tsar2022", 2)):
             for interval in ([low, high], None):
-                cell = _cell("gap", value, interval, decimals=decimals)
+                cell = _cell("gap", value, interval, style=style)
                 expected = f'data-value="{cell["value"]}">{cell_html(cell)}</td>'
                 lo, hi = interval or (None, None)
-                assert _cell_after_class(float(value), lo, hi, decimals, "") == expected
+                assert _cell_after_class(float(value), lo, hi, style, "") == expected
                 checked += 1
-    assert checked == 4 * len(values)
+    assert checked == 6 * len(values)

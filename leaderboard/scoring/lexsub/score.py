@@ -8,16 +8,22 @@ as on SWORDS. The ranking track fills the GAP columns (a skipped instance has ``
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from leaderboard.scoring.lexsub import formats
-from leaderboard.scoring.lexsub.columns import generative_columns
+from leaderboard.scoring.lexsub.columns import _NAMES, generative_columns
 from leaderboard.scoring.lexsub.data import LexsubSplit
 from leaderboard.scoring.lexsub.gap import instance_gaps
+from leaderboard.scoring.lexsub.repeats import _NON_BLANK, scorepl_gold
+from leaderboard.scoring.lexsub.scorepl import score_columns
 from leaderboard.scoring.lexsub.validation import GENERATIVE, RANKING, validate
+from leaderboard.scoring.printing import EXACT, printed
 from leaderboard.scoring.swords.engine import ScoreResult, result_from_rows
 from leaderboard.scoring.swords.jabbari import COLUMNS as JABBARI_COLUMNS
-from leaderboard.scoring.swords.stats import COLUMN_INDEX, COLUMNS
+from leaderboard.scoring.swords.semeval import fix_guess, perl_split
+from leaderboard.scoring.swords.stats import COLUMN_INDEX, COLUMNS, metrics_from_sums
 from leaderboard.scoring.swords.validate import ValidationReport
 
 __all__ = ["GENERATIVE", "RANKING", "score", "validate"]
@@ -75,5 +81,50 @@ def score(split: LexsubSplit, report: ValidationReport, *, track: str,
         result.counts["targets_no_candidates"] = int(report.counts["targets_no_candidates"])
     if "items_with_duplicates" in report.counts:
         result.counts["items_with_duplicates"] = int(report.counts["items_with_duplicates"])
+        if result.counts["items_with_duplicates"]:
+            result.counts["without_repeats"] = without_repeats(split, answers, rows, track,
+                                                               result.metrics)
     return result
+
+
+#: The metrics repeated answers inflate, by track (:mod:`.repeats`).
+INFLATED = {RANKING: ("gap",), GENERATIVE: ("oot_p", "oot_r")}
+
+
+def without_repeats(split: LexsubSplit, answers: formats.Answers, rows: np.ndarray,
+                    track: str, metrics: dict[str, float]) -> dict[str, float]:
+    """The inflated metrics of a file that repeats answers, scored again with each repeat
+    dropped (its first occurrence kept), where they print otherwise than the script's figure
+    (:mod:`leaderboard.scoring.printing`): one normalised repeat in 10,000 lines changes no
+    printed digit, and such a file is ranked like any other."""
+    free = rows.copy()
+    if track == RANKING:
+        ranked = {key: _first_each(entries, lambda e: e[0])
+                  for key, entries in answers.ranked.items()}
+        free[:, COLUMN_INDEX["gap"]] = instance_gaps(split.target_ids, split.gap_gold, ranked)
+    else:
+        names = _NAMES["oot"]
+        columns = tuple(array("d", bytes(8 * len(split.targets))) for _ in names)
+        score_columns(scorepl_gold(split), list(map(_repeat_free, answers.matches("oot"))),
+                      "oot", split.item_rows, columns)
+        for name, values in zip(names, columns, strict=True):
+            free[:, COLUMN_INDEX[name]] = np.frombuffer(values)
+    keys = INFLATED[track]
+    found = metrics_from_sums(free.sum(axis=0), keys)
+    return {k: round(float(found[k]), EXACT) for k in keys
+            if printed(found[k], split.family) != printed(metrics[k], split.family)}
+
+
+def _repeat_free(m):
+    """An .oot line's match with each answer score.pl reads as an earlier one dropped (a
+    blank answer part stays: score.pl then reuses the previous line's answers)."""
+    if not m or not _NON_BLANK.search(m.answers):
+        return m
+    return m._replace(answers=";".join(_first_each(perl_split(m.answers), fix_guess)))
+
+
+def _first_each(items: list, key) -> list:
+    """``items`` without those whose ``key`` an earlier one had."""
+    seen: set = set()
+    return [x for x in items if not (key(x) in seen or seen.add(key(x)))]
 

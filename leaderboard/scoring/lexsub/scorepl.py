@@ -153,7 +153,3 @@ def score_columns(gold: GoldItems, matches: list[LineMatch | None], kind: str,
             if credit:
                 credits[i] += credit / len(answers) if best else credit
 
-
-def perl_round(fraction: float) -> float:
-    """``myround``: percent, two decimals, half up (``int(x * 100 * 100 + .5) / 100``)."""
-    return int(fraction * 100 * 100 + 0.5) / 100

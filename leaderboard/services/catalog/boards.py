@@ -92,6 +92,19 @@ def board_views(board: Board, session: Session | None = None) -> str:
     return view_set(board.track, benchmark.name)
 
 
+def board_family(board: Board | None, session: Session | None = None) -> str:
+    """The benchmark family of ``board`` ("" for none): how its numbers print
+    (:mod:`leaderboard.scoring.printing`)."""
+    from sqlalchemy.orm import object_session
+
+    from leaderboard.scoring.families import family_for
+
+    if board is None:
+        return ""
+    session = session or object_session(board)
+    return family_for(session.get(Split, board.split_id, options=Split.without_files()).name).name
+
+
 def view_set(track: str, benchmark_name: str) -> str:
     """The views of a board: its track on SWORDS, ``lexsub-<track>`` on LS07 and CoInCo
     (the metrics and views themselves: :mod:`leaderboard.services.ranking.metric_info`)."""

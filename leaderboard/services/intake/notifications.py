@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 
 from leaderboard.infra import mail
 from leaderboard.models import Result, Submission, SubmissionStatus, User, utcnow
+from leaderboard.scoring.printing import shown
 from leaderboard.services.ranking.ladder import held_message, visible_result
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ def _message(row: Submission, result: Result | None,
     if row.held:
         lines.append(held_message(row.release_detail or {}) + "\n")
     elif row.status == SubmissionStatus.SCORED and result is not None:
-        lines += [f"  {key}: {result.metrics[key]:.2f}" for key in HEADLINE
+        lines += [f"  {key}: {shown(result.metrics[key])}" for key in HEADLINE
                   if key in result.metrics]
         lines.append("")
     elif row.status == SubmissionStatus.INVALID:

@@ -18,7 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, utcnow
-from leaderboard.services.catalog.boards import board_views
+from leaderboard.scoring.printing import printed_all
+from leaderboard.services.catalog.boards import board_family, board_views
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.ranking import ladder
 from leaderboard.services.ranking.metric_info import board_metrics, default_sort, displayed
@@ -255,22 +256,6 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-#: Decimals of the percentages the API shows, as on the pages: unrounded doubles would carry
-#: about 45 bits each about the hidden labels instead of about 13 (docs/hosts/security.md).
-SHOWN_DECIMALS = 2
-
-
-def rounded(value: Any, decimals: int = SHOWN_DECIMALS) -> Any:
-    """``value`` with every float (in nested dicts and lists) rounded to ``decimals``."""
-    if isinstance(value, float):
-        return round(value, decimals)
-    if isinstance(value, dict):
-        return {k: rounded(v, decimals) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [rounded(v, decimals) for v in value]
-    return value
-
-
 def track_metrics(views: str, values: dict[str, Any]) -> dict[str, Any]:
     """The metrics a board of view set ``views`` shows (all but TSAR-2022's on a SWORDS
     generative board; a ranking-track file scores every candidate, so its F^10 and SemEval
@@ -300,7 +285,8 @@ def submission_dict(submission: Submission, result: Result | None, *, board: Boa
     }
     if brief:
         if result is not None:
-            data["metrics"] = rounded(track_metrics(board_views(board), result.metrics))
+            data["metrics"] = printed_all(track_metrics(board_views(board), result.metrics),
+                                          board_family(board))
         return data
     data.update({
         "description": submission.description, "paper_url": submission.paper_url,
@@ -318,8 +304,10 @@ def submission_dict(submission: Submission, result: Result | None, *, board: Boa
             "headline": default_sort(views),
             "metric_order": [k for k in displayed(views) if k in metrics]
             + [k for k in metrics if k not in displayed(views)],
-            "metrics": rounded(metrics), "intervals": rounded(intervals),
-            "by_pos": rounded(by_pos), "counts": result.counts,
+            # as on the pages: unrounded doubles would carry about 45 bits each about the
+            # hidden labels instead of about 13 (docs/hosts/security.md)
+            **printed_all({"metrics": metrics, "intervals": intervals, "by_pos": by_pos},
+                          board_family(board)), "counts": result.counts,
             "signature": {"scorer_version": result.scorer_version,
                           "split_checksum": result.split_checksum,
                           "seed": result.bootstrap_seed, "bootstrap": result.bootstrap_samples},

@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from leaderboard.services.ranking.ranking_table import RankingTable
+from leaderboard.scoring.printing import printed, shown
+from leaderboard.services.ranking.ranking_table import RankingTable, shown_style
 from leaderboard.services.ranking.table_rows import TableRow, row_values
 
 #: Export column -> key of a row's ``coverage`` (blank for reference and reported rows).
@@ -54,9 +55,9 @@ def export_columns(table: RankingTable) -> list[str]:
             "pct_humans", *COVERAGE_COLUMNS, *SIGNATURE_COLUMNS]
 
 
-def export_record(row: dict, kind: str, scores: bool = True) -> list:
-    """A row's values in the order of :func:`export_columns`; each score rounded to two
-    decimals (``scores`` False: each metric's four values left out)."""
+def export_record(row: dict, kind: str, scores: bool = True, family: str = "") -> list:
+    """A row's values in the order of :func:`export_columns`; each score to two decimals by
+    ``family``'s rule (``scores`` False: each metric's four values left out)."""
     record = [kind, row.get("rank"), row.get("rank_lo"), row.get("rank_hi"),
               row.get("conservative_rank"), row.get("tied_with_next_better"),
               row.get("system", row.get("name")), row.get("team", ""), row.get("id"),
@@ -66,9 +67,7 @@ def export_record(row: dict, kind: str, scores: bool = True) -> list:
               row.get("items_with_duplicates")]
     if scores:
         for value, low, high, p in score_values(row):
-            record += (None if value is None else round(float(value), 2),
-                       None if low is None else round(float(low), 2),
-                       None if high is None else round(float(high), 2), p)
+            record += (printed(value, family), printed(low, family), printed(high, family), p)
     record.append(row.get("pct_humans"))
     coverage = row.get("coverage") or {}
     record += (coverage.get(key) for key in COVERAGE_COLUMNS.values())
@@ -199,14 +198,11 @@ _SIGNATURE_WRITERS = tuple((_int_text if column in INT_COLUMNS else _csv_text, k
 
 
 def _score_texts(row: dict) -> list[str]:
-    """A row's four cells of each metric (value, lo, hi, tie p). "%.2f" of a full value
-    prints what it prints of the value rounded to two decimals (both correctly rounded),
-    which is what pandas printed."""
+    """A row's four cells of each metric (value, lo, hi, tie p), from its cells (printed by
+    the family's rule already)."""
     texts: list[str] = []
     for value, low, high, p in score_values(row):
-        texts += ("" if value is None else f"{value:.2f}",
-                  "" if low is None else f"{low:.2f}",
-                  "" if high is None else f"{high:.2f}",
+        texts += (*("" if x is None else f"{x:.2f}" for x in (value, low, high)),
                   "" if p is None else f"{float(p):.6g}")
     return texts
 
@@ -216,7 +212,7 @@ def _score_texts(row: dict) -> list[str]:
 #: numbers as they were, so the first export after it formats few (formatting was most of
 #: an export's CPU: 1,000 rows of the all-metrics view print 92,000 numbers). Emptied when
 #: full; zeros are not kept (0.0 and -0.0 are one key and print apart).
-_SCORE_CELLS: dict[tuple[float, float | None, float | None], str] = {}
+_SCORE_CELLS: dict[tuple[str, float, float | None, float | None], str] = {}
 _P_CELLS: dict[float, str] = {}
 _MEMO_MAX = 100_000
 
@@ -231,17 +227,15 @@ def _keep(memo: dict, key: Any, text: str) -> None:
 def _system_scores(row: TableRow) -> str:
     """A system row's score cells (:func:`_score_texts`), joined, read straight from its
     table's columns."""
-    g, i = row.g, row.i
+    g, i, family = row.g, row.i, row.source.style[0]
     texts = []
     for _key, values, intervals, ties in row.source.columns:
         value, interval = values[g], intervals[g]
-        memo = (value, *interval) if interval else (value, None, None)
+        memo = (family, value, *(interval or (None, None)))
         text = _SCORE_CELLS.get(memo)
         if text is None:
-            text = ",".join(("" if value is None else f"{value:.2f}",
-                             *(("", "") if not interval else
-                               (f"{interval[0]:.2f}", f"{interval[1]:.2f}"))))
-            if all(memo):
+            text = ",".join("" if x is None else shown(x, family) for x in memo[1:])
+            if all(memo[1:]):
                 _keep(_SCORE_CELLS, memo, text)
         p = ties[i] if i < len(ties) else None
         if p is None:
@@ -286,10 +280,12 @@ def json_chunks(table: RankingTable, size: int = CHUNK_ROWS) -> Iterator[str]:
     p_at = [i for i, c in enumerate(columns) if c.endswith(" tie_p")]
     int_at = [i for i, c in enumerate(columns) if c in INT_COLUMNS]
     rows = export_rows(table)
+    family = shown_style({"benchmark": table.benchmark})[0]
     yield "["
     separator = "\n"
     for start in range(0, len(rows), size):
-        records = [export_record(row, kind) for row, kind in rows[start:start + size]]
+        records = [export_record(row, kind, family=family)
+                   for row, kind in rows[start:start + size]]
         p_values = iter(_six_decimals([r[i] for r in records for i in p_at]))
         for record in records:
             for i in p_at:

@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from leaderboard.models import Board, Result, Split
 from leaderboard.scoring import TargetStats
 from leaderboard.scoring.bootstrap import shared_counts
+from leaderboard.scoring.printing import printed
 from leaderboard.scoring.significance import (
     diff_interval,
     format_p,
@@ -24,7 +25,7 @@ from leaderboard.scoring.significance import (
     p_value,
     significant,
 )
-from leaderboard.services.catalog.boards import board_views
+from leaderboard.services.catalog.boards import board_family, board_views
 from leaderboard.services.ranking.metric_info import (
     DISPLAYED,
     LABELS,
@@ -32,6 +33,7 @@ from leaderboard.services.ranking.metric_info import (
     default_sort,
     displayed,
 )
+from leaderboard.services.ranking.set_apart import why
 from leaderboard.services.ranking.systems import system_detail
 
 _CACHE: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
@@ -75,7 +77,7 @@ def _paired(session: Session, result_a: int, result_b: int, pos: str | None,
     for k in DISPLAYED:
         beat = p_beats(va[k], vb[k])
         p = p_value(beat)
-        out[k] = {"diff_interval": [round(x, 2) for x in diff_interval(va[k], vb[k])],
+        out[k] = {"diff_interval": [printed(x) for x in diff_interval(va[k], vb[k])],
                   "p_beats": round(beat, 6), "p_value": round(float(p), 6),
                   "significant": significant(p)}
     with _LOCK:
@@ -133,28 +135,40 @@ def head_to_head(*, session: Session, a_id: int, b_id: int, viewer: Any = None,
     board = session.get(Board, a["board_id"]) if a.get("board_id") is not None else None
     track = board.track if board is not None else None
     views = board_views(board, session) if board is not None else None
-    metrics: dict[str, Any] = {}
+    family = board_family(board, session)
+    metrics = {k: _entry(k, float(ma[k]), float(mb[k]), paired[k], (a, b), family)
+               for k in displayed(views) if k in ma and k in mb}
+    return {"a": _summary(a), "b": _summary(b), "pos": pos or "ALL", "family": family,
+            "track": track or "generative", "headline": default_sort(views),
+            "summary": _won(metrics), "metrics": metrics}
+
+
+def _entry(k: str, x: float, y: float, paired: dict[str, Any], systems: tuple[dict, dict],
+           family: str) -> dict[str, Any]:
+    """One metric's comparison, printed by the family's rule (two decimals, as the tables
+    print: finer values helped read hidden labels back); a metric on which either file is
+    set apart for its repeats gets a caveat instead of a verdict."""
+    caveat = "; ".join(f"{side} {why(d, k)}" for side, d in zip("AB", systems, strict=True)
+                       if why(d, k))
+    return {"label": LABELS.get(k, k), "a": printed(x, family), "b": printed(y, family),
+            "diff": printed(x - y), **paired, "caveat": caveat}
+
+
+def _won(metrics: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """How many metrics each side scores higher on (and significantly), those with a caveat
+    left out of the count."""
     won = {"a": [0, 0], "b": [0, 0], "even": 0}
-    for k in displayed(views):
-        if k not in ma or k not in mb:
-            continue
-        x, y = float(ma[k]), float(mb[k])
-        # two decimals, as the tables print: finer values helped read hidden labels back
-        entry = {"label": LABELS.get(k, k), "a": round(x, 2), "b": round(y, 2),
-                 "diff": round(x - y, 2), **paired[k]}
-        metrics[k] = entry
-        side = "a" if x > y else "b" if y > x else None
+    fair = [m for m in metrics.values() if not m["caveat"]]
+    for m in fair:
+        side = "a" if m["diff"] > 0 else "b" if m["diff"] < 0 else None
         if side is None:
             won["even"] += 1
         else:
             won[side][0] += 1
-            won[side][1] += int(entry["significant"])
-    return {"a": _summary(a), "b": _summary(b), "pos": pos or "ALL",
-            "track": track or "generative", "headline": default_sort(views),
-            "summary": {"metrics": len(metrics), "a_won": won["a"][0],
-                        "a_won_significantly": won["a"][1], "b_won": won["b"][0],
-                        "b_won_significantly": won["b"][1], "even": won["even"]},
-            "metrics": metrics}
+            won[side][1] += int(m["significant"])
+    return {"metrics": len(fair), "caveated": len(metrics) - len(fair), "a_won": won["a"][0],
+            "a_won_significantly": won["a"][1], "b_won": won["b"][0],
+            "b_won_significantly": won["b"][1], "even": won["even"]}
 
 
 def p_text(p: float | None) -> str:

@@ -40,8 +40,9 @@ from leaderboard.models import (
 )
 from leaderboard.scoring import TargetStats
 from leaderboard.scoring.bootstrap import shared_counts
+from leaderboard.scoring.printing import printed, shown
 from leaderboard.scoring.significance import ALPHA, p_beats, p_one_sided
-from leaderboard.services.catalog.boards import board_views
+from leaderboard.services.catalog.boards import board_family, board_views
 from leaderboard.services.ranking.metric_info import LABELS, default_sort
 
 log = logging.getLogger(__name__)
@@ -126,7 +127,8 @@ def decide(session: Session, submission: Submission, result: Result,
                               "alpha": ALPHA}
     if best_sub.team_id == submission.team_id:
         detail.update(against_id=best_sub.id, against_system=best_sub.system_name,
-                      against_value=round(float(best_result.metrics[headline]), 2))
+                      against_value=printed(best_result.metrics[headline],
+                                            board_family(board, session)))
     else:
         detail["mailbox"] = True
     try:
@@ -157,7 +159,7 @@ def held_message(detail: dict[str, Any]) -> str:
                 f"(one first result per mailbox and board), {detail.get('metric_label', '')}")
     else:
         best = (f"your best, {detail.get('against_system', '')} (#{detail.get('against_id')}), "
-                f"{detail.get('metric_label', '')} {detail.get('against_value', 0):.2f}")
+                f"{detail.get('metric_label', '')} {shown(detail.get('against_value', 0))}")
     if detail.get("not_comparable"):
         return (f"held: could not be compared with {best} (other bootstrap settings); "
                 "the hosts can release it")

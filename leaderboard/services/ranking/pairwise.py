@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from leaderboard.scoring.printing import printed
 from leaderboard.scoring.significance import compact_letters, significant
 from leaderboard.services.ranking.metric_info import LABELS, displayed, track_of
 from leaderboard.services.ranking.neighbours import WINDOW
-from leaderboard.services.ranking.ranking_table import BadQuery
+from leaderboard.services.ranking.ranking_table import BadQuery, shown_style
 from leaderboard.services.ranking.set_apart import is_apart, why
 
 MAX_TOP = 30
@@ -48,14 +49,16 @@ def pairwise_table(data: dict[str, Any], metric: str, top: int = MAX_TOP) -> dic
     # A board without public systems has no matrix (reshape(0, -1) of nothing fails).
     beats = (np.array(entry["p_beats"], dtype=float).reshape(len(entry["ids"]), -1)[
         np.ix_(keep, keep)] if keep else np.zeros((0, 0)))
-    return {**_table(by_id, metric, ids, beats), "set_apart": set_apart(data, metric)}
+    return {**_table(by_id, metric, ids, beats, shown_style(data)[0]),
+            "set_apart": set_apart(data, metric)}
 
 
 def set_apart(data: dict[str, Any], metric: str) -> list[dict[str, Any]]:
     """Systems set apart on ``metric`` (:mod:`.set_apart`), best first: never compared, listed
     below the grid with why."""
+    family = shown_style(data)[0]
     rows = [{"id": s["id"], "system": s["system"], "team": s["team"],
-             "score": s["metrics"].get(metric), "why": why(s, metric)}
+             "score": printed(s["metrics"].get(metric), family), "why": why(s, metric)}
             for s in data.get("systems", []) if is_apart(s, metric)]
     return sorted(rows, key=lambda r: -(r["score"] if r["score"] is not None else -1e9))
 
@@ -102,12 +105,12 @@ def window_table(data: dict[str, Any], metric: str, around: int) -> dict[str, An
             beats[i, j] = band["down"][start + i][j - i - 1]
             beats[j, i] = band["up"][start + i][j - i - 1]
     by_id = {s["id"]: s for s in data.get("systems", [])}
-    return {**_table(by_id, metric, ids, beats), "around": around, "first_rank": start + 1,
-            "ranked": n, "set_apart": set_apart(data, metric)}
+    return {**_table(by_id, metric, ids, beats, shown_style(data)[0]), "around": around,
+            "first_rank": start + 1, "ranked": n, "set_apart": set_apart(data, metric)}
 
 
 def _table(by_id: dict[int, dict[str, Any]], metric: str, ids: list[int],
-           beats: np.ndarray) -> dict[str, Any]:
+           beats: np.ndarray, family: str) -> dict[str, Any]:
     """The systems ``ids`` (rows of the snapshot by id) with letters and the P / p / verdict
     matrices of ``beats``."""
     p = np.minimum(1.0, 2.0 * np.minimum(beats, 1.0 - beats))
@@ -118,7 +121,8 @@ def _table(by_id: dict[int, dict[str, Any]], metric: str, ids: list[int],
     for n, i in enumerate(ids):
         s = by_id[i]
         systems.append({"id": i, "system": s["system"], "team": s["team"],
-                        "score": s["metrics"].get(metric), "letters": letters[n]})
+                        "score": printed(s["metrics"].get(metric), family),
+                        "letters": letters[n]})
     return {"metric": metric, "label": LABELS.get(metric, metric), "systems": systems,
             "p_beats": np.round(beats, 4).tolist(), "p_value": np.round(p, 6).tolist(),
             "significant": sig.tolist()}

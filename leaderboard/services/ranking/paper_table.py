@@ -23,10 +23,10 @@ from leaderboard.services.catalog.boards import board_title, list_boards, view_s
 from leaderboard.services.catalog.reported import short_citation
 from leaderboard.services.ranking.exports import neutralise_cell
 from leaderboard.services.ranking.metric_info import LABELS, default_sort, displayed
-from leaderboard.services.ranking.ranking_table import BadQuery, parse_q, shown_decimals
+from leaderboard.services.ranking.ranking_table import BadQuery, parse_q, shown_style
 from leaderboard.services.ranking.set_apart import why
 from leaderboard.services.ranking.snapshot_reader import cached_value, latest_snapshot, load_data
-from leaderboard.services.ranking.table_rows import make_cell
+from leaderboard.services.ranking.table_rows import Style, make_cell
 
 #: The metrics papers report on each kind of board: the columns shown when none are chosen.
 STANDARD: dict[str, tuple[str, ...]] = {
@@ -155,10 +155,10 @@ def build_table(boards: list[BoardSnapshot], query: Query) -> PaperTable:
     rows: dict[tuple, dict[str, Any]] = {}
     for board in boards:
         _add_board(rows, board)
-    decimals = {b.slug: shown_decimals(b.data) for b in boards}
+    styles = {b.slug: shown_style(b.data) for b in boards}
     shown = []
     for row in rows.values():  # a row with no value in any column is not the table's
-        row["cells"] = [_cell(row, c, decimals[c.board]) for c in columns]
+        row["cells"] = [_cell(row, c, styles[c.board]) for c in columns]
         if any(c["value"] is not None for c in row["cells"]):
             shown.append(row)
     out = [row for row in shown if _matches(row, query)]
@@ -210,10 +210,10 @@ def _better(entry: dict[str, Any], known: dict[str, Any], headline: str) -> bool
     return score(entry) > score(known)
 
 
-def _cell(row: dict[str, Any], column: Column, decimals: int) -> dict[str, Any]:
+def _cell(row: dict[str, Any], column: Column, style: Style) -> dict[str, Any]:
     entry = row["entries"].get(column.board) or {}
     cell = make_cell(column.metric, entry.get("metrics", {}).get(column.metric),
-                     (entry.get("intervals") or {}).get(column.metric), decimals=decimals)
+                     (entry.get("intervals") or {}).get(column.metric), style=style)
     cell["apart"] = why(entry, column.metric) if entry.get("flags") else ""
     cell["id"] = entry.get("id") if row["kind"] == "system" else None
     return cell

@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from leaderboard.scoring.families import SWORDS, family_for
+from leaderboard.scoring.printing import printed
 from leaderboard.scoring.significance import significant
 from leaderboard.services.ranking.metric_info import (
     POS_VALUES,
@@ -24,6 +25,7 @@ from leaderboard.services.ranking.metric_info import (
 from leaderboard.services.ranking.set_apart import why
 from leaderboard.services.ranking.table_rows import (
     RowCells,
+    Style,
     TableRow,
     cell_json,
     make_cell,
@@ -121,6 +123,7 @@ class RankingTable:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (API and JSON export)."""
+        family = shown_style({"benchmark": self.benchmark})[0]
         return {
             "benchmark": self.benchmark, "generated_at": self.generated_at,
             "scorer_version": self.signature.get("scorer_version"),
@@ -128,18 +131,18 @@ class RankingTable:
             "track": self.track, "view": self.view.key, "pos": self.pos or "ALL", "sort": self.sort,
             "dir": self.direction, "entries": self.entries, "q": self.query,
             "headline": self.view.headline, "metrics": list(self.columns),
-            "rows": [_row_json(r, "system") for r in self.rows],
-            "references": [_row_json(r, r["kind"]) for r in self.references],
-            "reported": [_row_json(r, "reported") for r in self.reported],
+            "rows": [_row_json(r, "system", family) for r in self.rows],
+            "references": [_row_json(r, r["kind"], family) for r in self.references],
+            "reported": [_row_json(r, "reported", family) for r in self.reported],
             "references_elsewhere": self.references_elsewhere,
             "updating": self.updating,
         }
 
 
-def _row_json(row: dict[str, Any], row_type: str) -> dict[str, Any]:
+def _row_json(row: dict[str, Any], row_type: str, family: str) -> dict[str, Any]:
     out = {k: v for k, v in row.items() if k not in ("cells", "kind")}
     out["row_type"] = row_type
-    out["metrics"] = {key: cell_json(value, interval, p)
+    out["metrics"] = {key: cell_json(value, interval, p, family)
                       for key, value, interval, p in row_values(row)}
     return out
 
@@ -279,17 +282,18 @@ def parse_query(view: str | None, pos: str | None, sort: str | None,
     return view_obj, pos_value, sort_key, dir_value
 
 
-def shown_decimals(data: Any) -> int:
-    """Decimals a page prints: two on LS07/CoInCo (papers cite GAP 64.97), one on SWORDS."""
-    name = (data.get("benchmark") or {}).get("name", "")
-    return 1 if family_for(name) is SWORDS else 2
+def shown_style(data: Any) -> Style:
+    """How a page prints a snapshot's numbers: by its family's rule, with two decimals on
+    LS07/CoInCo/TSAR-2022 (papers cite GAP 64.97), one on SWORDS."""
+    family = family_for((data.get("benchmark") or {}).get("name", ""))
+    return family.name, 1 if family is SWORDS else 2
 
 
 def _cells(keys: tuple[str, ...], entry: dict[str, Any], pos: str | None,
-           decimals: int) -> list[dict[str, Any]]:
+           style: Style) -> list[dict[str, Any]]:
     """A reference's (or a matrix row's) cells: its metrics on ``pos``, no tie marks."""
     metrics, intervals = block_of(entry, pos)
-    return [make_cell(k, metrics.get(k), intervals.get(k), decimals=decimals) for k in keys]
+    return [make_cell(k, metrics.get(k), intervals.get(k), style=style) for k in keys]
 
 
 def _at(source: dict, name: str, i: int) -> Any:
@@ -330,12 +334,12 @@ def table_of(source: WholeSource, *, snapshot_id: int | None, pos: str | None = 
     humans = next((r for r in references if r.get("kind") == "human"), None)
     human_value = block_of(humans, pos)[0].get(headline) if humans else None
     rows = _full_rows(source, light, view_obj, pos, (ties, ranks), human_value, tied)
-    decimals = shown_decimals(top)
+    style = shown_style(top)
     refs = [{"name": ref["name"], "kind": ref["kind"], "note": ref.get("note", ""),
              "subset": ref.get("subset", False), "split": ref.get("split"),
              "n_targets": ref.get("n_targets"), "scorer_version": ref.get("scorer_version"),
              "signature": ref.get("signature"),
-             "cells": _cells(view_obj.columns, ref, pos, decimals)} for ref in references]
+             "cells": _cells(view_obj.columns, ref, pos, style)} for ref in references]
     n_systems = len(all_systems)
     return RankingTable(view_obj, pos, sort, direction, rows, refs, top.get("benchmark", {}),
                         top.get("generated_at"), snapshot_id, humans, entries_value, query,
@@ -383,7 +387,7 @@ def _full_rows(source: WholeSource, light: list[dict[str, Any]], view: View, pos
     ties, ranks = stats
     columns = [(k, *source.column(pos, k), (ties.get(k) or ()) if k in tied else ())
                for k in view.columns]
-    cells = RowCells(columns, shown_decimals(source.top))
+    cells = RowCells(columns, shown_style(source.top))
     heads = source.column(pos, view.headline)[0]
     all_systems = source.systems()
     rows = []
@@ -419,7 +423,7 @@ def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dic
     shows none."""
     if pos is not None:
         return []
-    out, decimals = [], shown_decimals(data)
+    out, style = [], shown_style(data)
     for row in data.get("reported", []):
         metrics = row.get("metrics", {})
         bench = row.get("benchmark", {})
@@ -429,7 +433,7 @@ def reported_rows(data: dict[str, Any], view: View, pos: str | None) -> list[dic
                     "computed_on": f"{bench.get('name', '')} v{bench.get('version', '')} "
                                    f"{bench.get('split', '')}",
                     "status": "reported, not re-scored",
-                    "cells": [make_cell(k, metrics.get(k), None, decimals=decimals)
+                    "cells": [make_cell(k, metrics.get(k), None, style=style)
                               for k in view.columns]})
     return out
 
@@ -493,10 +497,10 @@ def matrix_of(source: WholeSource, metric: str,
         raise BadQuery(f"unknown metric {metric!r} on a {track_of(top)}-track leaderboard")
     pos_columns = [source.column(p, metric) for p in (None, *POS_VALUES)]
     overall = pos_columns[0][0]
-    decimals = shown_decimals(top)
+    style = shown_style(top)
     order = [(why(s, metric), g, s) for g, s in enumerate(source.systems())]
     order.sort(key=lambda r: (bool(r[0]), -(
-        round(float(overall[r[1]]), 2) if overall[r[1]] is not None else float("-inf"))))
+        printed(overall[r[1]], style[0]) if overall[r[1]] is not None else float("-inf"))))
     total, start = len(order), 0
     if page is not None:
         pages = max(1, -(-total // HTML_PAGE_SIZE))
@@ -505,11 +509,11 @@ def matrix_of(source: WholeSource, metric: str,
         start = (page - 1) * HTML_PAGE_SIZE
         order = order[start:start + HTML_PAGE_SIZE]
     systems = [{"id": s["id"], "system": s["system"], "team": s["team"],
-                "cells": [make_cell(metric, values[g], intervals[g], decimals=decimals)
+                "cells": [make_cell(metric, values[g], intervals[g], style=style)
                           for values, intervals in pos_columns],
                 "set_apart": apart} for apart, g, s in order]
     refs = [{"name": r["name"], "kind": r["kind"], "subset": r.get("subset", False),
-             "cells": [_cells((metric,), r, p, decimals)[0] for p in (None, *POS_VALUES)]}
+             "cells": [_cells((metric,), r, p, style)[0] for p in (None, *POS_VALUES)]}
             for r in top.get("references", [])]
     grid = {"metric": metric, "columns": ["ALL", *POS_VALUES], "rows": systems,
             "references": refs}

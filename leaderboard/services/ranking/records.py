@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 
 from leaderboard.models import Board, Result, Submission, Team
 from leaderboard.scoring.bibtex import entry, plain
+from leaderboard.scoring.printing import printed_all
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title, board_views
 from leaderboard.services.ranking.metric_info import LABELS, board_metrics, headlines
@@ -45,8 +46,10 @@ def result_record(session: Session, public_id: str) -> dict[str, Any] | None:
         "board": {"slug": board.slug, "title": board_title(board, split)},
         "benchmark": {"name": split.name, "version": split.version, "split": split.split,
                       "title": benchmark_title(split)},
-        "metrics": {k: result.metrics[k] for k in keys},
-        "intervals": {k: result.intervals[k] for k in keys if k in result.intervals},
+        # As every other surface prints them: the benchmark's script's rule, two decimals.
+        "metrics": printed_all({k: result.metrics[k] for k in keys}, split.name),
+        "intervals": printed_all({k: result.intervals[k] for k in keys
+                                  if k in result.intervals}, split.name),
         "headlines": [k for k in headlines(views) if k in result.metrics],
         "scorer_version": result.scorer_version, "split_checksum": result.split_checksum,
         "bootstrap": {"seed": result.bootstrap_seed, "samples": result.bootstrap_samples},
@@ -73,7 +76,7 @@ def result_bibtex(record: dict[str, Any], url: str) -> str:
 
 def model_index(record: dict[str, Any], url: str) -> str:
     """The ``model-index`` block of Hugging Face model-card metadata for the record: task,
-    dataset (name, type, split), each metric the board ranks on with its value as stored,
+    dataset (name, type, split), each metric the board ranks on with its value as the site prints it,
     and the permalink as the source."""
     task_type, task_name = TASKS.get(record["benchmark"]["name"], SUBSTITUTION)
     bench = record["benchmark"]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from leaderboard.scoring.printing import shown
+
 DUPLICATE_ANSWERS = "duplicate_answers"
 
 #: flag -> the metrics it inflates (a system so flagged has no rank on them)
@@ -19,13 +21,29 @@ INFLATES: dict[str, frozenset[str]] = {DUPLICATE_ANSWERS: frozenset({"oot_p", "o
 
 
 def flags_of(counts: dict[str, Any] | None) -> list[str]:
-    """The flags of a result from its stored counts."""
-    return [DUPLICATE_ANSWERS] if (counts or {}).get("items_with_duplicates") else []
+    """The flags of a result from its stored counts: a file that repeats answers, unless
+    its repeats change no figure as printed (``without_repeats`` empty; a result scored
+    before it was kept has none, and is flagged)."""
+    counts = counts or {}
+    changed = counts.get("without_repeats", True)
+    return [DUPLICATE_ANSWERS] if counts.get("items_with_duplicates") and changed else []
+
+
+def repeat_facts(counts: dict[str, Any] | None) -> dict[str, Any]:
+    """What a system row (snapshot, system page, team page) keeps of its repeats."""
+    counts = counts or {}
+    return {"flags": flags_of(counts),
+            "items_with_duplicates": counts.get("items_with_duplicates"),
+            "without_repeats": counts.get("without_repeats")}
 
 
 def is_apart(system: dict[str, Any], metric: str) -> bool:
-    """Whether ``system`` (a snapshot row) is set apart on ``metric``."""
-    return any(metric in INFLATES.get(flag, ()) for flag in system.get("flags") or ())
+    """Whether ``system`` (a snapshot row) is set apart on ``metric``: flagged, and its
+    figure there differs without the repeats (where that is known)."""
+    if not any(metric in INFLATES.get(flag, ()) for flag in system.get("flags") or ()):
+        return False
+    free = system.get("without_repeats")
+    return free is None or metric in free
 
 
 def apart_indices(systems: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[str, set[int]]:
@@ -43,7 +61,17 @@ def why(system: dict[str, Any], metric: str) -> str:
     if not is_apart(system, metric):
         return ""
     n = system.get("items_with_duplicates") or 0
+    free = (system.get("without_repeats") or {}).get(metric)
+    without = "" if free is None else f" (without the repeats: {shown(free)})"
     if metric == "gap":
         return (f"ranks a candidate twice on {n:,} instances; lst_gap.py credits each "
-                "repeat, so its GAP is not ranked")
-    return f"repeats answers on {n:,} items; score.pl counts each repeat, so its oot is not ranked"
+                f"repeat, so its GAP is not ranked{without}")
+    return (f"repeats answers on {n:,} items; score.pl counts each repeat, so its oot is not "
+            f"ranked{without}")
+
+
+def apart_reasons(system: dict[str, Any], keys: Any) -> dict[str, str]:
+    """Metric -> why, for each of ``keys`` on which ``system`` is set apart (a figure that
+    relies on repeated answers: flagged wherever it is printed)."""
+    return {key: why(system, key) for key in keys if is_apart(system, key)}
+

@@ -37,6 +37,7 @@ from leaderboard.models import (
 )
 from leaderboard.scoring import SCORER_VERSION
 from leaderboard.scoring.families import family_for
+from leaderboard.scoring.printing import EXACT
 from leaderboard.scoring.rank_state import RankState
 from leaderboard.services.catalog.benchmarks import base_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title, view_set
@@ -65,7 +66,7 @@ from leaderboard.services.ranking.metric_info import (
 )
 from leaderboard.services.ranking.neighbours import neighbour_bands
 from leaderboard.services.ranking.resamples import Resamples
-from leaderboard.services.ranking.set_apart import apart_indices, flags_of
+from leaderboard.services.ranking.set_apart import apart_indices, repeat_facts
 from leaderboard.services.ranking.systems import coverage_of, signature_of
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,8 @@ log = logging.getLogger(__name__)
 #: 9: LS07/CoInCo generative boards rank by recall (best R, oot R, mode R views).
 #: 10: each system's ``flags`` and ``items_with_duplicates``; a system set apart on a metric
 #:     (:mod:`.set_apart`) has no rank, tie, pair or neighbour band on it.
-SNAPSHOT_FORMAT = 10
+#: 11: numbers to six decimals, so each prints as its full value does.
+SNAPSHOT_FORMAT = 11
 KEEP_SNAPSHOTS = 2
 
 
@@ -285,7 +287,8 @@ def _system_entry(sub: Submission, result: Result, team: Team, known: dict[str, 
         "team_id": team.id, "date": sub.created_at.isoformat(), "description": sub.description,
         "paper_url": sub.paper_url, "code_url": sub.code_url, "file_sha256": sub.file_sha256,
         "scorer_version": result.scorer_version}
-    numbers = ("metrics", "intervals", "by_pos", "coverage", "flags", "items_with_duplicates")
+    numbers = ("metrics", "intervals", "by_pos", "coverage", "flags", "items_with_duplicates",
+               "without_repeats")
     if known is not None:
         entry.update((k, known[k]) for k in numbers)
     else:
@@ -295,15 +298,15 @@ def _system_entry(sub: Submission, result: Result, team: Team, known: dict[str, 
                      by_pos={pos: {"metrics": shown(block.get("metrics")),
                                    "intervals": shown(block.get("intervals"))}
                              for pos, block in (result.by_pos or {}).items()},
-                     coverage=coverage_of(result.counts), flags=flags_of(result.counts),
-                     items_with_duplicates=(result.counts or {}).get("items_with_duplicates"))
+                     coverage=coverage_of(result.counts), **repeat_facts(result.counts))
     entry["signature"] = signature_of(result)
     return entry
 
 
-#: Decimals of the numbers a snapshot keeps (percent): pages print two; more would only
-#: make the snapshot every web process reads larger (a float's 17 digits are most of it).
-SNAPSHOT_DECIMALS = 4
+#: Decimals of the numbers a snapshot keeps (percent): those the printing rule reads
+#: (:data:`leaderboard.scoring.printing.EXACT`), so a value prints from the snapshot as from
+#: the result; more would only make the snapshot every web process reads larger.
+SNAPSHOT_DECIMALS = EXACT
 
 
 def _rounded(value: Any) -> Any:

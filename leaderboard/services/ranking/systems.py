@@ -13,7 +13,8 @@ from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team
 from leaderboard.scoring.families import FAMILIES
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.ranking.ladder import NOT_HELD, held_message, visible_result
-from leaderboard.services.ranking.set_apart import flags_of
+from leaderboard.services.ranking.ranking_table import shown_style
+from leaderboard.services.ranking.set_apart import repeat_facts
 
 
 def coverage_of(counts: dict[str, Any] | None) -> dict[str, int | None] | None:
@@ -137,9 +138,7 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         "public_id": result.public_id if result else None,
         "bootstrap_samples": result.bootstrap_samples if result else None,
         "coverage": coverage_of(result.counts) if result else None,
-        "flags": flags_of(result.counts if result else None),
-        "items_with_duplicates": (result.counts or {}).get("items_with_duplicates")
-        if result else None,
+        **repeat_facts(result.counts if result else None),
         "signature": signature_of(result) if result else None,
         "reproduce": _reproduce(session, sub, result) if result else None,
     }
@@ -164,14 +163,15 @@ def team_systems(*, session: Session, team_id: int, viewer: Any) -> list[Submiss
 
 def current_results(session: Session, submission_ids: list[int]) -> dict[int, Result]:
     """Current result per submission id (one query); held submissions have none. Only
-    their metrics and intervals are read: the per-POS blocks, counts and per-target stats
-    are the bulk of a result's JSON, and a team page would decode them on every request
-    without using them."""
+    their metrics, intervals and counts (what flags a figure that relies on repeats) are
+    read: the per-POS blocks and per-target stats are the bulk of a result's JSON, and a
+    team page would decode them on every request without using them."""
     if not submission_ids:
         return {}
     rows = session.exec(select(Result)
                         .options(load_only(col(Result.submission_id), col(Result.metrics),
-                                           col(Result.intervals), raiseload=True))
+                                           col(Result.intervals), col(Result.counts),
+                                           raiseload=True))
                         .join(Submission, col(Submission.id) == col(Result.submission_id))
                         .where(col(Result.submission_id).in_(submission_ids),
                                col(Result.is_current).is_(True), NOT_HELD)).all()
@@ -193,5 +193,6 @@ def team_tables(session: Session, subs: list[Submission]) -> list[dict[str, Any]
         views = board_views(board, session)
         keys = headlines(views)[:2] if len(headlines(views)) > 1 else displayed(views)[:3]
         groups.append({"board": board, "title": board_title(board, benchmark),
-                       "columns": list(keys), "submissions": rows})
+                       "columns": list(keys), "submissions": rows,
+                       "style": shown_style({"benchmark": {"name": benchmark.name}})})
     return groups

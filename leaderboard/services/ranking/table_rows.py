@@ -13,52 +13,44 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from leaderboard.scoring.printing import printed, shown
 from leaderboard.scoring.significance import significant
 
-#: How a value prints with 1 or 2 decimals.
-FORMATS = {d: f"%.{d}f" for d in (1, 2)}
+#: What a table prints with: the benchmark family (its script's rule) and the decimals.
+Style = tuple[str, int]
 
 
 def make_cell(key: str, value: Any, interval: Any, p: float | None = None,
-              decimals: int = 1) -> dict[str, Any]:
-    """A value (2 decimals: API and exports) and its printed text, rounded once from the
-    snapshot's full value (rounding 50.2527 to 50.25 and then to 50.2 disagreed with the
-    system page's 50.3)."""
-    form = FORMATS.get(decimals) or f"%.{decimals}f"
-    if value is None:
-        rounded = shown = None
-    else:
-        value = float(value)
-        rounded, shown = round(value, 2), form % value
-    if interval:
-        low, high = float(interval[0]), float(interval[1])
-        bounds, shown_bounds = [round(low, 2), round(high, 2)], [form % low, form % high]
-    else:
-        bounds = shown_bounds = None
-    return {"key": key, "value": rounded, "interval": bounds, "shown": shown,
-            "shown_interval": shown_bounds, "p": p,
-            "tied": p is not None and not significant(p)}
+              style: Style = ("", 1)) -> dict[str, Any]:
+    """A value (2 decimals: API and exports) and its printed text (``style``'s decimals),
+    each made once from the snapshot's value by the family's rule (rounding 50.2527 to
+    50.25 and then to 50.2 disagreed with the system page's 50.3)."""
+    family = style[0]
+    bounds = [printed(x, family) for x in interval] if interval else None
+    return {"key": key, "value": printed(value, family),
+            "interval": bounds, "shown": None if value is None else shown(value, *style),
+            "shown_interval": [shown(x, *style) for x in interval] if interval else None,
+            "p": p, "tied": p is not None and not significant(p)}
 
 
-def cell_json(value: Any, interval: Any, p: float | None) -> dict[str, Any]:
+def cell_json(value: Any, interval: Any, p: float | None, family: str) -> dict[str, Any]:
     """A cell as the API gives it: what :func:`make_cell` makes of it, without the printed
     text."""
-    return {"value": None if value is None else round(float(value), 2),
-            "interval": [round(float(interval[0]), 2), round(float(interval[1]), 2)]
-            if interval else None,
+    return {"value": printed(value, family),
+            "interval": [printed(x, family) for x in interval] if interval else None,
             "tie_p": p, "tied": p is not None and not significant(p)}
 
 
 class RowCells:
     """What the cells of a table's rows are made from: each column of the view (its key,
-    every system's values and intervals, the shown entries' tie p-values), and the decimals
-    printed. Shared by the rows of one table."""
+    every system's values and intervals, the shown entries' tie p-values), and how they
+    print (:data:`Style`). Shared by the rows of one table."""
 
-    __slots__ = ("columns", "decimals", "memo")
+    __slots__ = ("columns", "style", "memo")
 
     def __init__(self, columns: list[tuple[str, Sequence[Any], Sequence[Any], Sequence[Any]]],
-                 decimals: int) -> None:
-        self.columns, self.decimals = columns, decimals
+                 style: Style) -> None:
+        self.columns, self.style = columns, style
         #: What a writer of the rows works out once per table (render.py's plan of columns).
         self.memo: dict[Any, Any] = {}
 
@@ -77,7 +69,7 @@ class TableRow(dict):
     def __missing__(self, key: str) -> list[dict[str, Any]]:
         if key != "cells":
             raise KeyError(key)
-        cells = [make_cell(name, value, interval, p, self.source.decimals)
+        cells = [make_cell(name, value, interval, p, self.source.style)
                  for name, value, interval, p in self.raw_cells()]
         self["cells"] = cells
         return cells

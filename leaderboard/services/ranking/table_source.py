@@ -7,13 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from leaderboard.scoring.families import family_for
+from leaderboard.scoring.printing import printed
+
 #: The name of the snapshot-wide stats block: "all" stands for no POS.
 ALL = "all"
-
-
-def rounded_values(values: Sequence[Any]) -> list[float | None]:
-    """``values`` rounded to 2 decimals, None kept."""
-    return [None if v is None else round(float(v), 2) for v in values]
 
 
 def block_of(entry: dict[str, Any], pos: str | None) -> tuple[dict, dict]:
@@ -52,7 +50,9 @@ class WholeSource:
         return _Lazy(self._systems, pos, metric, 0), _Lazy(self._systems, pos, metric, 1)
 
     def rounded(self, pos: str | None, metric: str) -> Sequence[float | None]:
-        return rounded_values(self.column(pos, metric)[0])
+        """A metric's values as the API prints them (None kept)."""
+        family = family_for((self.top.get("benchmark") or {}).get("name", "")).name
+        return [printed(v, family) for v in self.column(pos, metric)[0]]
 
     def shown(self, headline: str, entries: str,
               pos: str | None) -> tuple[list[int], dict[str, Any]]:

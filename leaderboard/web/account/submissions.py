@@ -29,6 +29,7 @@ from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import (
     BoardError,
     benchmark_title,
+    board_family,
     board_or_default,
     board_title,
     board_views,
@@ -188,7 +189,8 @@ def submission(submission_id: int):
     result = service.current_result(get_session(), row)
     shown = service.track_metrics(board_views(board), result.metrics) if result else {}
     return render_template("submissions/detail.html", submission=row, result=result,
-                           board=board, pending=row.status in SubmissionStatus.PENDING,
+                           board=board, family=board_family(board),
+                           pending=row.status in SubmissionStatus.PENDING,
                            release=release_dict(row, board),
                            visibility_form=VisibilityForm(),
                            metric_groups=grouped_metrics(shown),

@@ -268,9 +268,10 @@ def _ranking_paths() -> dict[str, Any]:
                 "publication (row_type reported; name, citation, url, source, benchmark "
                 "{name, version, split} they were computed on; no rank, no intervals, "
                 "value null where not printed). A system row's flags: duplicate_answers "
-                "(with items_with_duplicates) where an LS07/CoInCo file repeats answers; "
-                "on the views those repeats inflate (oot, GAP) such a row comes after "
-                "the ranked ones, rank null, set_apart saying why")},
+                "(with items_with_duplicates) where an LS07/CoInCo file's repeated answers "
+                "change a printed figure; on the views they inflate (oot, GAP) such a row "
+                "comes after the ranked ones, rank null, set_apart saying why and giving "
+                "the figure without the repeats")},
                           "400": _error("Unknown view/pos/sort/entries value")}}},
         "/results/{public_id}": {"get": {
             "summary": "A result's frozen record, as its permalink /results/{public_id} shows "

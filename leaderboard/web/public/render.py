@@ -10,11 +10,12 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from leaderboard.scoring.printing import printed, shown
 from leaderboard.scoring.significance import format_p, significant
 from leaderboard.services.catalog.reported import short_citation
 from leaderboard.services.ranking.ranking_table import RankingTable
 from leaderboard.services.ranking.systems import coverage_text
-from leaderboard.services.ranking.table_rows import FORMATS, RowCells, TableRow
+from leaderboard.services.ranking.table_rows import RowCells, Style, TableRow
 
 
 def cell_html(cell: dict[str, Any], show_tie: bool = False) -> Markup:
@@ -24,10 +25,8 @@ def cell_html(cell: dict[str, Any], show_tie: bool = False) -> Markup:
         return Markup(_NOT_PROVIDED)
     interval = cell["interval"]
     exact = None if not interval else (f"{interval[0]:.2f}", f"{interval[1]:.2f}")
-    shown = cell.get("shown") or f"{cell['value']:.1f}"
-    compact = (cell.get("shown_interval") or [f"{x:.1f}" for x in interval]) if interval else None
     tie = _tie_mark(cell["p"]) if show_tie and cell.get("tied") else ""
-    return Markup(_score_html(shown, exact, compact, tie))
+    return Markup(_score_html(cell["shown"], exact, cell["shown_interval"], tie))
 
 
 _NOT_PROVIDED = '<span class="na" title="not provided">–</span>'
@@ -54,7 +53,7 @@ def _score_html(shown: str, exact: tuple[str, str] | None, compact: Any, tie: st
 def _score_cells(r: TableRow, headline: str, sort: str, human_pct: str | None) -> str:
     """A system row's score cells, written from its columns' values (its cell dicts are
     never made for the page): what ``<td>{cell_html(cell)}</td>`` writes of each."""
-    decimals = r.source.decimals
+    style = r.source.style
     g, i = r.g, r.i
     parts = []
     for cls, values, intervals, ties, sorted_here, pct_after in _plan(r.source, headline, sort):
@@ -66,7 +65,7 @@ def _score_cells(r: TableRow, headline: str, sort: str, human_pct: str | None) -
             low, high = (float(interval[0]), float(interval[1])) if interval else (None, None)
             p = ties[i] if sorted_here and i < len(ties) else None
             tie = _tie_mark(p) if p is not None and not significant(p) else ""
-            parts.append(cls + _cell_after_class(float(value), low, high, decimals, tie))
+            parts.append(cls + _cell_after_class(float(value), low, high, style, tie))
         if pct_after and human_pct is not None:
             parts.append(f'<td class="num pct">{human_pct}</td>')
     return "".join(parts)
@@ -75,22 +74,14 @@ def _score_cells(r: TableRow, headline: str, sort: str, human_pct: str | None) -
 _NOT_PROVIDED_CELL = f'data-value="">{_NOT_PROVIDED}</td>'
 
 
-def _cell_after_class(value: float, low: float | None, high: float | None, decimals: int,
+def _cell_after_class(value: float, low: float | None, high: float | None, style: Style,
                       tie: str) -> str:
     """What ``<td ...>{cell_html(cell)}</td>`` writes after the class, from the numbers."""
-    form = FORMATS.get(decimals) or f"%.{decimals}f"
-    html = (_score_html(form % value, None, None, tie) if low is None else
-            _score_html(form % value, (f"{low:.2f}", f"{high:.2f}"),
-                        (form % low, form % high), tie))
-    return f'data-value="{_sort_text(value)}">{html}</td>'
-
-
-def _sort_text(value: float) -> str:
-    """``str(round(value, 2))`` for a score (|value| < 10^15): both round the exact binary
-    value to two decimals, and the shortest text of that double is those two decimals
-    without trailing zeros (one kept after the point)."""
-    text = f"{value:.2f}".rstrip("0")
-    return text + "0" if text[-1] == "." else text
+    family = style[0]
+    html = (_score_html(shown(value, *style), None, None, tie) if low is None else
+            _score_html(shown(value, *style), (shown(low, family), shown(high, family)),
+                        (shown(low, *style), shown(high, *style)), tie))
+    return f'data-value="{printed(value, family)}">{html}</td>'
 
 
 def _plan(cells: RowCells, headline: str, sort: str) -> list[tuple]:
@@ -193,7 +184,7 @@ def _flag_note(r: dict[str, Any]) -> str:
     answers the field's script credits each time (this view's metric is not inflated)."""
     if r.get("set_apart"):
         return f'<span class="apart-why">{escape(r["set_apart"])}</span>'
-    if r.get("items_with_duplicates"):
+    if r.get("flags"):
         text = (f"repeats answers on {r['items_with_duplicates']:,} items: this view's "
                 "metric does not count repeats twice, so it is ranked here")
         return f' <abbr class="flag" title="{escape(text)}">repeats</abbr>'

@@ -20,9 +20,9 @@ from leaderboard.services.ranking.metric_info import (
     displayed,
     headlines,
 )
-from leaderboard.services.ranking.ranking_table import shown_decimals
+from leaderboard.services.ranking.ranking_table import shown_style
 from leaderboard.services.ranking.records import result_record
-from leaderboard.services.ranking.set_apart import why
+from leaderboard.services.ranking.set_apart import apart_reasons, repeat_facts, why
 from leaderboard.services.ranking.snapshot_reader import cached_value, load_data
 from leaderboard.services.ranking.systems import (
     coverage_text,
@@ -75,8 +75,9 @@ def system(submission_id: int):
                          leaderboard=g.board.slug if g.board is not None else None)
     apart = why(detail, headline)   # not ranked on the headline: no neighbours to compare
     benchmark = session.get(Split, detail["benchmark_id"])
-    decimals = shown_decimals({"benchmark": {"name": benchmark.name if benchmark else ""}})
-    context = dict(s=detail, cards=cards, decimals=decimals, keys=keys,
+    family, decimals = shown_style({"benchmark": {"name": benchmark.name if benchmark else ""}})
+    context = dict(s=detail, cards=cards, family=family, decimals=decimals, keys=keys,
+                   apart=apart_reasons(detail, keys),
                    labels=LABELS, describe=describe, pos_values=POS_VALUES,
                    neighbours_url=None if apart else neighbours, headline=headline,
                    set_apart=apart)
@@ -133,5 +134,6 @@ def team(team_id: int):
         abort(404, description="No such team.")
     subs = team_systems(session=session, team_id=team_id, viewer=current_user)
     results = current_results(session, [s.id for s in subs])
+    apart = {sid: apart_reasons(repeat_facts(r.counts), r.metrics) for sid, r in results.items()}
     return render_template("public/team.html", team=team_row, tables=team_tables(session, subs),
-                           results=results, labels=LABELS)
+                           results=results, apart=apart, labels=LABELS)

@@ -10,6 +10,7 @@ from importlib import resources
 from flask import Response, request
 from markupsafe import Markup, escape
 
+from leaderboard.scoring.printing import shown
 from leaderboard.web.public.blueprint import bp
 
 ONE_YEAR = 365 * 24 * 3600
@@ -148,6 +149,9 @@ def metric_html(label: str) -> Markup:
     text = str(escape(label))
     text = re.sub(r"_(\w)\^(\d+)", r"<sub>\1</sub><sup>\2</sup>", text)
     return Markup(re.sub(r"\^(\d+)", r"<sup>\1</sup>", text))
+
+
+bp.app_template_filter("score")(shown)   # a score as its family's script prints it
 
 
 @bp.app_template_filter("metric_text")

@@ -13,7 +13,7 @@ import pytest
 from leaderboard.scoring.families import FAMILIES
 from leaderboard.scoring.lexsub import score as lexsub_score
 from leaderboard.scoring.lexsub.data import build_source, prepare_source
-from leaderboard.scoring.lexsub.scorepl import perl_round
+from leaderboard.scoring.printing import printed
 from tests.lexsub_files import write_semeval07
 
 from ..conftest import shared_dir
@@ -68,9 +68,9 @@ def perl_scores(answers: Path, gold: Path, kind: str, env: dict | None = None
 
 
 def ours(result, kind: str) -> dict[str, float]:
-    """Our four numbers of ``kind`` rounded as score.pl prints them."""
+    """Our four numbers of ``kind`` as the site prints them, which must be score.pl's."""
     m = result.metrics
-    return {name: perl_round(m[f"{kind}_{name}"] / 100)
+    return {name: printed(m[f"{kind}_{name}"], "semeval07")
             for name in ("p", "r", "mode_p", "mode_r")}
 
 

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from leaderboard.scoring.families import FAMILIES
+from leaderboard.scoring.printing import shown
 from leaderboard.scoring.tsar.data import split_paths
 from leaderboard.scoring.tsar.score import official_floors
+from leaderboard.services.ranking.snapshots import SNAPSHOT_DECIMALS
 from tests.scoring.conftest import shared_dir
 from tests.scoring.tsar.files import run_script, script, write_tsar
 
@@ -69,6 +71,10 @@ def _compare(split, predictions: Path, gold: Path, workdir: Path) -> None:
     assert official_floors(split, report) == official
     for key, value in official.items():   # the full value, in percent, above the floor
         assert value * 100 - 1e-9 <= result.metrics[key] <= value * 100 + 0.01 + 1e-9
+        # and printed, from the result and from a snapshot's copy, as the script prints it
+        script_text = f"{value * 100:.2f}"
+        assert shown(result.metrics[key], "tsar2022") == script_text, key
+        assert shown(round(result.metrics[key], SNAPSHOT_DECIMALS), "tsar2022") == script_text
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -100,3 +106,28 @@ def test_real_test_splits_equal_the_script(tmp_path, split_name):
     predictions = tmp_path / "run.tsv"
     predictions.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
     _compare(split, predictions, gold, tmp_path)
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "pt"])
+def test_every_published_value_prints_as_the_official_results_give_it(lang):
+    """Each of the official runs' values (reported rows) prints with the CSV's digits: 0.8096
+    as 80.96, 0.571 as 57.10, never a digit up."""
+    import csv
+
+    from leaderboard.services.catalog.tsar import CSV_COLUMNS, published_rows, results_file
+
+    root = shared_dir() / "data" / "tsar2022"
+    if not results_file(lang, root).is_file():
+        pytest.skip(f"TSAR-2022 results not found at {root}")
+    records = list(csv.DictReader(results_file(lang, root).open(encoding="utf-8")))
+    rows = published_rows(lang, root)
+    checked = 0
+    for record, row in zip(records, rows, strict=True):
+        for column, key in CSV_COLUMNS.items():
+            fraction = record[column].strip()
+            whole, _, decimals = fraction.partition(".")
+            expected = f"{int(whole) * 100 + int((decimals + '0000')[:2])}." \
+                       f"{(decimals + '0000')[2:4]}"
+            assert shown(row.metrics[key], "tsar2022") == expected, (row.name, key, fraction)
+            checked += 1
+    assert checked == len(records) * 10 >= 100
