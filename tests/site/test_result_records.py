@@ -8,10 +8,12 @@ from __future__ import annotations
 import re
 from html import unescape
 
+import pytest
 import yaml
 from sqlmodel import col, select
 
 from leaderboard.models import ReleaseState, Result, Submission, SubmissionStatus, Team
+from leaderboard.scoring.printing import printed
 from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.ranking.records import result_record
 from tests.scoring.test_bibtex import balanced, fields
@@ -42,8 +44,11 @@ def test_the_record_page_and_json_hold_the_frozen_numbers(client, session, seede
     assert f'<a id="permalink" href="{permalink}">' in page
     body = client.get(f"/api/v1/results/{result.public_id}").get_json()
     assert body["permalink"] == permalink
-    assert body["metrics"]["lenient_a_f@10"] == result.metrics["lenient_a_f@10"]
-    assert body["intervals"]["lenient_a_f@10"] == result.intervals["lenient_a_f@10"]
+    # Printed as every surface prints it: 81.8181... is 81.82.
+    assert result.metrics["lenient_a_f@10"] == pytest.approx(81.8181818)
+    assert body["metrics"]["lenient_a_f@10"] == 81.82
+    assert body["intervals"]["lenient_a_f@10"] == [
+        printed(x) for x in result.intervals["lenient_a_f@10"]]
     assert "acc@1" not in body["metrics"]  # a SWORDS board shows no TSAR-2022 metric
     assert (body["split_checksum"], body["scorer_version"], body["file_sha256"]) == (
         result.split_checksum, result.scorer_version, sub.file_sha256)
@@ -91,7 +96,7 @@ def test_the_model_index_block_parses_to_the_results_values(client, session, see
     assert entry["task"] == {"type": "lexical-substitution", "name": "Lexical Substitution"}
     assert entry["dataset"] == {"name": "swords-demo v1", "type": "swords-demo", "split": "test"}
     assert [(m["type"], m["name"], m["value"]) for m in entry["metrics"]] == [
-        (key, label, result.metrics[key]) for key, label in (
+        (key, label, printed(result.metrics[key])) for key, label in (
             ("strict_a_f@10", "F^10 strict"), ("strict_c_f@10", "F_c^10 strict"),
             ("lenient_a_f@10", "F^10 lenient"), ("lenient_c_f@10", "F_c^10 lenient"),
             ("coverage_f", "coverage F"))]
