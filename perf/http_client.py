@@ -120,7 +120,8 @@ class Reader(threading.Thread):
     def finish(self) -> dict[str, Any]:
         """Stop, and the summary of what was read (:func:`summary_ms`)."""
         self.halt.set()
-        self.join(timeout=30)
+        if self.ident is not None:  # started as a thread, not run here
+            self.join(timeout=30)
         return summary_ms(self.latencies)
 
 
