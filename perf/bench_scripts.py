@@ -227,7 +227,7 @@ def _print_table(rows: list[dict], load_before: tuple) -> None:
         cpu = "" if r["cpu_s"] is None else f"{r['cpu_s']:7.2f} s CPU"
         ratio = (f"{r['cpu_s'] / script[r['case']]:5.2f}x the script"
                  if r["tool"].startswith("leaderboard") and r["case"] in script else "")
-        print(f"{r['case']:<26} {r['tool']:<32} {r['seconds']:7.2f} s {cpu:>14} "
+        print(f"{r['case']:<26} {r['tool']:<40} {r['seconds']:7.2f} s {cpu:>14} "
               f"{r['peak_rss_mb']:6} MB  {ratio}".rstrip())
     print(f"load average before: {' '.join(f'{x:.2f}' for x in load_before)}; after: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
