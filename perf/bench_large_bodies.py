@@ -21,18 +21,17 @@ import argparse
 import json
 import multiprocessing
 import os
-import signal
 import socket
 import subprocess
+import sys
 import tempfile
-import threading
 import time
-import urllib.request
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from http_client import Reader, summary_ms  # noqa: E402
+from ops_harness import ROOT, bin_dir, free_port, start_gunicorn, stop  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 BOUNDARY = "b0undary"
 CHUNK = b"x" * (64 * 1024)
 PART_HEAD = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; "
@@ -40,44 +39,15 @@ PART_HEAD = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; "
 MB = 1000 * 1000
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_site(root: Path, tmp: str) -> tuple[subprocess.Popen, int]:
     """Migrate a fresh SQLite file with ``root``'s code, then its gunicorn; (process, port)."""
-    bin_dir = root / ".venv" / "bin"
-    port = _free_port()
-    env = dict(os.environ, WEB_CONCURRENCY="1", GUNICORN_BIND=f"127.0.0.1:{port}",
-               LEADERBOARD_LOG_REQUESTS="0", LEADERBOARD_SECRET_KEY="bench",
-               LEADERBOARD_INSTANCE_PATH=f"{tmp}/instance",
+    port = free_port()
+    env = dict(os.environ, WEB_CONCURRENCY="1", LEADERBOARD_LOG_REQUESTS="0",
+               LEADERBOARD_SECRET_KEY="bench", LEADERBOARD_INSTANCE_PATH=f"{tmp}/instance",
                LEADERBOARD_DATABASE_URL=f"sqlite:///{tmp}/bench.db", LEADERBOARD_REDIS_URL="")
-    subprocess.run([str(bin_dir / "leaderboard"), "db", "upgrade"], cwd=root, env=env,
+    subprocess.run([str(bin_dir(root) / "leaderboard"), "db", "upgrade"], cwd=root, env=env,
                    check=True, stdout=subprocess.DEVNULL)
-    proc = subprocess.Popen([str(bin_dir / "gunicorn"), "-c", "gunicorn.conf.py", "wsgi:app"],
-                            cwd=root, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/about", timeout=5).read()
-            return proc, port
-        except OSError:
-            time.sleep(0.3)
-    stop(proc)
-    raise SystemExit("gunicorn did not answer within 90 s")
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    return start_gunicorn(env, port, root, "/about"), port
 
 
 def _pieces(case: str):
@@ -123,29 +93,17 @@ def send_body(port: int, case: str, results) -> None:
     results.put((case, status, time.monotonic() - start, sent / MB))
 
 
-def time_about(port: int, stop_event: threading.Event, latencies: list[float]) -> None:
-    while not stop_event.is_set():
-        start = time.monotonic()
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/about", timeout=60).read()
-        except OSError:
-            latencies.append(float("inf"))
-            continue
-        latencies.append(time.monotonic() - start)
-
-
-def percentiles(latencies: list[float]) -> dict[str, float]:
-    ms = np.array(latencies) * 1000
-    return {"n": len(ms), "p50_ms": round(float(np.percentile(ms, 50)), 1),
-            "p95_ms": round(float(np.percentile(ms, 95)), 1), "max_ms": round(float(ms.max()), 1)}
+def about_beside(port: int, seconds: float = 0) -> Reader:
+    """A reader of ``/about``, one request after another, started."""
+    reader = Reader(f"http://127.0.0.1:{port}", pause=0, timeout=60)
+    reader.start()
+    time.sleep(seconds)
+    return reader
 
 
 def run_case(port: int, case: str, clients: int = 2) -> dict:
-    stop_event, latencies = threading.Event(), []
-    timer = threading.Thread(target=time_about, args=(port, stop_event, latencies))
-    timer.start()
-    time.sleep(0.5)
-    latencies.clear()   # from here on: while the bodies are sent
+    reader = about_beside(port, 0.5)
+    reader.latencies.clear()   # from here on: while the bodies are sent
     results = multiprocessing.Queue()
     senders = [multiprocessing.Process(target=send_body, args=(port, case, results))
                for _ in range(clients)]
@@ -154,21 +112,15 @@ def run_case(port: int, case: str, clients: int = 2) -> dict:
     answers = [results.get(timeout=300) for _ in senders]
     for sender in senders:
         sender.join()
-    stop_event.set()
-    timer.join()
-    return {"case": case, "about": percentiles(latencies),
+    return {"case": case, "about": reader.finish(),
             "bodies": [{"answer": a[1], "seconds": round(a[2], 2), "sent_MB": round(a[3], 1)}
                        for a in answers]}
 
 
 def baseline(port: int, seconds: float = 3.0) -> dict:
-    stop_event, latencies = threading.Event(), []
-    timer = threading.Thread(target=time_about, args=(port, stop_event, latencies))
-    timer.start()
-    time.sleep(seconds)
-    stop_event.set()
-    timer.join()
-    return {"case": "alone", "about": percentiles(latencies[3:])}
+    reader = about_beside(port, seconds)
+    reader.finish()
+    return {"case": "alone", "about": summary_ms(reader.latencies[3:])}
 
 
 def main() -> None:

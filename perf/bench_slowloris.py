@@ -18,24 +18,13 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
-import socket
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-LEADERBOARD = str(Path(sys.executable).with_name("leaderboard"))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from http_client import Reader, get, summary_ms  # noqa: E402
+from ops_harness import free_port, start_serve, stop  # noqa: E402
 
 
 async def _slow_client(port: int, body: bool, stop: asyncio.Event, opened: list[int]) -> None:
@@ -62,44 +51,17 @@ async def _slow_client(port: int, body: bool, stop: asyncio.Event, opened: list[
         writer.close()
 
 
-def _timed_get(url: str) -> float | None:
-    start = time.perf_counter()
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            response.read()
-            if response.status != 200:
-                return None
-    except OSError:
-        return None
-    return time.perf_counter() - start
-
-
 async def _attack(port: int, clients: int, seconds: float) -> dict:
-    stop, opened = asyncio.Event(), [0]
-    tasks = [asyncio.create_task(_slow_client(port, i % 2 == 1, stop, opened))
+    stop_clients, opened = asyncio.Event(), [0]
+    tasks = [asyncio.create_task(_slow_client(port, i % 2 == 1, stop_clients, opened))
              for i in range(clients)]
     await asyncio.sleep(3)            # every slow client connected and started trickling
-    latencies, failed = [], 0
-    deadline = time.monotonic() + seconds
-    paths = ("/", "/about")
-    n = 0
-    while time.monotonic() < deadline:
-        took = await asyncio.to_thread(_timed_get, f"http://127.0.0.1:{port}{paths[n % 2]}")
-        n += 1
-        if took is None:
-            failed += 1
-        else:
-            latencies.append(took)
-        await asyncio.sleep(0.2)
-    stop.set()
+    reader = Reader(f"http://127.0.0.1:{port}", seconds, paths=("/", "/about"))
+    await asyncio.to_thread(reader.run)
+    stop_clients.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    ordered = sorted(latencies)
     return {"slow_clients": clients, "slow_clients_connected": opened[0],
-            "requests": n, "failed": failed,
-            "median_ms": round(1000 * statistics.median(ordered), 1) if ordered else None,
-            "p95_ms": round(1000 * ordered[int(0.95 * (len(ordered) - 1))], 1)
-            if ordered else None,
-            "max_ms": round(1000 * ordered[-1], 1) if ordered else None}
+            **summary_ms(reader.latencies)}
 
 
 def main() -> int:
@@ -108,31 +70,20 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("LEADERBOARD_") or k == "LEADERBOARD_LEXSUB_DIR"}
         env.update(LEADERBOARD_INSTANCE_PATH=f"{tmp}/instance",
                    LEADERBOARD_LEXSUB_DIR=f"{tmp}/no-lexsub")
-        with open(f"{tmp}/serve.log", "w") as log:
-            server = subprocess.Popen([LEADERBOARD, "serve", "--port", str(port)], cwd=ROOT,
-                                      env=env, stdout=log, stderr=subprocess.STDOUT,
-                                      start_new_session=True)
+        server = start_serve(env, port, Path(tmp) / "serve.log", timeout=180)
         try:
-            deadline = time.monotonic() + 180
-            while "running at" not in Path(f"{tmp}/serve.log").read_text():
-                if server.poll() is not None or time.monotonic() > deadline:
-                    print(Path(f"{tmp}/serve.log").read_text()[-2000:])
-                    return 1
-                time.sleep(0.5)
-            baseline = [t for t in (_timed_get(f"http://127.0.0.1:{port}/")
-                                    for _ in range(10)) if t is not None]
+            idle = [get(f"http://127.0.0.1:{port}/")[1] for _ in range(10)]
             result = asyncio.run(_attack(port, args.clients, args.seconds))
             result["worker_class"] = os.environ.get("GUNICORN_WORKER_CLASS", "default")
-            result["idle_median_ms"] = round(1000 * statistics.median(baseline), 1)
+            result["idle_median_ms"] = summary_ms(idle)["p50_ms"]
         finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=60)
+            stop(server)
     if args.json:
         print(json.dumps(result))
     else:

@@ -9,7 +9,10 @@ executemany per batch of 250 systems.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from flask import Flask
 from sqlalchemy import func, insert, text
 from sqlmodel import Session, select
 
@@ -25,6 +28,24 @@ from leaderboard.services.ranking.resamples import pos_name
 N_TARGETS, BOOTSTRAP = 762, 1000
 SEED_BATCH = 250
 MATMUL_SYSTEMS = 16
+
+
+def seeded_app(url: str, instance: str, systems: int, teams: int = 50, seed_rng: int = 42,
+               **settings: Any) -> tuple[Flask, Board]:
+    """The app on a fresh database ``url`` holding the synthetic board of ``systems`` systems
+    of ``teams`` teams and its snapshot."""
+    from leaderboard import create_app
+    from leaderboard.db import create_all
+    from leaderboard.services.ranking.snapshots import refresh_snapshot
+
+    app = create_app({"INSTANCE_PATH": instance, "DATABASE_URL": url, "SECRET_KEY": "bench",
+                      "LOG_REQUESTS": False, **settings})
+    create_all(app.extensions["db_engine"])
+    with app.app_context(), Session(app.extensions["db_engine"], expire_on_commit=False) as s:
+        board = seed(s, systems, teams, np.random.default_rng(seed_rng))
+        refresh_snapshot(session=s, board_id=board.id)  # type: ignore[arg-type]
+        s.commit()
+    return app, board
 
 
 def seed(session: Session, n_systems: int, n_teams: int, rng: np.random.Generator) -> Board:

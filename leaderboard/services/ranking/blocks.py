@@ -240,8 +240,8 @@ def _rank_lists(state: RankState | None, rids: list[int]
 
 #: Past this share of changed systems (and more than FULL_REBUILD_MIN), a refresh
 #: recomputes everything. Up to there an update costs about a rebuild or less
-#: (perf/bench_burst_cost.py measures both) and keeps the per-resample ranks for the next
-#: refresh.
+#: (perf/bench_ranking.py --changes measures both) and keeps the per-resample ranks for
+#: the next refresh.
 FULL_REBUILD_SHARE = 0.5
 FULL_REBUILD_MIN = 64
 
