@@ -8,6 +8,7 @@ from typing import Any
 from flask import Response, abort, render_template, request
 
 from leaderboard.services.ranking import charts, exports
+from leaderboard.services.ranking.charts.scores import precision_recall, score_dots
 from leaderboard.services.ranking.metric_info import (
     LABELS,
     POS_VALUES,
@@ -107,10 +108,10 @@ def chart_figures(data: Mapping[str, Any], view: View) -> list[tuple[str, str]]:
     figures = []
     if view.headline.endswith("_f@10"):
         mode, ref = view.key.split("-")
-        figures.append((charts.to_json(charts.precision_recall(data, mode, ref)),
+        figures.append((charts.to_json(precision_recall(data, mode, ref)),
                         "Precision-recall scatter of all public systems with iso-F curves; "
                         "the top systems are named"))
-    figures.append((charts.to_json(charts.score_dots(data, view.headline)),
+    figures.append((charts.to_json(score_dots(data, view.headline)),
                     "Dot plot of the top systems on the headline metric with 95% intervals"))
     return figures
 
