@@ -293,7 +293,6 @@ def test_significance_colours_are_plotlys_rdbu_samples():
     for every P with four decimals, the ends and the stops included."""
     from plotly.colors import sample_colorscale
 
-    _rdbu.cache_clear()
     values = [k / 10_000 for k in range(10_001)]
     assert [_rdbu(v) for v in values] == sample_colorscale("RdBu", values)
     assert (_rdbu(0.0), _rdbu(1.0)) == ("rgb(103, 0, 31)", "rgb(5, 48, 97)")

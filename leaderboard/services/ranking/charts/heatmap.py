@@ -6,15 +6,7 @@ import bisect
 import functools
 from typing import Any
 
-from plotly.colors import (
-    colorscale_to_colors,
-    colorscale_to_scale,
-    convert_to_RGB_255,
-    find_intermediate_color,
-    get_colorscale,
-    label_rgb,
-    validate_colors,
-)
+from plotly.colors import diverging
 
 from leaderboard.services.ranking.charts import Figure, label, layout, title
 
@@ -66,22 +58,24 @@ def _cell(i: int, j: int, colour: str) -> dict[str, Any]:
             "layer": "below"}
 
 
-@functools.lru_cache(maxsize=20_000)
 def _rdbu(value: float) -> str:
-    """The colour of P = ``value`` on plotly's RdBu scale, as ``sample_colorscale("RdBu",
-    [value])`` writes it: the same interpolation and rounding, on the scale's stops parsed
-    once (plotly parses and validates the whole scale for each call, and a grid asks for a
-    colour per cell). P has 4 decimals: few values, each computed once a process."""
+    """The colour of P = ``value`` on plotly's RdBu scale as ``sample_colorscale("RdBu",
+    [value])`` writes it (the same interpolation between the same stops, rounded half to
+    even): plotly's own function parses and validates the whole scale at each call, and a
+    grid asks for a colour per cell."""
     positions, colours = _rdbu_stops()
     high = bisect.bisect_left(positions, value)
     low = high - 1
     between = (value - positions[low]) / (positions[high] - positions[low])
-    return label_rgb(convert_to_RGB_255(find_intermediate_color(colours[low], colours[high],
-                                                                between)))
+    red, green, blue = (round((a + between * (b - a)) * 255.0)
+                        for a, b in zip(colours[low], colours[high], strict=True))
+    return f"rgb({red}, {green}, {blue})"
 
 
 @functools.cache
-def _rdbu_stops() -> tuple[list[float], list[tuple[float, float, float]]]:
-    """RdBu's stop positions and colours (0-1 tuples), as plotly's sampling reads them."""
-    scale = get_colorscale("RdBu")
-    return colorscale_to_scale(scale), validate_colors(colorscale_to_colors(scale), "tuple")
+def _rdbu_stops() -> tuple[list[float], list[tuple[float, ...]]]:
+    """RdBu's stop positions and colours (0-1), as plotly's sampling reads them (its own
+    reader would import plotly's figure validators into a web process)."""
+    stops = diverging.RdBu  # "rgb(103,0,31)", ...
+    return ([k * (1.0 / (len(stops) - 1)) for k in range(len(stops))],
+            [tuple(int(c) / 255.0 for c in s[4:-1].split(",")) for s in stops])
