@@ -19,8 +19,6 @@ import msgspec
 
 from leaderboard.services.ranking.metric_info import LABELS
 
-Figure = dict[str, Any]
-
 
 def layout(title: dict[str, Any], **fields: Any) -> dict[str, Any]:
     """The layout every chart shares (font, margins, legend below the plot) with ``fields``."""
@@ -33,10 +31,6 @@ def title(text: str, sub: str = "") -> dict[str, Any]:
     """A title that fits a phone: left-aligned, the detail on a second, smaller line."""
     full = text + (f"<br>{sub}" if sub else "")
     return {"text": full, "x": 0.01, "xanchor": "left", "font": {"size": 15}}
-
-
-def axis_title(text: str) -> dict[str, Any]:
-    return {"title": {"text": text}}
 
 
 def label(key: str) -> str:
@@ -114,7 +108,7 @@ def _unbreak(value: Any) -> Any:
     return value
 
 
-def escape_text(figure: Figure) -> Figure:
+def escape_text(figure: dict[str, Any]) -> dict[str, Any]:
     """``figure`` with every text field plotly renders as markup escaped: the one place
     user strings are made safe for a chart (a system named ``<a href=...>x</a>`` would
     otherwise be a live link in the heatmap's tick labels). Escaped once, after names are
@@ -152,7 +146,7 @@ def round_numbers(value: Any, decimals: int = CHART_DECIMALS) -> Any:
     return value
 
 
-def to_json(figure: Figure) -> str:
+def to_json(figure: dict[str, Any]) -> str:
     """``figure`` as the page embeds it: its numbers rounded (:func:`round_numbers`; axis
     ranges and shapes derive from scores too), plotly's white template added, user text
     escaped (:func:`escape_text`), and safe inside a ``<script type=application/json>``.

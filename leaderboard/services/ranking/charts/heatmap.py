@@ -8,12 +8,12 @@ from typing import Any
 
 from plotly.colors import diverging
 
-from leaderboard.services.ranking.charts import Figure, label, layout, title
+from leaderboard.services.ranking.charts import label, layout, title
 
 HEATMAP_GAP = 0.02  # between two cells of the significance grid, in cells: a hairline
 
 
-def heatmap(table: dict[str, Any]) -> Figure:
+def heatmap(table: dict[str, Any]) -> dict[str, Any]:
     """P(row beats column) among the top systems as a grid of touching coloured squares
     (blue: the row system wins, red: it loses, white: even), significant cells marked ✱.
 

@@ -5,22 +5,14 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from leaderboard.services.ranking.charts import (
-    Figure,
-    axis_title,
-    label,
-    layout,
-    line_at,
-    line_label,
-    title,
-)
+from leaderboard.services.ranking.charts import label, layout, line_at, line_label, title
 from leaderboard.services.ranking.set_apart import is_apart
 
 REPORTED_NAMED = 4  # reported rows named on /history at most (the others by hover)
 _REFERENCE_PLACES = ("top left", "bottom right", "top right", "bottom left")
 
 
-def history(data: dict[str, Any], metric: str) -> Figure:
+def history(data: dict[str, Any], metric: str) -> dict[str, Any]:
     """Best score so far by submission date (step line with the best system's 95% band),
     every public system as a point, reference rows as dashed lines and a publication's
     reported numbers as dotted ones (they have no submission date here)."""
@@ -52,10 +44,10 @@ def history(data: dict[str, Any], metric: str) -> Figure:
                else f"Best {name} over time")
     return {"data": traces + reported["traces"], "layout": layout(
         title(heading, "step: best so far · band: its 95% interval"),
-        xaxis={**axis_title("submission date"), **_date_axis([s["date"][:10] for s in every]),
-               "ticklabelstandoff": 6},
+        xaxis={"title": {"text": "submission date"}, "ticklabelstandoff": 6,
+               **_date_axis([s["date"][:10] for s in every])},
         # The lowest y label kept clear of the first date label at the corner.
-        yaxis={**axis_title(f"{name} (%)"), "ticklabelstandoff": 6, "automargin": True},
+        yaxis={"title": {"text": f"{name} (%)"}, "ticklabelstandoff": 6, "automargin": True},
         shapes=shapes + reported["shapes"], annotations=annotations + reported["annotations"])}
 
 

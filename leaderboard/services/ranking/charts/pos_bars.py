@@ -5,19 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from leaderboard.services.ranking.charts import (
-    Figure,
-    axis_title,
-    error_bars,
-    errors,
-    label,
-    layout,
-    title,
-)
+from leaderboard.services.ranking.charts import error_bars, errors, label, layout, title
 from leaderboard.services.ranking.metric_info import POS_VALUES
 
 
-def pos_bars(detail: dict[str, Any], keys: list[str]) -> Figure:
+def pos_bars(detail: dict[str, Any], keys: list[str]) -> dict[str, Any]:
     """One system: the given metrics grouped by POS, with 95% interval bars."""
     data = [{"type": "bar", "name": pos, "x": [label(k) for k in shown], "y": values,
              "error_y": error_bars(errs),
@@ -25,7 +17,7 @@ def pos_bars(detail: dict[str, Any], keys: list[str]) -> Figure:
             for pos, shown, values, errs in _pos_series(detail, keys)]
     return {"data": data, "layout": layout(
         title("Metrics by part of speech", "95% interval bars"), barmode="group",
-        yaxis=axis_title("score (%)"))}
+        yaxis={"title": {"text": "score (%)"}})}
 
 
 def _pos_series(detail: dict[str, Any], keys: list[str]) -> Iterator[tuple[

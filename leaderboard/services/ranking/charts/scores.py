@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from leaderboard.services.ranking.charts import (
-    Figure,
-    axis_title,
     error_bars,
     errors,
     label,
@@ -84,7 +82,7 @@ def _named_top(systems: list[dict[str, Any]], references: list[dict[str, Any]], 
     return top
 
 
-def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a") -> Figure:
+def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a") -> dict[str, Any]:
     """Precision vs recall at 10 of every public system and reference row, with 95% bars,
     iso-F curves and the names of the top systems on F."""
     px, py, pf = f"{mode}_{ref}_r@10", f"{mode}_{ref}_p@10", f"{mode}_{ref}_f@10"
@@ -115,13 +113,13 @@ def precision_recall(data: dict[str, Any], mode: str = "strict", ref: str = "a")
                                    _REF_SYMBOLS.get(r["kind"], "square"), 13))
     ref_name = "acceptable" if ref == "a" else "conceivable"
     figure = layout(title("Precision vs recall at 10", f"{mode}, {ref_name} gold · dotted: "
-                          "equal F"), xaxis=axis_title(f"Recall@10 ({mode})"),
-                    yaxis=axis_title(f"Precision@10 ({mode})"), annotations=iso_labels)
+                          "equal F"), xaxis={"title": {"text": f"Recall@10 ({mode})"}},
+                    yaxis={"title": {"text": f"Precision@10 ({mode})"}}, annotations=iso_labels)
     figure["margin"]["r"] = ISO_MARGIN
     return {"data": [t for t in traces if t is not None], "layout": figure}
 
 
-def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> Figure:
+def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> dict[str, Any]:
     """Labelled dot plot of one metric: the top systems best first with 95% bars, reference
     rows as labelled dashed lines."""
     name = label(metric)
@@ -162,7 +160,7 @@ def score_dots(data: dict[str, Any], metric: str, top: int = 30) -> Figure:
     sub = "95% interval bars" + (" · × set apart: repeats answers"  # fits 390 px
                                  if len(systems) > ranked else "")
     return {"data": traces, "layout": layout(
-        title(f"{name}: {shown} systems", sub), xaxis=axis_title(f"{name} (%)"),
+        title(f"{name}: {shown} systems", sub), xaxis={"title": {"text": f"{name} (%)"}},
         showlegend=False, height=150 + 14 * lines + 10 * len(systems),
         yaxis={"autorange": "reversed", "automargin": True, "tickmode": "array",
                "tickvals": rows, "ticktext": labels, "zeroline": False},
