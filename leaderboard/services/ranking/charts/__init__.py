@@ -136,14 +136,20 @@ CHART_DECIMALS = 2
 
 
 def round_numbers(value: Any, decimals: int = CHART_DECIMALS) -> Any:
-    """A copy of ``value`` (plotly JSON) with every float rounded."""
+    """A copy of ``value`` (plotly JSON) with every float rounded. Leaves are handled in
+    place, not by a call each: a heatmap has a shape of eight numbers per cell."""
     if isinstance(value, float):
         return round(value, decimals)
-    if isinstance(value, list):
-        return [round_numbers(v, decimals) for v in value]
     if isinstance(value, dict):
-        return {k: round_numbers(v, decimals) for k, v in value.items()}
+        return {k: round(v, decimals) if type(v) is float else v if type(v) in _LEAVES
+                else round_numbers(v, decimals) for k, v in value.items()}
+    if isinstance(value, list):
+        return [round(v, decimals) if type(v) is float else v if type(v) in _LEAVES
+                else round_numbers(v, decimals) for v in value]
     return value
+
+
+_LEAVES = {str, int, bool, type(None)}
 
 
 def to_json(figure: dict[str, Any]) -> str:
