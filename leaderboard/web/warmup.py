@@ -1,10 +1,10 @@
 """What a web process makes before it serves, so that no reader pays for it.
 
 A process's first page of each kind would otherwise cost several times its usual CPU:
-compiling its template, plotly's chart template, gzipping plotly.js (large, and every other
-reader of the process waits while it is compressed), and SQLAlchemy compiling each statement
-the page runs. ``wsgi.py`` calls :func:`warm_web_process` once per process, before gunicorn
-hands it a connection.
+compiling its template, gzipping plotly.js (large, and every other reader of the process
+waits while it is compressed), and SQLAlchemy compiling each statement the page runs.
+``wsgi.py`` calls :func:`warm_web_process` once per process, before gunicorn hands it a
+connection.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import re
 
 from flask import Flask
 
-from leaderboard.services.ranking import charts
 from leaderboard.web.public import vendor
 
 #: The User-Agent of the warm-up's own requests (they come from the process itself).
@@ -33,10 +32,9 @@ def compile_templates(app: Flask) -> int:
 
 
 def warm_web_process(app: Flask) -> list[tuple[str, int]]:
-    """Compile the page templates, make the charts' and plotly.js's one-off values, then
+    """Compile the page templates, make plotly.js's one-off values, then
     :func:`warm_requests`. Returns the warm-up's (path, status) pairs."""
     compile_templates(app)
-    charts.warm()
     vendor.warm()
     return warm_requests(app)
 

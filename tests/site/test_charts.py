@@ -10,6 +10,10 @@ from sqlmodel import select
 
 from leaderboard.models import ReferenceSystem, Submission, Team
 from leaderboard.services.ranking import charts
+from leaderboard.services.ranking.charts.heatmap import _rdbu, heatmap
+from leaderboard.services.ranking.charts.history import history
+from leaderboard.services.ranking.charts.pos_bars import pos_bars
+from leaderboard.services.ranking.charts.scores import precision_recall, score_dots
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 KEY = "strict_a_f@10"
@@ -20,15 +24,11 @@ def _system(n: int, day: str, score: float, name: str = "") -> dict:
             "metrics": {KEY: score}, "intervals": {KEY: [score - 2, score + 2]}}
 
 
-def _layout(fig) -> dict:
-    return json.loads(charts.to_json(fig))["layout"]
-
-
 def test_history_of_one_day_spans_two_days_labelled_by_date():
     data = {"systems": [_system(1, "2026-11-20", 30.0), _system(2, "2026-11-20", 35.0)],
             "references": []}
-    axis = _layout(charts.history(data, KEY))["xaxis"]
-    start, end = (date.fromisoformat(v[:10]) for v in axis["range"])
+    axis = history(data, KEY)["layout"]["xaxis"]
+    start, end = (date.fromisoformat(v) for v in axis["range"])
     assert (start, end) == (date(2026, 11, 19), date(2026, 11, 21))
     assert axis["tickformat"] == "%Y-%m-%d" and axis["tickangle"] == 0
     assert axis["type"] == "date" and axis["dtick"] == 86_400_000
@@ -37,12 +37,13 @@ def test_history_of_one_day_spans_two_days_labelled_by_date():
 def test_history_over_weeks_keeps_plotlys_range():
     data = {"systems": [_system(1, "2026-10-01", 30.0), _system(2, "2026-11-20", 35.0)],
             "references": []}
-    axis = _layout(charts.history(data, KEY))["xaxis"]
+    axis = history(data, KEY)["layout"]["xaxis"]
     assert "range" not in axis and "dtick" not in axis
     assert axis["tickformat"] == "%Y-%m-%d" and axis["nticks"] == 4
 
 
-def _figure(fig) -> dict:
+def _figure(fig: dict) -> dict:
+    """``fig`` as the page reads it: rounded, escaped."""
     return json.loads(charts.to_json(fig))
 
 
@@ -54,13 +55,13 @@ def test_dot_plot_wraps_long_names_keeps_two_rows_and_full_hover():
     data = {"systems": [_system(1, "2026-11-20", 40.0, long_a),
                         _system(2, "2026-11-20", 30.0, long_b),
                         _system(3, "2026-11-20", 20.0, "Short")], "references": []}
-    fig = _figure(charts.score_dots(data, KEY))
+    fig = score_dots(data, KEY)
     axis = fig["layout"]["yaxis"]
     assert axis["ticktext"] == ["A very long system<br>name number one<br>Team",
                               "A very long system<br>name number two<br>Team",
                               "Short<br>Team"]
-    endless = _figure(charts.score_dots({"systems": [_system(
-        4, "2026-11-20", 9.0, "word " * 30)], "references": []}, KEY))["layout"]["yaxis"]
+    endless = score_dots({"systems": [_system(4, "2026-11-20", 9.0, "word " * 30)],
+                          "references": []}, KEY)["layout"]["yaxis"]
     first, second, third, team = endless["ticktext"][0].split("<br>")
     assert len(first) <= 22 and third.endswith("…") and len(third) <= 22 and team == "Team"
     # The figure is as tall as its rows: no empty band under three systems.
@@ -80,8 +81,7 @@ def _pr_entry(name: str, r: float, p: float) -> dict:
 def test_pr_scatter_leaves_unnamed_a_system_on_a_reference_marker():
     data = {"systems": [_pr_entry("On the marker", 50.0, 51.0), _pr_entry("Clear", 20.0, 20.0)],
             "references": [_pr_entry("Humans", 51.0, 50.5)]}
-    labels = [t for t in _figure(charts.precision_recall(data))["data"]
-              if t.get("mode") == "text"]
+    labels = [t for t in precision_recall(data)["data"] if t.get("mode") == "text"]
     assert [t["text"] for t in labels] == [["Clear"]]
 
 
@@ -139,10 +139,10 @@ def test_names_reach_every_chart_escaped_not_as_markup(client, session, seeded):
 def test_a_wrapped_name_is_wrapped_before_it_is_escaped():
     name = "<" * 30
     data = {"systems": [_system(1, "2026-11-20", 40.0, name)], "references": []}
-    axis = _figure(charts.score_dots(data, KEY))["layout"]["yaxis"]
+    axis = _figure(score_dots(data, KEY))["layout"]["yaxis"]
     assert axis["ticktext"] == ["&lt;" * 22 + "<br>" + "&lt;" * 8 + "<br>Team"]
     # Line breaks are the one tag left to plotly; a link in a name stays text.
-    evil = _figure(charts.score_dots({"systems": [_system(
+    evil = _figure(score_dots({"systems": [_system(
         1, "2026-11-20", 40.0, '<a href="x">y</a>')], "references": []}, KEY))
     assert "<a" not in evil["layout"]["yaxis"]["ticktext"][0]
 
@@ -152,11 +152,12 @@ def test_history_of_one_day_draws_the_best_line_and_band_with_length():
     the widened axis, instead of having no length (one x)."""
     data = {"systems": [_system(1, "2026-11-20", 30.0), _system(2, "2026-11-20", 35.0)],
             "references": []}
-    traces = {t.get("name"): t for t in _figure(charts.history(data, KEY))["data"]}
+    traces = {t.get("name"): t for t in history(data, KEY)["data"]}
     best = traces["Best so far"]
-    assert [x[:10] for x in best["x"]] == ["2026-11-20", "2026-11-20", "2026-11-21"]
+    assert best["x"] == ["2026-11-20", "2026-11-20", "2026-11-21"]
     assert best["y"] == [30.0, 35.0, 35.0]
-    assert len({x[:10] for x in traces["95% interval of the best"]["x"]}) == 2
+    assert traces["95% interval of the best"]["x"] == best["x"]
+    assert traces["95% interval of the best"]["y"] == [28.0, 33.0, 33.0]
 
 
 def test_history_shows_reported_rows_and_keeps_labels_apart():
@@ -165,7 +166,7 @@ def test_history_shows_reported_rows_and_keeps_labels_apart():
     data = {"systems": [_system(1, "2026-11-20", 30.0)], "references": [],
             "reported": [{"name": "Wada et al.", "metrics": {KEY: 24.52}},
                          {"name": "No such metric", "metrics": {"gap": 50.0}}]}
-    layout = _layout(charts.history(data, KEY))
+    layout = history(data, KEY)["layout"]
     dotted = [s for s in layout["shapes"] if s["line"].get("dash") == "dot"]
     assert [s["y0"] for s in dotted] == [24.52]
     texts = [a["text"] for a in layout["annotations"]]
@@ -177,12 +178,14 @@ def test_history_shows_reported_rows_and_keeps_labels_apart():
 
 def test_significance_grid_cells_touch_and_carry_the_scale():
     """Cells are rectangles one cell wide (a hairline apart), not pixel-sized markers with
-    gaps, coloured by P on plotly's RdBu scale, grey on the diagonal."""
+    gaps, coloured by P on plotly's RdBu scale, grey on the diagonal; ✱ on significant
+    cells, each cell's P by hover."""
     table = {"metric": KEY, "systems": [{"system": "A"}, {"system": "B"}, {"system": "C"}],
              "p_beats": [[0.5, 1.0, 0.75], [0.0, 0.5, 0.25], [0.25, 0.75, 0.5]],
              "significant": [[False, True, False], [True, False, False],
                              [False, False, False]]}
-    layout = _layout(charts.heatmap(table))
+    figure = heatmap(table)
+    layout = figure["layout"]
     rects = [s for s in layout["shapes"] if s["type"] == "rect"]
     assert len(rects) == 9
     cell = {(round((s["y0"] + s["y1"]) / 2), round((s["x0"] + s["x1"]) / 2)): s for s in rects}
@@ -193,43 +196,32 @@ def test_significance_grid_cells_touch_and_carry_the_scale():
     assert cell[(0, 2)]["fillcolor"] == "rgb(107, 172, 208)"  # 0.75: light blue
     assert cell[(1, 1)]["fillcolor"] == "#e9ecef"             # itself
     assert layout["xaxis"]["ticktext"] == ["1. A", "2. B", "3. C"]
-    assert layout["yaxis"]["range"] == [2.5, -0.5]
+    assert layout["yaxis"]["range"] == [2.5, -0.5] and layout["height"] == 360
+    hover, marks = figure["data"]
+    assert hover["text"][:2] == ["P(1. A beats 2. B)", "P(1. A beats 3. C)"]
+    assert hover["customdata"][:2] == [1.0, 0.75] and hover["marker"]["opacity"] == 0
+    assert (marks["x"], marks["y"], marks["text"]) == ([1, 0], [0, 1], ["✱", "✱"])
 
 
-def _grid(n: int, seed: int, names: list[str] | None = None, first: int = 1) -> dict:
-    """A significance table of ``n`` systems with random P (some of them significant)."""
-    import numpy as np
+def test_a_figure_reaches_the_page_rounded_escaped_and_themed():
+    """to_json: every number at two decimals (shapes too), user text escaped and nothing
+    that would end the <script> element, and plotly.py's white template as its figures
+    carry it (plotly.js knows no templates by name)."""
+    import plotly.graph_objects as go
 
-    rng = np.random.default_rng(seed)
-    beats = np.round(rng.uniform(0, 1, (n, n)), 4)
-    beats = np.triu(beats, 1) + np.tril(1 - beats.T, -1) + np.eye(n) * 0.5
-    return {"metric": KEY, "first_rank": first,
-            "systems": [{"system": (names or [])[k] if k < len(names or []) else f"S{k}"}
-                        for k in range(n)],
-            "p_beats": beats.tolist(),
-            "significant": [[i != j and (b < 0.02 or b > 0.98) for j, b in enumerate(line)]
-                            for i, line in enumerate(beats.tolist())]}
-
-
-def test_significance_grid_json_is_the_plotly_figures_text():
-    """heatmap_json (no plotly figure objects: what a web process computes for a window
-    around a system) writes exactly the text of to_json(heatmap(...)): grids of 2 to 30
-    systems, row heights 30 and 22 px, with and without significant cells, a window that
-    starts lower down, names with markup and entities."""
-    tables = [_grid(2, 1), _grid(10, 2), _grid(11, 3), _grid(30, 4, first=486),
-              _grid(4, 5, names=["<a href='x'>A & B</a>", "a very long name " * 4, "é ✱"])]
-    quiet = _grid(5, 6)
-    quiet["significant"] = [[False] * 5 for _ in range(5)]
-    tables.append(quiet)
-    assert any(any(map(any, t["significant"])) for t in tables)
-    for table in tables:
-        text = charts.heatmap_json(table)
-        assert text == charts.to_json(charts.heatmap(table))
-        # msgspec writes it (charts._dumps): the very text json.dumps wrote before, markup
-        # escapes and non-ASCII names included.
-        before = json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
-        assert text == before.replace("<", "\\u003c").replace(">", "\\u003e").replace(
-            "&", "\\u0026")
+    table = {"metric": KEY, "first_rank": 486,
+             "systems": [{"system": "<a href='x'>A & B</a>"}, {"system": "é ✱"}],
+             "p_beats": [[0.5, 0.1234], [0.8766, 0.5]], "significant": [[False] * 2] * 2}
+    text = charts.to_json(heatmap(table))
+    assert "<" not in text and ">" not in text and "&" not in text
+    figure = json.loads(text)
+    assert figure["layout"]["xaxis"]["ticktext"] == [
+        "486. &lt;a href='x'&gt;A &amp; B&lt;/a&gt;", "487. é ✱"]
+    assert figure["data"][0]["customdata"] == [0.12, 0.88]
+    assert [s["x0"] for s in figure["layout"]["shapes"]] == [0.52, -0.48, -0.48, 0.52]
+    white = json.loads(go.Figure(layout={"template": "plotly_white"}).to_json())
+    assert figure["layout"]["template"] == white["layout"]["template"]
+    assert figure["layout"]["template"]["layout"]["plot_bgcolor"] == "white"
 
 
 def test_significance_page_prints_the_colour_scale(site):
@@ -251,7 +243,7 @@ def test_history_names_only_reported_rows_far_apart_and_hovers_them_all():
                             "intervals": {}}],
             "reported": [{"name": f"Row {n}", "metrics": {KEY: v}}
                          for n, v in enumerate(values)]}
-    fig = _figure(charts.history(data, KEY))
+    fig = history(data, KEY)
     named = sorted(float(a["y"]) for a in fig["layout"]["annotations"]
                    if "(reported, not re-scored)" in a["text"])
     span = 84.0 - 12.2
@@ -264,45 +256,36 @@ def test_history_names_only_reported_rows_far_apart_and_hovers_them_all():
     assert hover["hovertext"][0] == "Row 0: reported, not re-scored"
 
 
-def test_system_chart_json_is_the_plotly_figures_text():
-    """pos_bars_json (what a ranker writes for every system page) writes exactly the text of
-    to_json(pos_bars(...)): every POS with intervals, a POS without a block or without
-    metrics, a metric without an interval, a value outside its interval, whole numbers,
-    nothing at all, and the keys of a ranking board."""
-    keys = ["lenient_a_f10", "lenient_c_f10", "strict_a_f10", "gap", "p_at_1"]
-    full = {"metrics": {"lenient_a_f10": 33.91234, "lenient_c_f10": 63.5712, "gap": 50.2527,
-                        "strict_a_f10": 0, "p_at_1": 100.0},
-            "intervals": {"lenient_a_f10": [31.0, 36.456], "lenient_c_f10": [64.0, 70.0],
+def test_system_chart_groups_the_metrics_by_pos_with_interval_bars():
+    """All, then every POS the result has a block of, the metrics asked for in that order,
+    bars from the 95% interval (none below zero: a value outside its interval; none without
+    an interval), every number at two decimals."""
+    keys = ["lenient_a_f@10", "lenient_c_f@10", "strict_a_f@10", "gap", "strict_c_p@1"]
+    full = {"metrics": {"lenient_a_f@10": 33.91234, "lenient_c_f@10": 63.5712, "gap": 50.2527,
+                        "strict_a_f@10": 0, "strict_c_p@1": 100.0},
+            "intervals": {"lenient_a_f@10": [31.0, 36.456], "lenient_c_f@10": [64.0, 70.0],
                           "gap": [49.99999, 50.5]},
-            "by_pos": {"NOUN": {"metrics": {"gap": 12.3456, "p_at_1": 7},
+            "by_pos": {"NOUN": {"metrics": {"gap": 12.3456, "strict_c_p@1": 7},
                                 "intervals": {"gap": [10.0, 14.0]}},
                        "VERB": {}, "ADJ": {"metrics": {}, "intervals": {}},
-                       "ADV": {"metrics": {"lenient_a_f10": 1 / 3}}}}
-    empty = {"metrics": {}, "intervals": {}, "by_pos": {}}
-    for detail, shown in ((full, keys), (full, ["gap"]), (full, []), (empty, keys)):
-        text = charts.pos_bars_json(detail, shown)
-        assert text == charts.to_json(charts.pos_bars(detail, shown))
-    figure = json.loads(charts.pos_bars_json(full, keys))
+                       "ADV": {"metrics": {"lenient_a_f@10": 1 / 3}}}}
+    figure = _figure(pos_bars(full, keys))
+    every, noun, adj, adv = figure["data"]
     assert [t["name"] for t in figure["data"]] == ["ALL", "NOUN", "ADJ", "ADV"]
-    assert figure["data"][0]["y"] == [33.91, 63.57, 0, 50.25, 100.0]
-    assert figure["data"][0]["error_y"]["array"] == [2.54, 6.43, 0.0, 0.25, 0.0]
-    assert figure["data"][0]["error_y"]["arrayminus"] == [2.91, 0.0, 0.0, 0.25, 0.0]
-
-
-def test_system_charts_of_a_real_board_are_the_plotly_figures_text(session, seeded):
-    """The same on every system of the seeded board, as the ranker makes them."""
-    from leaderboard.services.ranking.systems import system_detail
-
-    ids = session.exec(select(Submission.id)).all()
-    assert len(ids) >= 3
-    keys = ["lenient_a_f10", "lenient_c_f10", "strict_a_f10", "strict_c_f10", "gap",
-            "p_at_1"]
-    for sid in ids:
-        detail = system_detail(session=session, submission_id=sid, viewer=None)
-        if detail is None or not detail["metrics"]:
-            continue
-        assert charts.pos_bars_json(detail, keys) == charts.to_json(charts.pos_bars(detail,
-                                                                                    keys))
+    assert every["x"] == ["F¹⁰ lenient", "Fc¹⁰ lenient", "F¹⁰ strict", "GAP", "P@1"]
+    assert every["y"] == [33.91, 63.57, 0, 50.25, 100.0]
+    assert every["error_y"]["array"] == [2.54, 6.43, 0.0, 0.25, 0.0]
+    assert every["error_y"]["arrayminus"] == [2.91, 0.0, 0.0, 0.25, 0.0]
+    assert (noun["x"], noun["y"]) == (["GAP", "P@1"], [12.35, 7])
+    assert noun["error_y"]["array"] == [1.65, 0.0] and noun["error_y"]["arrayminus"] == [2.35, 0.0]
+    assert (adj["x"], adj["y"], adv["y"]) == ([], [], [0.33])
+    assert all(t["type"] == "bar" for t in figure["data"])
+    assert figure["layout"]["barmode"] == "group"
+    assert figure["layout"]["yaxis"]["title"]["text"] == "score (%)"
+    assert pos_bars({"metrics": {}, "intervals": {}, "by_pos": {}}, keys)["data"] == [{
+        "type": "bar", "name": "ALL", "x": [], "y": [], "hovertemplate":
+        "ALL · %{x}: %{y:.1f}<extra></extra>",
+        "error_y": {"type": "data", "array": [], "arrayminus": [], "thickness": 1}}]
 
 
 def test_significance_colours_are_plotlys_rdbu_samples():
@@ -310,7 +293,6 @@ def test_significance_colours_are_plotlys_rdbu_samples():
     for every P with four decimals, the ends and the stops included."""
     from plotly.colors import sample_colorscale
 
-    charts._rdbu.cache_clear()
     values = [k / 10_000 for k in range(10_001)]
-    assert [charts._rdbu(v) for v in values] == sample_colorscale("RdBu", values)
-    assert (charts._rdbu(0.0), charts._rdbu(1.0)) == ("rgb(103, 0, 31)", "rgb(5, 48, 97)")
+    assert [_rdbu(v) for v in values] == sample_colorscale("RdBu", values)
+    assert (_rdbu(0.0), _rdbu(1.0)) == ("rgb(103, 0, 31)", "rgb(5, 48, 97)")

@@ -23,28 +23,6 @@ def test_every_page_template_is_compiled_at_start(app):
     assert set(pages) <= cached   # a request finds each one compiled
 
 
-def test_the_charts_template_and_colour_scale_are_made_at_start(app):
-    """What the first significance chart would otherwise make (plotly's template, the RdBu
-    colour of every P, a system chart's layout) is there before the first request."""
-    from leaderboard.services.ranking import charts
-    from leaderboard.web.warmup import warm_web_process
-
-    charts._TEMPLATE.clear()
-    charts._rdbu_stops.cache_clear()
-    charts._rdbu.cache_clear()
-    charts._pos_bars_layout.cache_clear()
-    warm_web_process(app)
-    assert charts._TEMPLATE and charts._TEMPLATE[0]["layout"]["font"]
-    assert charts._rdbu_stops.cache_info().currsize == 1
-    assert charts._rdbu.cache_info().currsize == 10_001   # every P of 4 decimals
-    misses = charts._rdbu.cache_info().misses
-    window = {"systems": [{"system": "a"}, {"system": "b"}], "metric": "gap",
-              "p_beats": [[0.5, 0.1234], [0.8766, 0.5]], "significant": [[False] * 2] * 2}
-    assert "rgb(" in charts.heatmap_json(window)
-    assert charts._rdbu.cache_info().misses == misses   # its colours were made at start
-    assert charts._pos_bars_layout.cache_info().currsize == 1
-
-
 def test_plotly_js_is_gzipped_at_start(app, client):
     """The first browser to fetch plotly.js does not wait for it to be gzipped at level 9
     (nor makes every other reader of the process wait)."""

@@ -12,6 +12,8 @@ from leaderboard.db import get_session
 from leaderboard.models import Board, Submission, Team
 from leaderboard.scoring.significance import ALPHA, format_p, p_phrase
 from leaderboard.services.ranking import charts
+from leaderboard.services.ranking.charts.heatmap import heatmap
+from leaderboard.services.ranking.charts.history import history as history_chart
 from leaderboard.services.ranking.head_to_head import NotComparable, head_to_head
 from leaderboard.services.ranking.metric_info import (
     LABELS,
@@ -140,7 +142,7 @@ def grid_of(data: Mapping[str, Any], metric: str,
     ``around``) and its heatmap's JSON (None for fewer than two systems)."""
     table = (pairwise_table(data, metric) if around is None
              else window_table(data, metric, around))
-    figure = charts.heatmap_json(table) if len(table["systems"]) > 1 else None
+    figure = charts.to_json(heatmap(table)) if len(table["systems"]) > 1 else None
     return table, figure
 
 
@@ -154,7 +156,7 @@ def history():
     if view is None:
         abort(400, description=f"view must be one of {', '.join(views)}")
     figure = per_snapshot("history", (view.key,),
-                           lambda: charts.to_json(charts.history(data, view.headline)))
+                           lambda: charts.to_json(history_chart(data, view.headline)))
     return render_template("public/history.html", figure=figure, view=view, views=views,
                            n_systems=len(data.get("systems", [])), labels=LABELS)
 

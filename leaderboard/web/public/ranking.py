@@ -11,6 +11,7 @@ from leaderboard.db import get_session
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.citations import board_citation
 from leaderboard.services.ranking import charts, exports
+from leaderboard.services.ranking.charts.scores import precision_recall, score_dots
 from leaderboard.services.ranking.metric_info import (
     LABELS,
     POS_VALUES,
@@ -115,10 +116,10 @@ def chart_figures(data: Mapping[str, Any], view: View) -> list[tuple[str, str]]:
     figures = []
     if view.headline.endswith("_f@10"):
         mode, ref = view.key.split("-")
-        figures.append((charts.to_json(charts.precision_recall(data, mode, ref)),
+        figures.append((charts.to_json(precision_recall(data, mode, ref)),
                         "Precision-recall scatter of all public systems with iso-F curves; "
                         "the top systems are named"))
-    figures.append((charts.to_json(charts.score_dots(data, view.headline)),
+    figures.append((charts.to_json(score_dots(data, view.headline)),
                     "Dot plot of the top systems on the headline metric with 95% intervals"))
     return figures
 

@@ -10,6 +10,7 @@ from leaderboard.db import get_session
 from leaderboard.models import Board, Split, Team, Track
 from leaderboard.services.catalog.boards import board_views
 from leaderboard.services.ranking import charts
+from leaderboard.services.ranking.charts.pos_bars import pos_bars
 from leaderboard.services.ranking.metric_info import (
     LABELS,
     POS_VALUES,
@@ -122,7 +123,7 @@ def system_figure(detail: dict, chart_keys: list[str]) -> str:
     snapshot of its board."""
     return cached_value(snapshot_ref(detail["board_id"]), "system-chart",
                         (detail["result_id"], tuple(chart_keys)),
-                        lambda: charts.pos_bars_json(detail, chart_keys))
+                        lambda: charts.to_json(pos_bars(detail, chart_keys)))
 
 
 @bp.get("/teams/<int:team_id>")
