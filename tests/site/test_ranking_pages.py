@@ -7,24 +7,46 @@ import gzip
 import io
 import json
 import re
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from leaderboard.db import make_engine, session_scope
 from leaderboard.demo.synthetic import add_systems, synthetic_board
+from leaderboard.models import Board
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 
+@pytest.fixture(scope="module")
+def big_board_file(tmp_path_factory, sqlite_schema) -> tuple[Path, int]:
+    """230 public systems of 23 teams (synthetic results, 40 targets, B = 50) and their
+    snapshot, built once for the module in a database file each test copies."""
+    path = tmp_path_factory.mktemp("big-board") / "board.db"
+    shutil.copyfile(sqlite_schema, path)
+    engine = make_engine(f"sqlite:///{path}")
+    with session_scope(engine) as session:
+        board = synthetic_board(session, n_targets=40)
+        add_systems(session, board, n_systems=230, n_teams=23, rng=np.random.default_rng(3),
+                    n_targets=40, bootstrap=50)
+        refresh_snapshot(session=session, board_id=board.id)
+        board_id = board.id
+    engine.dispose()
+    return path, board_id
+
+
 @pytest.fixture
-def big_board(session):
-    """230 public systems of 23 teams (synthetic results, 40 targets, B = 50)."""
-    board = synthetic_board(session, n_targets=40)
-    add_systems(session, board, n_systems=230, n_teams=23, rng=np.random.default_rng(3),
-                n_targets=40, bootstrap=50)
-    refresh_snapshot(session=session, board_id=board.id)
-    session.commit()
-    return board
+def app_overrides(app_overrides, big_board_file):
+    """This test's database starts as a copy of the module's big board."""
+    shutil.copyfile(big_board_file[0], app_overrides["DATABASE_URL"].removeprefix("sqlite:///"))
+    return app_overrides
+
+
+@pytest.fixture
+def big_board(session, big_board_file):
+    return session.get(Board, big_board_file[1])
 
 
 def _systems(html: str) -> list[str]:
