@@ -13,6 +13,7 @@ from sqlmodel import select
 
 from leaderboard.models import Submission, System, SystemEdit, Team, User
 from leaderboard.services.catalog.benchmarks import import_benchmark
+from leaderboard.services.intake.admin import list_submissions
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 from tests.factories import csrf_token_from, login, make_token
 from tests.site.seed import _store, demo_file, demo_split
@@ -183,6 +184,7 @@ def test_withdraw_removes_it_from_every_public_surface(client, session, seeded, 
     row = session.get(Submission, sid)
     session.refresh(row)
     assert row.withdrawn_at is not None and row.status == "scored"   # kept for the hosts
+    assert sid in [s.id for s, _team, _board in list_submissions(session)]
 
 
 def test_publish_and_unpublish_through_the_api(client, session, seeded):

@@ -136,12 +136,7 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
     metadata, oversize file or an exhausted quota of the board (429 with ``resets_at``).
     """
     now = now or utcnow()
-    check_fields(system_name=system_name, filename=filename)
-    system_name = system_name.strip()
-    if not system_name:
-        raise SubmissionError(400, "missing_name", "a system name is required")
-    if len(system_name) > 120:
-        raise SubmissionError(400, "field_too_long", "the name is longer than 120 characters")
+    system_name = _checked_name(system_name, filename)
     changes = {k: v for k, v in systems.parse_changes(metadata or {}).items()
                if v not in ("", None)}
     if len(raw) > settings["MAX_UPLOAD_BYTES"]:
@@ -181,6 +176,16 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
             raise
         return _replay(session, existing, digest, board)
     return Accepted(submission, True)
+
+
+def _checked_name(system_name: str, filename: str) -> str:
+    check_fields(system_name=system_name, filename=filename)
+    name = system_name.strip()
+    if not name:
+        raise SubmissionError(400, "missing_name", "a system name is required")
+    if len(name) > 120:
+        raise SubmissionError(400, "field_too_long", "the name is longer than 120 characters")
+    return name
 
 
 def check_fields(*, system_name: str = "", filename: str = "") -> None:
