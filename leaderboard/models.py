@@ -11,7 +11,17 @@ import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, LargeBinary, UniqueConstraint, event
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Index,
+    LargeBinary,
+    UniqueConstraint,
+    event,
+    insert,
+    select,
+)
 from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
@@ -199,6 +209,54 @@ class Board(SQLModel, table=True):
         return self.phase == Phase.DEV
 
 
+#: Letters of a system's public id (RFC 4648 base32, lower case); the first is a letter,
+#: so an id is never a whole number (``/systems/<submission id>`` are uploads' pages).
+SLUG_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def new_slug() -> str:
+    """A random public id of 10 base32 characters (50 bits): public URLs name a system by
+    it, never by its sequential row id, which would count a board's systems and date them."""
+    rest = "".join(secrets.choice(SLUG_ALPHABET) for _ in range(9))
+    return secrets.choice(SLUG_ALPHABET[:26]) + rest
+
+
+class System(SQLModel, table=True):
+    """A team's system, one across boards: its uploads (``Submission.system_id``) on every
+    board, and the metadata researchers cite and filter by (edits kept in ``SystemEdit``)."""
+
+    __table_args__ = (UniqueConstraint("team_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(default_factory=new_slug, unique=True, index=True, max_length=16)
+    team_id: int = Field(foreign_key="team.id", index=True)
+    name: str = Field(max_length=120)
+    description: str = Field(default="", max_length=5000)
+    paper_url: str = Field(default="", max_length=500)
+    code_url: str = Field(default="", max_length=500)
+    base_model: str = Field(default="", max_length=200)
+    parameter_count: int | None = Field(default=None, sa_column=Column(BigInteger))
+    external_llm_api: bool | None = None
+    # Free text ("WordNet, CoInCo"): resources beyond the training data can leak the gold.
+    extra_resources: str = Field(default="", max_length=1000)
+    open_weights: bool | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class SystemEdit(SQLModel, table=True):
+    """One change of one metadata field of a system, as values were shown (never deleted)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    system_id: int = Field(foreign_key="system.id", index=True)
+    user_id: int | None = Field(default=None, foreign_key="user.id")
+    # upload, form or api: what the team used
+    via: str = Field(default="", max_length=16)
+    field: str = Field(max_length=40)
+    old: str = Field(default="", max_length=5000)
+    new: str = Field(default="", max_length=5000)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class Submission(SQLModel, table=True):
     # Every public read asks which of a board's systems are not public: answered from this
     # index alone (SQLite keeps ``file_bytes`` in the row before these columns, and reading
@@ -212,10 +270,10 @@ class Submission(SQLModel, table=True):
     split_id: int = Field(foreign_key="split.id", index=True)
     board_id: int = Field(foreign_key="board.id", index=True)
     submitted_by_id: int | None = Field(default=None, foreign_key="user.id")
+    system_id: int = Field(foreign_key="system.id", index=True)
+    # System.name, copied when stored (a system is never renamed): read by listings, mails
+    # and snapshots without a join. The metadata lives on the System only.
     system_name: str = Field(max_length=120)
-    description: str = Field(default="", max_length=5000)
-    paper_url: str = Field(default="", max_length=500)
-    code_url: str = Field(default="", max_length=500)
     filename: str = Field(default="", max_length=255)
     file_bytes: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     file_sha256: str = Field(index=True, max_length=64)
@@ -234,6 +292,8 @@ class Submission(SQLModel, table=True):
     is_public: bool = False
     hidden: bool = False
     hidden_reason: str = Field(default="", max_length=1000)
+    # Withdrawn by its team: private for good (publish refuses it), kept for the hosts.
+    withdrawn_at: datetime | None = None
     idempotency_key: str | None = Field(default=None, max_length=200)
     scorer_version: str = Field(default="", max_length=40)
     created_at: datetime = Field(default_factory=utcnow, index=True)
@@ -259,6 +319,23 @@ def new_public_id() -> str:
     """A result's permalink id: random (64 bits, hex), so that a URL tells nothing of when it
     was scored or which other results are its team's, as a sequential id would."""
     return secrets.token_hex(8)
+
+
+@event.listens_for(Submission, "before_insert")
+def _set_system(_mapper, connection, sub: Submission) -> None:
+    """A submission stored with a name only (the demo, host commands, tests) joins the
+    team's system of that name, made when new; uploads pass ``system_id`` themselves."""
+    if sub.system_id is not None:
+        return
+    table = System.__table__
+    where = (table.c.team_id == sub.team_id) & (table.c.name == sub.system_name)
+    found = connection.execute(select(table.c.id).where(where)).scalar()
+    if found is None:
+        found = connection.execute(insert(table).values(
+            slug=new_slug(), team_id=sub.team_id, name=sub.system_name, description="",
+            paper_url="", code_url="", base_model="", extra_resources="",
+            created_at=utcnow())).inserted_primary_key[0]
+    sub.system_id = found
 
 
 class Result(SQLModel, table=True):

@@ -264,4 +264,48 @@ def test_result_public_id_migration_gives_each_result_its_own_random_id(database
     with pytest.raises(IntegrityError), engine.begin() as conn:
         conn.execute(text("UPDATE result SET public_id = :first WHERE public_id = :second"),
                      {"first": ids[0], "second": ids[1]})
+
+
+def test_systems_migration_makes_one_system_per_team_and_name(database_url):
+    """Each distinct (team, system name) becomes one System holding the newest upload's
+    texts, and every submission points to its system."""
+    from sqlalchemy import text
+    from sqlmodel import Session, select
+
+    from leaderboard.models import Submission, System
+
+    engine = make_engine(database_url)
+    migrate.upgrade(engine, "0003_accounts")
+    with engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO benchmark (name, version, split, checksum, hidden, is_default, "
+            "n_targets, source_bytes, prepared_bytes, scorer_version, created_at) VALUES "
+            "('swords', '1.1', 'test', 'c', true, true, 1, :blob, :blob, '1.1.0', "
+            "CURRENT_TIMESTAMP)"), {"blob": b"-"})
+        conn.execute(text("INSERT INTO team (name, disabled, created_at) "
+                          "VALUES ('Lab', false, CURRENT_TIMESTAMP)"))
+        for name, description, url, day in (("Ranker", "first try", "", "2026-01-01"),
+                                             ("Ranker", "better", "https://a.org/p", "2026-01-02"),
+                                             ("Ranker", "", "", "2026-01-03"),
+                                             ("Baseline", "", "", "2026-01-04")):
+            conn.execute(text(
+                "INSERT INTO submission (team_id, benchmark_id, system_name, description, "
+                "paper_url, code_url, filename, file_bytes, file_sha256, file_size, status, "
+                "progress, errors, warnings, failure_reason, attempts, is_public, hidden, "
+                "hidden_reason, scorer_version, created_at) VALUES ((SELECT id FROM team), "
+                "(SELECT id FROM benchmark), :name, :description, :url, '', '', :blob, 'x', 0, "
+                "'scored', '', '[]', '[]', '', 1, true, false, '', '', :day)"),
+                {"name": name, "description": description, "url": url, "day": day,
+                 "blob": b"{}"})
+    migrate.upgrade(engine)
+    with Session(engine) as session:
+        systems = {s.name: s for s in session.exec(select(System)).all()}
+        assert sorted(systems) == ["Baseline", "Ranker"]
+        ranker = systems["Ranker"]
+        assert (ranker.description, ranker.paper_url, ranker.code_url) == (
+            "better", "https://a.org/p", "")
+        assert len(ranker.slug) == 10 and ranker.slug != systems["Baseline"].slug
+        pointed = [(s.system_name, s.system_id) for s in session.exec(
+            select(Submission).order_by(Submission.id)).all()]
+        assert pointed == [("Ranker", ranker.id)] * 3 + [("Baseline", systems["Baseline"].id)]
     engine.dispose()

@@ -93,7 +93,9 @@ def _visibility(is_public: bool, base: str, submission_id: int) -> str:
               show_envvar=True,
               help="Slug of the leaderboard (default: the site's default one); "
               "GET /api/v1/leaderboards lists them.")
-@click.option("--name", default=None, help="System name (default: the file name).")
+@click.option("--system", "--name", "name", default=None,
+              help="The team's system this result is of, made when new (default: the file "
+              "name); one system has results on several leaderboards.")
 @click.option("--description", default="", help="Short description of the system.")
 @click.option("--paper-url", default="", help="Link to the paper (http:// or https://).")
 @click.option("--code-url", default="", help="Link to the code (http:// or https://).")
@@ -121,7 +123,7 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
     # The same file sent to two leaderboards is two submissions: the key names the board.
     digest = hashlib.sha256((leaderboard or "").encode() + b"\0" + raw).hexdigest()
     headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "submit-" + digest[:32]}
-    form = {"system_name": name or file.name, "description": description,
+    form = {"system": name or file.name, "description": description,
             "paper_url": paper_url, "code_url": code_url,
             "public": "true" if public else "false"}
     if leaderboard:
@@ -134,6 +136,8 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
     body = response.json()
     click.echo(f"submission {body['id']} to {body.get('leaderboard', 'the default leaderboard')}"
                f": {body['status']}  {body['status_url']}")
+    if body.get("system"):
+        click.echo(f"system {body['system']['name']!r}: {base}/systems/{body['system']['id']}")
     click.echo(_visibility(body.get("is_public", public), base, body["id"]))
     if wait:
         _report_outcome(_wait_for_outcome(body["status_url"], headers, timeout, retry_for))

@@ -9,6 +9,7 @@ name pass for another (a right-to-left override turns ``Lab`` + U+202E + ``kcaH`
 from __future__ import annotations
 
 import unicodedata
+from urllib.parse import urlsplit
 
 # Bidirectional embeddings/overrides/isolates and marks, zero-width characters, the BOM.
 INVISIBLE_IN_NAMES = frozenset(
@@ -54,3 +55,15 @@ def check_text(field: str, value: str, *, multiline: bool = False, name: bool = 
     problem = text_problem(field, value, multiline=multiline, name=name)
     if problem:
         raise TextRefused(field, problem)
+
+
+def valid_url(url: str | None) -> bool:
+    """An http(s) address with a host and no blanks: the only kind stored as a link, and
+    the only kind a page renders as one (older rows may hold others: shown as text)."""
+    if not url or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # a bracketed host that is no IPv6 address
+        return False

@@ -100,15 +100,15 @@ def test_about_curl_example_uses_the_api_field_names(client, benchmark, team_tok
     assert "inputs.json.gz" in page
     example = re.search(r"<pre>(curl -H .*?)</pre>", page, re.S).group(1)
     fields = dict(re.findall(r'-F (\w+)=("[^"]*"|\S+)', example))
-    assert set(fields) == {"file", "system_name", "public"}  # as listings say
+    assert set(fields) == {"file", "system", "public"}
     _team, _user, token = team_token
     response = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
-                           data={"system_name": fields["system_name"].strip('"'),
+                           data={"system": fields["system"].strip('"'),
                                  "public": fields["public"],
                                  "file": (io.BytesIO(demo_bytes()), "result.json")})
     assert response.status_code == 202, response.get_json()
     row = client.get(response.get_json()["status_url"],
                      headers={"Authorization": f"Bearer {token}"}).get_json()
-    assert row["system_name"] == "My system"
+    assert row["system_name"] == row["system"]["name"] == "My system"
     assert client.get(response.get_json()["status_url"],
                       headers={"Authorization": f"Bearer {token}"}).get_json()["is_public"]

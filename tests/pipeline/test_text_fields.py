@@ -9,7 +9,7 @@ import io
 import pytest
 from sqlmodel import select
 
-from leaderboard.models import Submission, Team
+from leaderboard.models import Submission, System, Team
 from leaderboard.services.text_fields import text_problem
 from tests.backends import ALL_DATABASES
 from tests.demo import demo_bytes
@@ -60,7 +60,7 @@ def test_description_keeps_tabs_and_newlines(client, session, benchmark, team_to
     _team, _user, token = team_token
     response = upload(client, token, description="line one\r\n\tline two\n")
     assert response.status_code == 202
-    assert session.exec(select(Submission)).one().description == "line one\r\n\tline two"
+    assert session.exec(select(System)).one().description == "line one\r\n\tline two"
 
 
 @ALL_DATABASES

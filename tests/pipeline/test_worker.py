@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from leaderboard.commands.score import score_command
 from leaderboard.infra.queue import get_redis
-from leaderboard.models import Submission, SubmissionStatus
+from leaderboard.models import Submission, SubmissionStatus, System
 from leaderboard.scoring.printing import printed_all
 from leaderboard.scoring.tsar.metrics import METRIC_KEYS as TSAR_METRIC_KEYS
 from leaderboard.services.intake.reconcile import reconcile
@@ -211,8 +211,9 @@ def test_submit_cli_against_a_live_server_waits_and_exits_by_status(app, session
         assert "held: not significantly better than your best, cli system (#" in held.stdout
         assert "strict_a_f@10" not in held.stdout and "interval" not in held.stdout
         row = session.exec(select(Submission).where(Submission.system_name == "cli system")).one()
-        assert (row.paper_url, row.code_url) == ("https://arxiv.org/abs/1",
-                                                 "https://example.org/code")
+        system = session.get(System, row.system_id)
+        assert (system.paper_url, system.code_url) == ("https://arxiv.org/abs/1",
+                                                       "https://example.org/code")
         assert "private: only your team sees it" in ok.stdout
         invalid = subprocess.run([LEADERBOARD_BIN, "submit", str(bad), "--url", url, "--token",
                                   token, "--wait"], capture_output=True, text=True, timeout=120)

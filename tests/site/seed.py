@@ -22,6 +22,7 @@ from leaderboard.scoring import score_submission
 from leaderboard.services.catalog.benchmarks import get_prepared, import_benchmark
 from leaderboard.services.catalog.boards import import_board
 from leaderboard.services.catalog.demo import DEMO_DIR
+from leaderboard.services.intake.systems import system_for
 from leaderboard.services.ranking.snapshots import refresh_snapshot
 
 
@@ -72,9 +73,11 @@ def _store(session: Session, benchmark: Split, team: Team, name: str, sub: dict,
     prepared = get_prepared(benchmark)
     result = score_submission(prepared, sub)
     created = utcnow() - timedelta(days=age_days)
+    system = system_for(session, team.id, name)  # type: ignore[arg-type]
+    system.description = f"{name}: a demo system."
     row = Submission(team_id=team.id, split_id=benchmark.id,
-                     board_id=import_board(session, benchmark).id, system_name=name,
-                     description=f"{name}: a demo system.", file_bytes=raw,
+                     board_id=import_board(session, benchmark).id, system_id=system.id,
+                     system_name=name, file_bytes=raw,
                      file_sha256=hashlib.sha256(raw).hexdigest(), file_size=len(raw),
                      status=SubmissionStatus.SCORED, is_public=public, hidden=hidden,
                      scorer_version=result.signature["scorer_version"], created_at=created,

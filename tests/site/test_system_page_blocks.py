@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from leaderboard.models import Submission
+from leaderboard.models import Submission, System
 from leaderboard.services.intake.admin import set_hidden
 from tests.factories import login
 
@@ -29,9 +29,9 @@ def test_every_other_public_system_is_in_the_selector(client, seeded):
 def test_what_the_page_shows_is_current(client, session, seeded):
     sid = seeded.public["Contextual ranker"]
     assert "A sharper description" not in client.get(f"/systems/{sid}").get_data(as_text=True)
-    sub = session.get(Submission, sid)
-    sub.description = "A sharper description"
-    session.add(sub)
+    system = session.get(System, session.get(Submission, sid).system_id)
+    system.description = "A sharper description"
+    session.add(system)
     session.commit()
     html = client.get(f"/systems/{sid}").get_data(as_text=True)
     assert "A sharper description" in html

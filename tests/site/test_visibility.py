@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from leaderboard.models import Submission, SubmissionStatus
+from leaderboard.models import Submission, SubmissionStatus, System
 from leaderboard.services.intake.admin import set_team_disabled
 from tests.backends import ALL_DATABASES
 
@@ -47,17 +47,22 @@ def test_disabled_teams_systems_are_404_everywhere(client, session, seeded):
                                     SubmissionStatus.QUEUED, SubmissionStatus.RUNNING])
 def test_unscored_public_upload_has_no_public_page(client, session, seeded, status):
     raw = b'{"substitutes": {}}'
+    system = System(team_id=seeded.teams["East Lab"], name="Never scored",
+                    description="secret plans")
+    session.add(system)
+    session.flush()
     row = Submission(team_id=seeded.teams["East Lab"], split_id=seeded.split_id,
-                     board_id=seeded.board_id,
-                     system_name="Never scored", description="secret plans",
+                     board_id=seeded.board_id, system_id=system.id,
+                     system_name="Never scored",
                      filename="mine.json", file_bytes=raw, file_size=len(raw),
                      file_sha256=hashlib.sha256(raw).hexdigest(), status=status,
                      is_public=True)
     session.add(row)
     session.commit()
-    response = client.get(f"/systems/{row.id}")
-    assert response.status_code == 404
-    assert "secret plans" not in response.get_data(as_text=True)
+    for url in (f"/systems/{row.id}", f"/systems/{system.slug}"):
+        response = client.get(url)
+        assert response.status_code == 404
+        assert "secret plans" not in response.get_data(as_text=True)
     team_page = client.get(f"/teams/{seeded.teams['East Lab']}").get_data(as_text=True)
     assert "Never scored" not in team_page
 

@@ -17,7 +17,7 @@ import sqlmodel
 from alembic import op
 
 revision = "0017_result_public_id"
-down_revision = "0015_split_table"
+down_revision = "0016_systems"
 branch_labels = None
 depends_on = None
 

@@ -12,7 +12,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from leaderboard.config import PROJECT_ROOT
-from leaderboard.models import Split, Submission, SubmissionStatus, Team
+from leaderboard.models import Split, Submission, SubmissionStatus, System, Team
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.catalog.boards import import_board
 
@@ -57,10 +57,15 @@ def load_demo(*, session: Session, enqueue: bool = True, connection: Any = None,
         if submission is None:
             raw = path.read_bytes()
             lemmatized = json.loads(raw).get("substitutes_lemmatized")
+            system = session.exec(select(System).where(
+                System.team_id == team.id, System.name == system_name)).first()
+            if system is None:
+                system = System(team_id=team.id, name=system_name, description=description)
+                session.add(system)
+                session.flush()
             submission = Submission(
                 team_id=team.id, split_id=benchmark.id, board_id=board.id,
-                system_name=system_name,
-                description=description, filename=path.name, file_bytes=raw,
+                system_id=system.id, system_name=system_name, filename=path.name, file_bytes=raw,
                 file_sha256=hashlib.sha256(raw).hexdigest(), file_size=len(raw),
                 substitutes_lemmatized=lemmatized if isinstance(lemmatized, bool) else None,
                 is_public=True, status=SubmissionStatus.QUEUED)

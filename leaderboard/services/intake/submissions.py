@@ -17,28 +17,28 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, utcnow
+from leaderboard.models import (
+    Board,
+    Result,
+    Submission,
+    SubmissionStatus,
+    System,
+    Team,
+    utcnow,
+)
 from leaderboard.scoring.printing import printed_all
 from leaderboard.services.catalog.boards import board_family, board_views
+from leaderboard.services.intake import systems
+from leaderboard.services.intake.errors import SubmissionError
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.ranking import ladder
 from leaderboard.services.ranking.metric_info import board_metrics, default_sort, displayed
 from leaderboard.services.text_fields import TextRefused, check_text
 
+__all__ = ["Accepted", "SubmissionError", "create_submission", "set_public", "withdraw"]
+
 _READ_CHUNK = 1 << 16
 log = logging.getLogger(__name__)
-
-
-class SubmissionError(Exception):
-    """A refused upload or request: an HTTP ``status``, a machine ``code`` and a message."""
-
-    def __init__(self, status: int, code: str, message: str, *,
-                 resets_at: datetime | None = None):
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.resets_at = resets_at
 
 
 @dataclass
@@ -122,8 +122,8 @@ def _replay(session: Session, existing: Submission, digest: str, board: Board) -
 
 
 def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
-                      system_name: str, settings: dict[str, Any], description: str = "",
-                      paper_url: str = "", code_url: str = "", filename: str = "",
+                      system_name: str, settings: dict[str, Any],
+                      metadata: dict[str, Any] | None = None, filename: str = "",
                       is_public: bool = False, submitted_by_id: int | None = None,
                       idempotency_key: str | None = None,
                       now: datetime | None = None) -> Accepted:
@@ -131,16 +131,15 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
 
     Same ``idempotency_key`` with the same bytes to the same board returns the earlier
     submission (409 with other bytes or another board); identical bytes already uploaded by
-    the team to this board return that submission. Raises :class:`SubmissionError` for a
-    missing name, oversize file or an exhausted quota of the board (429 with ``resets_at``).
+    the team to this board return that submission. The upload joins the team's system of
+    that name (made when new); the non-empty ``metadata`` fields (:data:`systems.FIELDS`)
+    are set on it as edits. Raises :class:`SubmissionError` for a missing name, bad
+    metadata, oversize file or an exhausted quota of the board (429 with ``resets_at``).
     """
     now = now or utcnow()
-    check_fields(system_name=system_name, description=description, paper_url=paper_url,
-                 code_url=code_url, filename=filename)
-    system_name = system_name.strip()
-    if not system_name:
-        raise SubmissionError(400, "missing_name", "a system name is required")
-    _check_lengths(system_name, description, paper_url, code_url)
+    system_name = _checked_name(system_name, filename)
+    changes = {k: v for k, v in systems.parse_changes(metadata or {}).items()
+               if v not in ("", None)}
     if len(raw) > settings["MAX_UPLOAD_BYTES"]:
         raise SubmissionError(413, "file_too_large", f"the file is larger than the limit of "
                               f"{settings['MAX_UPLOAD_BYTES']:,} bytes")
@@ -158,11 +157,12 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
     if refusal:
         raise SubmissionError(429, "quota_exceeded", refusal,
                               resets_at=quota.refusal_resets_at())
+    system = systems.system_for(session, team.id, system_name)  # type: ignore[arg-type]
+    systems.apply_changes(session, system, changes, user_id=submitted_by_id, via="upload")
     submission = Submission(
         team_id=team.id, split_id=board.split_id, board_id=board.id,
-        submitted_by_id=submitted_by_id,
-        system_name=system_name, description=description.strip(),
-        paper_url=paper_url.strip(), code_url=code_url.strip(), filename=filename[:255],
+        submitted_by_id=submitted_by_id, system_id=system.id, system_name=system.name,
+        filename=filename[:255],
         file_bytes=raw, file_sha256=digest, file_size=len(raw), is_public=is_public,
         idempotency_key=idempotency_key or None, status=SubmissionStatus.QUEUED,
         created_at=now, queued_at=now)
@@ -179,28 +179,23 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
     return Accepted(submission, True)
 
 
-def check_fields(*, system_name: str = "", description: str = "", paper_url: str = "",
-                 code_url: str = "", filename: str = "") -> None:
+def _checked_name(system_name: str, filename: str) -> str:
+    check_fields(system_name=system_name, filename=filename)
+    name = system_name.strip()
+    if not name:
+        raise SubmissionError(400, "missing_name", "a system name is required")
+    if len(name) > 120:
+        raise SubmissionError(400, "field_too_long", "the name is longer than 120 characters")
+    return name
+
+
+def check_fields(*, system_name: str = "", filename: str = "") -> None:
     """Refuse characters no field may hold (400 ``bad_characters`` naming the field)."""
     try:
         check_text("system name", system_name, name=True)
-        check_text("description", description, multiline=True)
-        check_text("paper URL", paper_url)
-        check_text("code URL", code_url)
         check_text("file name", filename)
     except TextRefused as exc:
         raise SubmissionError(400, "bad_characters", exc.message) from exc
-
-
-def _check_lengths(system_name: str, description: str, paper_url: str, code_url: str) -> None:
-    for label, value, limit in (("name", system_name, 120), ("description", description, 5000),
-                                ("paper URL", paper_url, 500), ("code URL", code_url, 500)):
-        if len(value) > limit:
-            raise SubmissionError(400, "field_too_long",
-                                  f"the {label} is longer than {limit} characters")
-    for label, value in (("paper URL", paper_url), ("code URL", code_url)):
-        if value.strip() and not value.strip().lower().startswith(("http://", "https://")):
-            raise SubmissionError(400, "bad_url", f"the {label} must start with http(s)://")
 
 
 def team_submission(*, session: Session, team_id: int, submission_id: int) -> Submission:
@@ -234,7 +229,10 @@ def set_public(*, session: Session, submission: Submission, public: bool,
     request_snapshot_refresh``), as a new result does: ranking a large board takes longer
     than any request should wait. Without it, or when queueing fails (Redis
     down), the snapshot is recomputed here, so that an unpublished system never stays shown.
+    A withdrawn submission stays private (409).
     """
+    if public and submission.withdrawn_at is not None:
+        raise SubmissionError(409, "withdrawn", "a withdrawn submission cannot be published")
     submission.is_public = public
     session.add(submission)
     session.commit()
@@ -250,6 +248,15 @@ def set_public(*, session: Session, submission: Submission, public: bool,
 
     refresh_snapshot(session=session, board_id=board_id)
     session.commit()
+
+
+def withdraw(*, session: Session, submission: Submission,
+             request_refresh: Callable[[int], object] | None = None) -> None:
+    """Take a submission off every public surface for good, as unpublishing does, and keep
+    its row for the hosts (the admin pages list it)."""
+    submission.withdrawn_at = submission.withdrawn_at or utcnow()
+    set_public(session=session, submission=submission, public=False,
+               request_refresh=request_refresh)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -272,7 +279,7 @@ def _track_result(track: str, result: Result) -> tuple[dict, dict, dict]:
 
 
 def submission_dict(submission: Submission, result: Result | None, *, board: Board,
-                    brief: bool = False) -> dict[str, Any]:
+                    brief: bool = False, system: System | None = None) -> dict[str, Any]:
     """JSON form for the submission's own team (never anything derived from gold per target
     here: the dev phase's diagnostics have their own route)."""
     data: dict[str, Any] = {
@@ -289,8 +296,8 @@ def submission_dict(submission: Submission, result: Result | None, *, board: Boa
                                           board_family(board))
         return data
     data.update({
-        "description": submission.description, "paper_url": submission.paper_url,
-        "code_url": submission.code_url, "filename": submission.filename,
+        "system": systems.system_json(system) if system is not None else None,
+        "withdrawn": submission.withdrawn_at is not None, "filename": submission.filename,
         "file_size": submission.file_size, "hidden": submission.hidden,
         "queued_at": _iso(submission.queued_at), "started_at": _iso(submission.started_at),
         "attempts": submission.attempts, "errors": submission.errors or [],

@@ -76,8 +76,8 @@ def result_bibtex(record: dict[str, Any], url: str) -> str:
 
 def model_index(record: dict[str, Any], url: str) -> str:
     """The ``model-index`` block of Hugging Face model-card metadata for the record: task,
-    dataset (name, type, split), each metric the board ranks on with its value as the site prints it,
-    and the permalink as the source."""
+    dataset (name, type, split), each metric the board ranks on with its value as the site
+    prints it, and the permalink as the source."""
     task_type, task_name = TASKS.get(record["benchmark"]["name"], SUBSTITUTION)
     bench = record["benchmark"]
     result = {

@@ -31,6 +31,7 @@ from leaderboard.models import (
     Split,
     Submission,
     SubmissionStatus,
+    System,
     Team,
     Track,
     utcnow,
@@ -276,16 +277,17 @@ def _signature(result: Result) -> tuple[str, int, int]:
     return (result.split_checksum, result.bootstrap_seed, result.bootstrap_samples)
 
 
-def _system_entry(sub: Submission, result: Result, team: Team, known: dict[str, Any] | None,
-                  keys: frozenset[str]) -> dict[str, Any]:
+def _system_entry(sub: Submission, result: Result, team: Team, system: System,
+                  known: dict[str, Any] | None, keys: frozenset[str]) -> dict[str, Any]:
     """A system's row with its numbers of the metrics the board shows (``keys``; every
     page, export and API answer reads only those), to :data:`SNAPSHOT_DECIMALS`; a
     result's numbers never change, so ``known`` (its row in the last snapshot) gives them
     without reading them again. Points, and so ranks, are those rounded numbers."""
     entry = {
         "id": sub.id, "result_id": result.id, "system": sub.system_name, "team": team.name,
-        "team_id": team.id, "date": sub.created_at.isoformat(), "description": sub.description,
-        "paper_url": sub.paper_url, "code_url": sub.code_url, "file_sha256": sub.file_sha256,
+        "team_id": team.id, "date": sub.created_at.isoformat(),
+        "description": system.description, "paper_url": system.paper_url,
+        "code_url": system.code_url, "file_sha256": sub.file_sha256,
         "scorer_version": result.scorer_version}
     numbers = ("metrics", "intervals", "by_pos", "coverage", "flags", "items_with_duplicates",
                "without_repeats")
@@ -342,8 +344,10 @@ def compute_snapshot_data(session: Session, board: Board, benchmark: Split,
     views = view_set(board.track, benchmark.name)
     shown_keys, ranked_on = displayed(views), headlines(views)
     keys = frozenset(shown_keys + ranked_on)
-    systems = [_system_entry(sub, result, team, known.get(result.id), keys)
-               for sub, result, team in rows]
+    metadata = {m.id: m for m in session.exec(select(System).where(
+        col(System.id).in_({sub.system_id for sub, _, _ in rows})))}
+    systems = [_system_entry(sub, result, team, metadata[sub.system_id], known.get(result.id),
+                             keys) for sub, result, team in rows]
     rids = [s["result_id"] for s in systems]
     signatures = Counter(_signature(r) for _, r, _ in rows).most_common(1)
     signature = signatures[0][0] if signatures else None

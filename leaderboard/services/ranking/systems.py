@@ -9,7 +9,15 @@ from typing import Any
 from sqlalchemy.orm import load_only
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Board, Result, Submission, SubmissionStatus, Team, Track
+from leaderboard.models import (
+    Board,
+    Result,
+    Submission,
+    SubmissionStatus,
+    System,
+    Team,
+    Track,
+)
 from leaderboard.scoring.families import FAMILIES
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.ranking.ladder import NOT_HELD, held_message, visible_result
@@ -117,11 +125,14 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
         return None
     # The hosts see a held result (to release it); nobody else sees a number of it.
     result = visible_result(session, sub, include_held=bool(getattr(viewer, "is_admin", False)))
+    system = session.get(System, sub.system_id)
     return {
         "id": sub.id, "system": sub.system_name, "team": team.name if team else "",
         "team_id": sub.team_id, "benchmark_id": sub.split_id,
         "board_id": sub.board_id,
-        "description": sub.description, "paper_url": sub.paper_url, "code_url": sub.code_url,
+        "system_slug": system.slug, "description": system.description,
+        "paper_url": system.paper_url, "code_url": system.code_url,
+        "withdrawn": sub.withdrawn_at is not None,
         "date": sub.created_at.isoformat()[:10], "status": sub.status,
         # Only the team and the hosts get here for a held submission (can_view): they read
         # the whole reason, with the best it was measured against.

@@ -1,6 +1,6 @@
 """Team accounts under /account: sign-up and login (auth.py), API tokens (tokens.py),
-uploads and the team's submission pages (submissions.py), dry runs (checks.py), e-mail
-verification and notification settings (settings.py)."""
+uploads and the team's submission pages (submissions.py), system metadata (systems.py),
+dry runs (checks.py), e-mail verification and notification settings (settings.py)."""
 
 from leaderboard.web.account import (  # noqa: F401
     auth,
@@ -8,6 +8,7 @@ from leaderboard.web.account import (  # noqa: F401
     invitations,
     settings,
     submissions,
+    systems,
     tokens,
 )
 from leaderboard.web.account.blueprint import bp

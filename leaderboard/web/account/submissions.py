@@ -20,10 +20,10 @@ from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import BooleanField, SelectField, StringField, TextAreaField
-from wtforms.validators import DataRequired, Length, Optional, Regexp
+from wtforms.validators import DataRequired, Length, Optional
 
 from leaderboard.db import get_session
-from leaderboard.models import Board, Split, Submission, SubmissionStatus, Team
+from leaderboard.models import Board, Split, Submission, SubmissionStatus, System, Team
 from leaderboard.services.access.verification import require_verified, team_is_verified
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import (
@@ -39,10 +39,9 @@ from leaderboard.services.catalog.boards import (
 from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake.quotas import quota_status
 from leaderboard.services.intake.submissions import SubmissionError
+from leaderboard.services.intake.systems import team_systems
 from leaderboard.services.ranking.ladder import release_dict
 from leaderboard.web.account.blueprint import bp
-
-URL = Regexp(r"^https?://", message="Links must start with http:// or https://.")
 
 
 class SubmitForm(FlaskForm):
@@ -51,12 +50,16 @@ class SubmitForm(FlaskForm):
     leaderboard = SelectField("Leaderboard", validate_choice=False)
     file = FileField("Result file",
                      validators=[FileRequired(message="Choose a result file.")])
-    name = StringField("System name", validators=[
-        DataRequired(message="Enter a system name."), Length(max=120)])
+    name = StringField("System", render_kw={"list": "team-systems"}, validators=[
+        DataRequired(message="Choose a system or enter a new name."), Length(max=120)])
     description = TextAreaField("Description", validators=[Optional(), Length(max=5000)])
-    paper_url = StringField("Paper URL", validators=[Optional(), Length(max=500), URL])
-    code_url = StringField("Code URL", validators=[Optional(), Length(max=500), URL])
+    paper_url = StringField("Paper URL", validators=[Optional(), Length(max=500)])
+    code_url = StringField("Code URL", validators=[Optional(), Length(max=500)])
     public = BooleanField("Show on the public ranking once scored")
+
+
+#: The system's metadata the upload form sets (on a new system, or as edits of an old one).
+METADATA_FIELDS = ("description", "paper_url", "code_url")
 
 
 class VisibilityForm(FlaskForm):
@@ -109,7 +112,8 @@ def render_form(form: SubmitForm, status: int = 200, report: dict | None = None,
                            error=error, board=board, benchmark=benchmark,
                            boards=_described(boards),
                            settings=settings, needs_verification=needs_verification,
-                           checking=checking), status
+                           checking=checking,
+                           systems=team_systems(session, current_user.team_id)), status
 
 
 def _described(boards: list[tuple[Board, Split]]) -> list[dict]:
@@ -155,8 +159,8 @@ def create_submission():
         accepted = service.create_submission(
             session=session, team=own_team(), board=board, raw=raw,
             system_name=form.name.data or "", settings=settings,
-            description=form.description.data or "", paper_url=form.paper_url.data or "",
-            code_url=form.code_url.data or "", filename=form.file.data.filename or "",
+            metadata={key: getattr(form, key).data or "" for key in METADATA_FIELDS},
+            filename=form.file.data.filename or "",
             is_public=bool(form.public.data), submitted_by_id=current_user.id)
     except SubmissionError as exc:
         return render_form(form, exc.status, error=exc)
@@ -193,6 +197,7 @@ def submission(submission_id: int):
                            pending=row.status in SubmissionStatus.PENDING,
                            release=release_dict(row, board),
                            visibility_form=VisibilityForm(),
+                           system=get_session().get(System, row.system_id),
                            metric_groups=grouped_metrics(shown),
                            diagnostics=_diagnostics(row) if result else None)
 
@@ -267,17 +272,25 @@ def _announcer(row: Submission, public: bool) -> Callable[[int], None]:
 @bp.post("/submissions/<int:submission_id>/visibility")
 @login_required
 def set_visibility(submission_id: int):
-    """Publish or unpublish (form field ``public``); refreshes the ranking."""
+    """Publish, unpublish or withdraw (form field ``public``: 1, 0 or withdraw); refreshes
+    the ranking."""
     row = _own(submission_id)
     form = VisibilityForm()
     if not form.validate_on_submit():
         abort(400, description="The form was not valid. Reload the page and try again.")
-    from flask import request
-
     public = request.form.get("public") == "1"
-    service.set_public(session=get_session(), submission=row, public=public,
-                       request_refresh=_announcer(row, public))
-    if not public:
+    try:
+        if request.form.get("public") == "withdraw":
+            service.withdraw(session=get_session(), submission=row,
+                             request_refresh=_announcer(row, False))
+        else:
+            service.set_public(session=get_session(), submission=row, public=public,
+                               request_refresh=_announcer(row, public))
+    except SubmissionError as exc:
+        abort(exc.status, description=exc.message)
+    if row.withdrawn_at is not None:
+        message = "Withdrawn: it leaves every public page; the hosts keep it."
+    elif not public:
         message = "Unpublished: it leaves the public ranking within a few seconds."
     elif row.status == SubmissionStatus.SCORED and not row.hidden:
         message = "Published: it appears on the public ranking within a few seconds."

@@ -22,17 +22,30 @@ def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": ERROR}}}
 
 
+#: The editable metadata of a system (PATCH /systems/{slug}; also upload fields).
+SYSTEM_FIELDS: dict[str, Any] = {
+    "description": {"type": "string", "maxLength": 5000},
+    "paper_url": {"type": "string", "maxLength": 500, "format": "uri"},
+    "code_url": {"type": "string", "maxLength": 500, "format": "uri"},
+    "base_model": {"type": "string", "maxLength": 200},
+    "extra_resources": {"type": "string", "maxLength": 1000},
+    "parameter_count": {"type": ["integer", "null"], "minimum": 0},
+    "external_llm_api": {"type": ["boolean", "null"]},
+    "open_weights": {"type": ["boolean", "null"]}}
+
+
 def _upload_body() -> dict[str, Any]:
     return {"required": True, "content": {"multipart/form-data": {"schema": {
-        "type": "object", "required": ["file", "name"],
+        "type": "object", "required": ["file", "system"],
         "properties": {
             "file": {"type": "string", "format": "binary",
                      "description": "The result file: JSON, or the benchmark's own text "
                                     "format (.best/.oot, RANKED), plain or gzipped"},
-            "name": {"type": "string", "maxLength": 120, "description": "System name"},
-            "description": {"type": "string", "maxLength": 5000},
-            "url": {"type": "string", "description": "Paper URL (http/https)"},
-            "code_url": {"type": "string", "description": "Code URL (http/https)"},
+            "system": {"type": "string", "maxLength": 120, "description":
+                       "Name of one of the team's systems, made when new (older clients: "
+                       "system_name or name)"},
+            **{key: {**value, "description": "Set on the system when not empty"}
+               for key, value in SYSTEM_FIELDS.items()},
             "public": {"type": "string", "enum": ["true", "false"],
                        "description": "Show on the public ranking once scored"},
             "leaderboard": {"type": "string", "description": "Slug of the leaderboard (see "
@@ -152,6 +165,8 @@ def _component_schemas() -> dict[str, Any]:
                                     "status_url": {"type": "string"},
                                     "leaderboard": {"type": "string"},
                                     "is_public": {"type": "boolean"},
+                                    "system": {"type": "object", "description":
+                                               "{id, name}: the system it joined"},
                                     "duplicate": {"type": "boolean"}}},
         "Submission": {"type": "object", "properties": {
             "id": {"type": "integer"}, "leaderboard": {"type": "string"},
@@ -159,7 +174,8 @@ def _component_schemas() -> dict[str, Any]:
             "status": {"type": "string", "enum": STATUSES},
             "progress": {"type": "string"}, "errors": {"type": "array"},
             "warnings": {"type": "array"}, "failure_reason": {"type": "string"},
-            "file_sha256": {"type": "string"},
+            "file_sha256": {"type": "string"}, "withdrawn": {"type": "boolean"},
+            "system": {"type": "object", "description": "id, name and every metadata field"},
             "targets_url": {"type": "string", "description": "Only when scored on a "
                             "dev-phase leaderboard: its per-target diagnostics"},
             "result": {"type": ["object", "null"], "description":
@@ -200,7 +216,13 @@ def _submission_paths(auth_errors: dict[str, Any]) -> dict[str, Any]:
                     "parameters": [{"name": "status", "in": "query",
                                     "schema": {"type": "string", "enum": STATUSES}}],
                     "responses": {"200": {"description": "List"}, **auth_errors}}},
-        "/submissions/{id}": {"get": {
+        "/submissions/{id}": {"delete": {
+            "summary": "Withdraw: off every public page for good; the hosts keep it",
+            "parameters": [{"name": "id", "in": "path", "required": True,
+                            "schema": {"type": "integer"}}],
+            "responses": {"200": {"description": "{id, is_public: false, withdrawn: true}"},
+                          "404": _error("No such id, or another team's submission"),
+                          **auth_errors}}, "get": {
             "summary": "Status, problems and results of one of the team's submissions",
             "parameters": [{"name": "id", "in": "path", "required": True,
                             "schema": {"type": "integer"}}],
@@ -210,6 +232,37 @@ def _submission_paths(auth_errors: dict[str, Any]) -> dict[str, Any]:
                               "answer, so ids cannot be enumerated)"),
                 **auth_errors}}},
         "/submissions/{id}/targets": {"get": _targets_path(auth_errors)},
+    }
+
+
+def _system_paths(auth_errors: dict[str, Any]) -> dict[str, Any]:
+    """A team's system metadata, and its submissions' visibility."""
+    sub_id = [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}]
+    visible = {"200": {"description": "{id, is_public, withdrawn}"},
+               "404": _error("No such id, or another team's submission"), **auth_errors}
+
+    def visibility(summary: str, **extra: Any) -> dict[str, Any]:
+        return {"summary": summary, "parameters": sub_id, "responses": {**visible, **extra}}
+
+    return {
+        "/systems/{slug}": {"patch": {
+            "summary": "Edit a system's metadata; every change is kept and shown on "
+                       "/systems/{slug}",
+            "parameters": [{"name": "slug", "in": "path", "required": True, "schema": {
+                "type": "string"}, "description": "The system's public id (10 characters)"}],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "additionalProperties": False,
+                "properties": SYSTEM_FIELDS}}}},
+            "responses": {"200": {"description": "The system (id, name, every field) and "
+                                                 "changed: the fields this edit changed"},
+                          "400": _error("bad_url (not http(s) with a host and no spaces), "
+                                        "bad_field, unknown_field, field_too_long"),
+                          "404": _error("No such system, or another team's"),
+                          **auth_errors}}},
+        "/submissions/{id}/publish": {"post": visibility(
+            "Show on the public ranking once scored",
+            **{"409": _error("withdrawn: a withdrawn submission stays private")})},
+        "/submissions/{id}/unpublish": {"post": visibility("Take off the public ranking")},
     }
 
 
@@ -335,7 +388,8 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
             "schemas": _component_schemas()},
         "security": [{"bearer": []}],
-        "paths": {**_submission_paths(auth_errors), **_validate_paths(auth_errors),
+        "paths": {**_submission_paths(auth_errors), **_system_paths(auth_errors),
+                  **_validate_paths(auth_errors),
                   **_ranking_paths(), **_comparison_paths()},
     }
 

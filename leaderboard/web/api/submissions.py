@@ -13,11 +13,11 @@ from sqlmodel import col, select
 from werkzeug.exceptions import TooManyRequests
 
 from leaderboard.db import get_session
-from leaderboard.models import Board, SubmissionStatus, utcnow
+from leaderboard.models import Board, SubmissionStatus, System, utcnow
 from leaderboard.services.access.verification import require_verified
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import BoardError, board_or_default
-from leaderboard.services.intake import diagnostics
+from leaderboard.services.intake import diagnostics, systems
 from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake.submissions import SubmissionError
 from leaderboard.web.api.blueprint import bp, token_required
@@ -131,6 +131,20 @@ def read_upload(settings: dict[str, Any]) -> tuple[bytes, str]:
         upload.filename or ""
 
 
+def _form_field(*names: str) -> str:
+    """The first of ``names`` the form has (``system``; older clients send ``system_name``
+    or ``name``)."""
+    return next((request.form[n] for n in names if n in request.form), "")
+
+
+def _metadata() -> dict[str, str]:
+    """The system's metadata fields the upload form carries."""
+    fields = {key: request.form[key] for key in systems.FIELDS if key in request.form}
+    if "paper_url" not in fields and "url" in request.form:
+        fields["paper_url"] = request.form["url"]
+    return fields
+
+
 def _status_body(submission) -> dict[str, Any]:
     return {"id": submission.id, "status": submission.status,
             "status_url": url_for("api.get_submission", submission_id=submission.id,
@@ -152,11 +166,8 @@ def create_submission():
         raw, filename = read_upload(settings)
         accepted = service.create_submission(
             session=session, team=g.api_team, board=board, raw=raw,
-            # system_name and paper_url, as listings say; name and url: older clients
-            system_name=request.form.get("system_name", request.form.get("name", "")),
-            settings=settings, description=request.form.get("description", ""),
-            paper_url=request.form.get("paper_url", request.form.get("url", "")),
-            code_url=request.form.get("code_url", ""), filename=filename,
+            system_name=_form_field("system", "system_name", "name"),
+            settings=settings, metadata=_metadata(), filename=filename,
             is_public=request.form.get("public", "").strip().lower() in TRUE_VALUES,
             idempotency_key=(request.headers.get("Idempotency-Key") or "").strip()[:200] or None)
     except SubmissionError as exc:
@@ -164,8 +175,10 @@ def create_submission():
     submission = accepted.submission
     if accepted.created:
         enqueue_committed(submission.id)
+    system = session.get(System, submission.system_id)
     body = {**_status_body(submission), "leaderboard": board.slug,
-            "is_public": submission.is_public}
+            "is_public": submission.is_public,
+            "system": {"id": system.slug, "name": system.name} if system else None}
     if accepted.reason == "duplicate":
         body["duplicate"] = True
         body["message"] = "identical file already submitted; this is that submission"
@@ -190,7 +203,8 @@ def get_submission(submission_id: int):
         return submission_error(exc)
     result = service.current_result(session, submission)
     board = session.get(Board, submission.board_id)
-    body = service.submission_dict(submission, result, board=board)
+    body = service.submission_dict(submission, result, board=board,
+                                   system=session.get(System, submission.system_id))
     if result is not None and diagnostics.diagnostics_allowed(
             board, get_split(session, submission.split_id)):
         body["targets_url"] = url_for("api.submission_targets", submission_id=submission.id,

@@ -16,6 +16,7 @@ from leaderboard.services.catalog.reported import short_citation
 from leaderboard.services.ranking.ranking_table import RankingTable
 from leaderboard.services.ranking.systems import coverage_text
 from leaderboard.services.ranking.table_rows import RowCells, Style, TableRow
+from leaderboard.services.text_fields import valid_url
 
 
 def cell_html(cell: dict[str, Any], show_tie: bool = False) -> Markup:
@@ -126,7 +127,7 @@ def options_html(choices: list[dict[str, Any]], *, exclude: int | None = None,
 
 
 def _link(url: str | None, text: str) -> str:
-    if not url or not url.startswith(("http://", "https://")):
+    if not valid_url(url):
         return ""
     return f'<a href="{escape(url)}" rel="nofollow noopener">{text}</a>'
 

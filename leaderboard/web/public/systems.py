@@ -9,6 +9,7 @@ from markupsafe import Markup
 from leaderboard.db import get_session
 from leaderboard.models import Board, Split, Team, Track
 from leaderboard.services.catalog.boards import board_views
+from leaderboard.services.intake.systems import FIELD_LABELS, FIELDS
 from leaderboard.services.ranking import charts
 from leaderboard.services.ranking.charts.pos_bars import pos_bars
 from leaderboard.services.ranking.metric_info import (
@@ -25,6 +26,7 @@ from leaderboard.services.ranking.ranking_table import shown_style
 from leaderboard.services.ranking.records import result_record
 from leaderboard.services.ranking.set_apart import apart_reasons, repeat_facts, why
 from leaderboard.services.ranking.snapshot_reader import cached_value, load_data
+from leaderboard.services.ranking.system_page import system_page
 from leaderboard.services.ranking.systems import (
     coverage_text,
     current_results,
@@ -32,11 +34,14 @@ from leaderboard.services.ranking.systems import (
     team_systems,
     team_tables,
 )
+from leaderboard.services.text_fields import valid_url
 from leaderboard.web.public.analysis import redirect_to_compare
 from leaderboard.web.public.blueprint import bp
 from leaderboard.web.public.common import choices_of, snapshot_ref
 from leaderboard.web.public.render import options_html
 from leaderboard.web.public.results import record_citation
+
+bp.add_app_template_test(valid_url, "valid_url")
 
 #: Metrics of the system page's per-POS chart (headline figures only, to stay readable).
 CHART_KEYS = ["strict_a_f@10", "strict_c_f@10", "lenient_a_f@10", "lenient_c_f@10",
@@ -89,8 +94,17 @@ def system(submission_id: int):
     figure = system_figure(detail, chart_keys) if detail["metrics"] else None
     record = (result_record(session, detail["public_id"])
               if detail["public"] and detail["public_id"] else None)
-    return render_template("public/system.html", options=options, figure=figure, **context,
+    return render_template("public/upload.html", options=options, figure=figure, **context,
                            **(record_citation(record) if record else {}))
+
+
+@bp.get("/systems/<slug>")
+def system_overview(slug: str):
+    """One system across boards: its rank and headline on each, its metadata and history."""
+    page = system_page(session=get_session(), slug=slug, viewer=current_user)
+    if page is None:
+        abort(404, description="No such system, or it is not public.")
+    return render_template("public/system.html", page=page, fields=FIELDS, labels=FIELD_LABELS)
 
 
 def compare_options(board_id: int, submission_id: int) -> Markup:

@@ -1,0 +1,75 @@
+"""A system's page: its result on every board it has a public one on, read from each
+board's snapshot (rank with its interval, headline with its interval, the verdict against
+its neighbours), its metadata and the history of its edits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from leaderboard.models import Submission, System, SystemEdit, Team
+from leaderboard.scoring.significance import format_p, significant
+from leaderboard.services.catalog.boards import board_title, list_boards
+from leaderboard.services.ranking.metric_info import LABELS
+from leaderboard.services.ranking.snapshot_reader import ranking_rows
+from leaderboard.services.ranking.systems import can_view, publicly_visible
+
+
+def _verdict(p: float | None, other: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The headline test against one neighbour: its name, p and whether it is significant."""
+    if other is None or p is None:
+        return None
+    return {"system": other["system"], "team": other["team"], "id": other["id"],
+            "p": format_p(p), "significant": significant(p)}
+
+
+def board_results(session: Session, board_id: int, ids: set[int]) -> list[dict[str, Any]]:
+    """The rows of ``ids`` on the board's ranking of every entry (not only each team's best:
+    a team's older system keeps its rank), as the snapshot has them; ids it does not list
+    yet (or no longer) are left out."""
+    table = ranking_rows(session=session, board_id=board_id, entries="all")
+    ranked = table.ranked_rows
+    out = []
+    for row in table.rows:
+        if row["id"] not in ids:
+            continue
+        cell = next(c for c in row["cells"] if c["key"] == table.view.headline)
+        place = next((i for i, r in enumerate(ranked) if r["id"] == row["id"]), None)
+        above = ranked[place - 1] if place else None
+        below = ranked[place + 1] if place is not None and place + 1 < len(ranked) else None
+        out.append({
+            "id": row["id"], "rank": row["rank"], "rank_lo": row["rank_lo"],
+            "rank_hi": row["rank_hi"], "of": len(ranked), "set_apart": row["set_apart"],
+            "metric": LABELS.get(table.view.headline, table.view.headline),
+            "value": cell["shown"], "interval": cell["shown_interval"],
+            "above": _verdict(row["rank_p"], above),
+            "below": _verdict(below["rank_p"] if below else None, below)})
+    return out
+
+
+def system_page(*, session: Session, slug: str, viewer: Any) -> dict[str, Any] | None:
+    """What a system's page shows, or None (404) when there is no such system or the viewer
+    may see none of its uploads (its name is not public before a result of it is)."""
+    system = session.exec(select(System).where(System.slug == slug)).first()
+    if system is None:
+        return None
+    team = session.get(Team, system.team_id)
+    uploads = session.exec(select(Submission).where(Submission.system_id == system.id)
+                           .order_by(col(Submission.created_at))).all()
+    own = bool(getattr(viewer, "is_authenticated", False)
+               and (getattr(viewer, "is_admin", False) or viewer.team_id == system.team_id))
+    seen = [s for s in uploads if can_view(s, viewer, team)]
+    if not seen and not own:
+        return None
+    shown: dict[int, set[int]] = {}
+    for sub in uploads:
+        if publicly_visible(sub, team):
+            shown.setdefault(sub.board_id, set()).add(sub.id)  # type: ignore[arg-type]
+    boards = [{"board": board, "title": board_title(board, split),
+               "results": board_results(session, board.id, shown[board.id])}  # type: ignore
+              for board, split in list_boards(session) if board.id in shown]
+    edits = session.exec(select(SystemEdit).where(SystemEdit.system_id == system.id)
+                         .order_by(col(SystemEdit.id))).all()
+    return {"system": system, "team": team, "own": own, "uploads": seen,
+            "boards": [b for b in boards if b["results"]], "history": list(edits)}
