@@ -17,7 +17,7 @@ import subprocess
 import pytest
 from sqlmodel import Session
 
-from leaderboard.models import Submission
+from leaderboard.models import Submission, System
 from leaderboard.services.catalog.lexsub import lexsub_board
 from leaderboard.services.catalog.tsar import tsar_board
 from leaderboard.services.ranking.metric_info import views_for
@@ -60,10 +60,12 @@ def _prepare(app, seeded, folder) -> dict[str, int]:
         ids["repeater"] = publish_scored(app, session, [(boards[1], {"Repeater": REPEATS})],
                                          [east])["Repeater"]
         sub = session.get(Submission, seeded.public[NORTH])
-        sub.paper_url = "https://example.org/contextual-ranker"
-        session.add(sub)
+        system = session.get(System, sub.system_id)
+        system.paper_url, system.open_weights = "https://example.org/contextual-ranker", True
+        session.add(system)
         session.commit()
-        for board_id in (sub.board_id, boards[4].id):  # the paper link; es's published rows
+        for board_id in (*(b.id for b in boards[:4]), sub.board_id, boards[4].id):
+            # the system's metadata on its boards; es's published rows
             refresh_snapshot(session=session, board_id=board_id)
         session.commit()
         return {**ids, "swords-demo-v1-test-generative": sub.id}
@@ -183,6 +185,9 @@ def test_filters_by_name_kind_metadata_and_completeness(client):
     without = {r["system"] for r in _csv(client, f"{cols}&paper=no")}
     assert NORTH not in without and ODD in without and "Ranker top-3" in without
     assert client.get("/table?paper=maybe").status_code == 400
+    # the facts of a system: open weights declared by one system only
+    assert {r["system"] for r in _csv(client, f"{cols}&open_weights=yes")} == {NORTH}
+    assert NORTH not in {r["system"] for r in _csv(client, f"{cols}&open_weights=no")}
     page = client.get(f"/table?{cols}&paper=yes&rows=systems").get_data(as_text=True)
     assert '<option value="yes" selected>yes</option>' in page and "1 of 8 rows" in page
 

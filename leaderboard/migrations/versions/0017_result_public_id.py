@@ -6,7 +6,7 @@ when the application does). A sequential id would tell, from a URL, which result
 scored one after the other, and so link entries to their teams.
 
 Revision ID: 0017_result_public_id
-Revises: 0015_split_table
+Revises: 0016_systems
 Create Date: 2026-12-02 07:00:00
 """
 

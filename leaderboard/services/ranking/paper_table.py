@@ -34,7 +34,10 @@ STANDARD: dict[str, tuple[str, ...]] = {
     "lexsub-ranking": ("gap",), "lexsub-generative": ("best_r", "oot_r"),
     "tsar-generative": ("acc@1", "map@3")}
 #: Filters on a row's metadata (:func:`_system_meta`): field -> what the form says.
-META_FILTERS: dict[str, str] = {"paper": "Paper link", "code": "Code link"}
+META_FILTERS: dict[str, str] = {"paper": "Paper link", "code": "Code link",
+                                "open_weights": "Open weights",
+                                "llm_api": "External LLM API",
+                                "resources": "Extra resources (thesaurus, CoInCo, ...)"}
 ROW_KINDS = ("all", "systems", "reported")
 MAX_COLUMNS = 40
 MISSING = "-"
@@ -137,13 +140,17 @@ def paper_table(session: Session, query: Query) -> PaperTable:
 
 
 def _system_key(entry: dict[str, Any]) -> tuple:
-    """What makes submissions on several boards one row: the team's system name."""
-    return ("system", entry["team_id"], entry["system"])
+    """What makes submissions on several boards one row: their system (a team's systems
+    have distinct names, so the name stands in for a snapshot made before systems)."""
+    return ("system", entry.get("system_slug") or (entry["team_id"], entry["system"]))
 
 
 def _system_meta(entry: dict[str, Any]) -> dict[str, Any]:
     """What the metadata filters read of a system's snapshot row."""
-    return {"paper": bool(entry.get("paper_url")), "code": bool(entry.get("code_url"))}
+    return {"paper": bool(entry.get("paper_url")), "code": bool(entry.get("code_url")),
+            "open_weights": bool(entry.get("open_weights")),
+            "llm_api": bool(entry.get("external_llm_api")),
+            "resources": bool(entry.get("extra_resources"))}
 
 
 def build_table(boards: list[BoardSnapshot], query: Query) -> PaperTable:

@@ -288,7 +288,10 @@ def _system_entry(sub: Submission, result: Result, team: Team, system: System,
         "team_id": team.id, "date": sub.created_at.isoformat(),
         "description": system.description, "paper_url": system.paper_url,
         "code_url": system.code_url, "file_sha256": sub.file_sha256,
-        "scorer_version": result.scorer_version}
+        "scorer_version": result.scorer_version, "system_slug": system.slug,
+        # the facts readers filter by (the paper's table)
+        "open_weights": system.open_weights, "external_llm_api": system.external_llm_api,
+        "extra_resources": system.extra_resources}
     numbers = ("metrics", "intervals", "by_pos", "coverage", "flags", "items_with_duplicates",
                "without_repeats")
     if known is not None:
