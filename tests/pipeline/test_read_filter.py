@@ -187,7 +187,7 @@ def test_hide_and_disable_leave_every_route_at_once_without_any_ranker(app, sess
 
 
 def test_unpublished_while_its_ranker_is_killed_mid_refresh(app, session, start_worker):
-    board = _board(session, n_systems=300, n_targets=300, bootstrap=200)
+    board = _board(session, n_systems=150, n_targets=300, bootstrap=200)
     board_id = board.id
     best = _best(session, board_id)
     name, best_id = best.system_name, best.id
@@ -224,10 +224,10 @@ def test_unpublished_while_its_ranker_is_killed_mid_refresh(app, session, start_
     killed = time.monotonic()
     start_worker("ranker", "--name", "rescuer")
     shown = _wait(lambda: (ids := _snapshot_ids(session, board_id)) and best_id not in ids
-                  and ids, 60, "a snapshot without it")
+                  and ids, 180, "a snapshot without it")
     print(f"gone from {len(ROUTES)} routes within {max(took.values()):.2f} s; next snapshot "
           f"{time.monotonic() - killed:.1f} s after the kill")
-    assert len(shown) == 299
+    assert len(shown) == 149
     # The snapshot no longer lists it: nothing left to filter.
     assert latest_snapshot(session, board_id).hidden == frozenset()
     assert all(not _shows(reader, path, name) for path in ROUTES)
