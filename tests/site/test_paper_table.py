@@ -208,7 +208,7 @@ def test_markdown_and_csv_of_the_reported_rows(client):
                         f"{EN}:acc@1,{EN}:acc@1 lo,{EN}:acc@1 hi,"
                         f"{ES}:map@3,{ES}:map@3 lo,{ES}:map@3 hi,set_apart")
     assert lines[1].startswith('reported,TeamA (run 2),,"Horacio Saggion, Sanja Štajner')
-    assert lines[1].endswith('EMNLP 2022.",saggion2022findings,80.96,,,58.34,,,')
+    assert lines[1].endswith('EMNLP 2022.",saggion-etal-2022-findings,80.96,,,58.34,,,')
 
 
 def test_a_value_its_board_sets_apart_is_marked(client, paper_app):
@@ -234,10 +234,15 @@ def test_latex_compiles_with_its_bib(client, tmp_path):
     bib = client.get(f"/table.bib?{cols}").get_data(as_text=True)
     assert "\\toprule" in tex and "\\cmidrule(lr){3-4}" in tex and "\\bottomrule" in tex
     assert "$^\\dagger$" in tex and "\\multicolumn{7}{l}{\\footnotesize $^\\dagger$" in tex
-    assert "TeamA (run 2) \\cite{saggion2022findings}" in tex
+    # a task's official run cites the task's paper under the benchmark's own key
+    assert "TeamA (run 2) \\cite{saggion-etal-2022-findings}" in tex
+    # each board's header cites its benchmark
+    assert tex.count("~\\cite{mccarthy-navigli-2007-semeval,mccarthy-navigli-2009-english}}") == 2
+    assert tex.count("~\\cite{lee-etal-2021-swords}}") == 1
     assert "A\\&B\\_50\\% \\#1 \\{x\\} \\textasciitilde{}\\textasciicircum{}\\$" in tex
     assert "Contextual ranker \\cite{north-lab-contextual-ranker}" in tex
-    assert "@misc{saggion2022findings,\n  author = {Horacio Saggion and Sanja Štajner" in bib
+    assert "@misc{saggion" not in bib and bib.count("@inproceedings{saggion-etal-2022-findings,") == 1
+    assert "@inproceedings{lee-etal-2021-swords," in bib and "@article{mccarthy-navigli-2009" in bib
     (tmp_path / "paper-table.tex").write_text(tex, encoding="utf-8")
     (tmp_path / "paper-table.bib").write_text(bib, encoding="utf-8")
     (tmp_path / "paper.tex").write_text(
@@ -253,7 +258,7 @@ def test_latex_compiles_with_its_bib(client, tmp_path):
     log = (tmp_path / "paper.log").read_text(errors="replace")
     assert "undefined" not in log and (tmp_path / "paper.pdf").stat().st_size > 1000
     aux = (tmp_path / "paper.aux").read_text()
-    assert "\\bibcite{saggion2022findings}" in aux
+    assert "\\bibcite{saggion-etal-2022-findings}" in aux and "\\bibcite{lee-etal-2021-swords}" in aux
 
 
 def test_a_withdrawn_system_leaves_the_table_at_once(client, paper_app):

@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from leaderboard.scoring.families import family_for
 from leaderboard.services.catalog.boards import board_title, list_boards, view_set
 from leaderboard.services.catalog.reported import short_citation
 from leaderboard.services.ranking.exports import neutralise_cell
@@ -80,6 +81,7 @@ class BoardSnapshot:
     title: str
     views: str
     data: dict[str, Any]
+    benchmark: str = ""
 
 
 @dataclass
@@ -94,6 +96,8 @@ class PaperTable:
     boards: list[dict[str, Any]]
     total: int = 0
     groups: list[tuple[str, int]] = field(default_factory=list)
+    #: Per group, the BibTeX entries of its board's benchmark (what its header cites).
+    group_bibtex: list[tuple[str, ...]] = field(default_factory=list)
 
     @property
     def any_apart(self) -> bool:
@@ -130,8 +134,8 @@ def paper_table(session: Session, query: Query) -> PaperTable:
         # "public labels" tells a team what a board's diagnostics show; a reader of the
         # table needs the benchmark, split and track only, in a narrow column's header
         return build_table([BoardSnapshot(b.slug, board_title(b, bench).removesuffix(
-            " · public labels"), view_set(b.track, bench.name), load_data(session, ref))
-            for b, bench, ref in boards], query)
+            " · public labels"), view_set(b.track, bench.name), load_data(session, ref),
+            bench.name) for b, bench, ref in boards], query)
 
     if not boards:
         return build()
@@ -170,10 +174,12 @@ def build_table(boards: list[BoardSnapshot], query: Query) -> PaperTable:
             shown.append(row)
     out = [row for row in shown if _matches(row, query)]
     _sort(out, columns, query)
-    groups = [(title, len(list(run))) for title, run in groupby(c.board_title for c in columns)]
+    runs = [list(run) for _, run in groupby(columns, key=lambda c: c.board_title)]
+    groups = [(run[0].board_title, len(run)) for run in runs]
+    cited = [family_for(by_slug[run[0].board].benchmark).bibtex for run in runs]
     offered = [{"slug": b.slug, "title": b.title, "metrics": list(displayed(b.views))}
                for b in boards]
-    return PaperTable(query, columns, out, offered, len(shown), groups)
+    return PaperTable(query, columns, out, offered, len(shown), groups, cited)
 
 
 def _standard(board: BoardSnapshot) -> tuple[str, ...]:
@@ -332,8 +338,9 @@ def latex_text(table: PaperTable) -> str:
              "keys the \\cite commands name)",
              "\\begin{tabular}{ll" + "r" * n + "}", "\\toprule"]
     groups, rules, start = ["", ""], [], 3
-    for title, span in table.groups:
-        groups.append(f"\\multicolumn{{{span}}}{{c}}{{{_tex(title)}}}")
+    for (title, span), bibtex in zip(table.groups, table.group_bibtex, strict=True):
+        cite = f"~\\cite{{{','.join(map(_bibtex_key, bibtex))}}}" if bibtex else ""
+        groups.append(f"\\multicolumn{{{span}}}{{c}}{{{_tex(title)}{cite}}}")
         rules.append(f"\\cmidrule(lr){{{start}-{start + span - 1}}}")
         start += span
     if n:
@@ -362,14 +369,34 @@ def _cite_of(row: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def _bibtex_key(entry: str) -> str:
+    return entry[entry.index("{") + 1:entry.index(",")]
+
+
+def _title_words(text: str) -> str:
+    """A title as its letters and digits, lower case, without BibTeX's braces."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def benchmark_entries(table: PaperTable) -> dict[str, str]:
+    """The BibTeX of the benchmarks the table's columns come from, by key, in column order."""
+    return {_bibtex_key(e): e for bibtex in table.group_bibtex for e in bibtex}
+
+
 def cite_keys(table: PaperTable) -> dict[tuple[str, str], str]:
-    """(citation, url) -> a BibTeX key (``wada2022unsupervised``), unique in the table."""
+    """(citation, url) -> a BibTeX key (``wada2022unsupervised``), unique in the table; a
+    row citing a benchmark's own paper (a task's official runs) gets the benchmark's key."""
+    benchmarks = {_title_words(m[1]): key for key, e in benchmark_entries(table).items()
+                  if (m := re.search(r"title = \{(.*)\},?\n", e))}
     keys: dict[tuple[str, str], str] = {}
     for row in table.rows:
         cite = _cite_of(row)
         if cite is None or cite in keys:
             continue
         parsed = _parse_citation(cite[0])
+        if parsed and _title_words(parsed["title"]) in benchmarks:
+            keys[cite] = benchmarks[_title_words(parsed["title"])]
+            continue
         words = [w for w in re.findall(r"[a-z0-9]+", (parsed.get("title") or cite[0]).lower())
                  if w not in ("a", "an", "the", "on", "of")]
         if parsed:
@@ -378,7 +405,7 @@ def cite_keys(table: PaperTable) -> dict[tuple[str, str], str]:
         else:  # a system's paper link: its team and name
             base = "-".join(words[:4]) or "row"
         key, n = base, 1
-        while key in keys.values():
+        while key in keys.values() or key in benchmarks.values():
             n += 1
             key = f"{base}{n}"
         keys[cite] = key
@@ -401,9 +428,13 @@ def _parse_citation(text: str) -> dict[str, Any]:
 
 def bibtex_text(table: PaperTable) -> str:
     """A ``@misc`` entry per key of :func:`cite_keys`: the citation's authors, year, title
-    and venue as written (or the whole text as a note), and its address."""
+    and venue as written (or the whole text as a note), and its address; after them the
+    BibTeX of the benchmarks the columns come from, as their boards give it."""
     entries = []
+    benchmarks = benchmark_entries(table)
     for (citation, url), key in cite_keys(table).items():
+        if key in benchmarks:
+            continue
         parsed = _parse_citation(citation)
         if parsed:
             fields = [("author", " and ".join(parsed["authors"])), ("title", parsed["title"]),
@@ -414,4 +445,5 @@ def bibtex_text(table: PaperTable) -> str:
         fields.append(("howpublished", f"\\url{{{url}}}" if url else ""))
         body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v)
         entries.append(f"@misc{{{key},\n{body}\n}}\n")
+    entries += [f"{e}\n" for e in benchmarks.values()]
     return "\n".join(entries)
