@@ -17,7 +17,15 @@ from sqlalchemy import func, insert, text
 from sqlmodel import Session, select
 
 from leaderboard.demo.synthetic import CHECKSUM, synthetic_board, synthetic_rows, target_pos
-from leaderboard.models import Board, Result, ResultResamples, Submission, SubmissionStatus, Team
+from leaderboard.models import (
+    Board,
+    Result,
+    ResultResamples,
+    Submission,
+    SubmissionStatus,
+    System,
+    Team,
+)
 from leaderboard.scoring import SCORER_VERSION, TargetStats, resample_counts
 from leaderboard.scoring.bootstrap import pos_stream
 from leaderboard.scoring.swords.engine import POS_ORDER
@@ -62,8 +70,9 @@ def seed(session: Session, n_systems: int, n_teams: int, rng: np.random.Generato
     pos = target_pos(N_TARGETS)
     submission_id = (session.exec(select(func.max(Submission.id))).one() or 0) + 1
     result_id = (session.exec(select(func.max(Result.id))).one() or 0) + 1
+    system_id = (session.exec(select(func.max(System.id))).one() or 0) + 1
     for start in range(0, n_systems, SEED_BATCH):
-        subs, results, cached = [], [], []
+        systems, subs, results, cached = [], [], [], []
         batch = []
         for _ in range(start, min(n_systems, start + SEED_BATCH)):
             skill = rng.uniform(0.2, 0.9)
@@ -75,9 +84,13 @@ def seed(session: Session, n_systems: int, n_teams: int, rng: np.random.Generato
                 values = _resampled(batch[k:k + MATMUL_SYSTEMS], pos)
             blocks = {p: _block(stats, p, values[p][k % MATMUL_SYSTEMS], keys)
                       for p in (None, *POS_ORDER)}
+            # a bulk insert skips the ORM's listener that joins an upload to its system
+            systems.append(System(id=system_id, team_id=team_ids[i % n_teams],
+                                  name=f"System {i:05d}").model_dump())
             subs.append(Submission(
                 id=submission_id, team_id=team_ids[i % n_teams], split_id=board.split_id,
-                board_id=board.id, system_name=f"System {i:05d}", file_bytes=b"{}",
+                board_id=board.id, system_id=system_id, system_name=f"System {i:05d}",
+                file_bytes=b"{}",
                 file_sha256="0" * 64, status=SubmissionStatus.SCORED, is_public=True,
                 scorer_version=SCORER_VERSION).model_dump())
             results.append(Result(
@@ -91,12 +104,14 @@ def seed(session: Session, n_systems: int, n_teams: int, rng: np.random.Generato
                         "values": blocks[p][2]} for p in (None, *POS_VALUES)]
             submission_id += 1
             result_id += 1
+            system_id += 1
+        session.execute(insert(System), systems)
         session.execute(insert(Submission), subs)
         session.execute(insert(Result), results)
         session.execute(insert(ResultResamples), cached)
         session.commit()
     if session.get_bind().dialect.name == "postgresql":  # ids were given: move the sequences
-        for table in ("submission", "result"):
+        for table in ("system", "submission", "result"):
             session.execute(text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                                  f"(SELECT max(id) FROM {table}))"))
         session.commit()

@@ -241,7 +241,8 @@ def test_latex_compiles_with_its_bib(client, tmp_path):
     assert tex.count("~\\cite{lee-etal-2021-swords}}") == 1
     assert "A\\&B\\_50\\% \\#1 \\{x\\} \\textasciitilde{}\\textasciicircum{}\\$" in tex
     assert "Contextual ranker \\cite{north-lab-contextual-ranker}" in tex
-    assert "@misc{saggion" not in bib and bib.count("@inproceedings{saggion-etal-2022-findings,") == 1
+    assert "@misc{saggion" not in bib
+    assert bib.count("@inproceedings{saggion-etal-2022-findings,") == 1
     assert "@inproceedings{lee-etal-2021-swords," in bib and "@article{mccarthy-navigli-2009" in bib
     (tmp_path / "paper-table.tex").write_text(tex, encoding="utf-8")
     (tmp_path / "paper-table.bib").write_text(bib, encoding="utf-8")
@@ -258,7 +259,8 @@ def test_latex_compiles_with_its_bib(client, tmp_path):
     log = (tmp_path / "paper.log").read_text(errors="replace")
     assert "undefined" not in log and (tmp_path / "paper.pdf").stat().st_size > 1000
     aux = (tmp_path / "paper.aux").read_text()
-    assert "\\bibcite{saggion-etal-2022-findings}" in aux and "\\bibcite{lee-etal-2021-swords}" in aux
+    assert "\\bibcite{saggion-etal-2022-findings}" in aux
+    assert "\\bibcite{lee-etal-2021-swords}" in aux
 
 
 def test_a_withdrawn_system_leaves_the_table_at_once(client, paper_app):
