@@ -135,7 +135,8 @@ def test_another_sites_key_is_refused_naming_both_ids():
     (lambda d: d.update(metrics=[1]), "malformed: field 'metrics' is not an object"),
     (lambda d: d["metrics"].update(x="9"), "malformed: field 'metrics.x' is not a number"),
     (lambda d: d["intervals"].update(x=[1]), "malformed: field 'intervals.x' is not two numbers"),
-    (lambda d: d["bootstrap"].update(seed=True), "malformed: field 'bootstrap.seed' has the wrong type"),
+    (lambda d: d["bootstrap"].update(seed=True),
+     "malformed: field 'bootstrap.seed' has the wrong type"),
     (lambda d: d.update(identity_commitment=5),
      "malformed: field 'identity_commitment' has the wrong type"),
 ])
