@@ -10,8 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlmodel import col, select
 
+from leaderboard.infra.signing_key import SigningKeyError
 from leaderboard.models import Result, Submission, Team, User
 from leaderboard.scoring import certificates as c
 from tests.factories import csrf_token_from, login
@@ -135,6 +137,8 @@ def test_the_public_key_is_published_at_stable_urls(app, client):
     assert info == {"key_id": c.key_id(key), "algorithm": "Ed25519",
                     "public_key_pem": pem.get_data(as_text=True),
                     "pem_url": "/.well-known/leaderboard-signing-key.pem"}
+    about = client.get("/about").get_data(as_text=True)
+    assert f'<code id="about-key-id">{info["key_id"]}</code>' in about
     key_file = Path(app.config["LEADERBOARD"]["INSTANCE_PATH"]) / "signing_key.pem"
     assert key_file.stat().st_mode & 0o777 == 0o600
 
@@ -202,3 +206,14 @@ def test_leaderboard_verify_offline_as_a_reviewer_runs_it(client, session, seede
     cert.write_text(json.dumps(certificate))
     theirs = _run_verify(str(cert), "--key", str(other))
     assert theirs.returncode == 1 and theirs.stdout.startswith("refused: signed with another site")
+
+
+def test_a_missing_configured_key_breaks_certificates_not_the_about_page(app, client, tmp_path):
+    app.config["LEADERBOARD"]["SIGNING_KEY_FILE"] = str(tmp_path / "gone.pem")
+    about = client.get("/about")
+    assert about.status_code == 200
+    assert '<span id="about-key-id">not set up on this site yet</span>' in about.get_data(
+        as_text=True)
+    with pytest.raises(SigningKeyError, match="does not exist"):  # a 500, outside tests
+        client.get("/.well-known/leaderboard-signing-key.pem")
+    assert not (tmp_path / "gone.pem").exists()
