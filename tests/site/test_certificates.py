@@ -165,9 +165,10 @@ def test_the_verify_page_gives_the_verdict_in_words(client, session, seeded):
     tampered = json.dumps({**certificate, "file_sha256": "0" * 64})
     refused = _verify_page(client, certificate=tampered)
     assert "<h2 id=\"verdict-h\">Refused</h2>" in refused
-    assert "the signature does not match" in refused
-    assert "no certificate: paste one" in _verify_page(client, certificate="")
-    assert "malformed: missing field &#39;key_id&#39;" in _verify_page(
+    assert ('<p id="verdict-reason">The signature does not match: the certificate was changed '
+            'after the site signed it.</p>') in refused
+    assert "No certificate: paste one" in _verify_page(client, certificate="")
+    assert "Malformed: missing field &#39;key_id&#39;" in _verify_page(
         client, certificate=json.dumps({k: v for k, v in certificate.items() if k != "key_id"}))
     form = client.get("/verify").get_data(as_text=True)
     key = c.load_public_key(client.get("/.well-known/leaderboard-signing-key.pem").get_data())

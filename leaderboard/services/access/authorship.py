@@ -16,7 +16,8 @@ def new_authorship_secret(*, session: Session, team: Team) -> str:
     """Make the team a new secret and keep its K (the caller commits); returns the secret.
     A previous secret's K is replaced: certificates issued before keep its commitment, which
     only that old secret proves."""
-    secret = secrets.token_urlsafe(32)
+    # hex: no leading dash for a command line to take for an option, nothing to mistype
+    secret = secrets.token_hex(32)
     team.authorship_key = authorship_key(team.id, secret)  # type: ignore[arg-type]
     session.add(team)
     return secret
