@@ -16,7 +16,7 @@ from sqlmodel import col, select
 from leaderboard.infra.signing_key import SigningKeyError
 from leaderboard.models import Result, Submission, Team, User
 from leaderboard.scoring import certificates as c
-from tests.factories import csrf_token_from, login
+from tests.factories import csrf_token_from, login, make_token
 
 LEADERBOARD = str(Path(sys.executable).with_name("leaderboard"))
 
@@ -218,3 +218,21 @@ def test_a_missing_configured_key_breaks_certificates_not_the_about_page(app, cl
     with pytest.raises(SigningKeyError, match="does not exist"):  # a 500, outside tests
         client.get("/.well-known/leaderboard-signing-key.pem")
     assert not (tmp_path / "gone.pem").exists()
+
+
+def test_the_api_makes_an_authorship_secret_for_the_tokens_team(client, session, seeded):
+    team = session.get(Team, seeded.teams["East Lab"])
+    headers = {"Authorization": f"Bearer {make_token(session, team)}"}
+    first = client.post("/api/v1/authorship-secret", headers=headers)
+    assert first.status_code == 201 and first.headers["Cache-Control"] == "no-store"
+    body = first.get_json()
+    assert (body["team_id"], body["replaced"]) == (team.id, False)
+    certificate = _certificate(client, _public_id(session, seeded.public["Frequency baseline"]))
+    key = c.load_public_key(client.get("/.well-known/leaderboard-signing-key.pem").get_data())
+    assert c.verify(certificate, key, team_id=team.id, secret=body["secret"]).authorship
+    again = client.post("/api/v1/authorship-secret", headers=headers).get_json()
+    assert again["replaced"] is True and again["secret"] != body["secret"]
+    # the certificate downloaded before keeps the old commitment, which the old secret proves
+    assert c.verify(certificate, key, team_id=team.id, secret=body["secret"]).authorship
+    assert not c.verify(certificate, key, team_id=team.id, secret=again["secret"]).valid
+    assert client.post("/api/v1/authorship-secret").status_code == 401

@@ -263,6 +263,14 @@ def _system_paths(auth_errors: dict[str, Any]) -> dict[str, Any]:
             "Show on the public ranking once scored",
             **{"409": _error("withdrawn: a withdrawn submission stays private")})},
         "/submissions/{id}/unpublish": {"post": visibility("Take off the public ranking")},
+        "/authorship-secret": {"post": {
+            "summary": "Make the team a new authorship secret, shown on this answer only "
+                       "(the site keeps its hash); it replaces the previous one",
+            "responses": {"201": {"description": "{team_id, secret, replaced}: with the "
+                                                 "team id, the secret proves the team's "
+                                                 "result certificates (leaderboard verify "
+                                                 "--team-id --secret)"},
+                          **auth_errors}}},
     }
 
 
