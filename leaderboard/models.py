@@ -72,6 +72,9 @@ class Team(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     # Client address of the sign-up request (None: created by the host with the CLI).
     signup_ip: str | None = Field(default=None, max_length=45)
+    # K of the team's authorship secret (leaderboard.scoring.certificates.authorship_key),
+    # never the secret: its result certificates commit to it. None: no secret made yet.
+    authorship_key: str | None = Field(default=None, max_length=64)
 
 
 @event.listens_for(Team, "before_insert")

@@ -24,6 +24,7 @@ def all_commands() -> list[click.Command]:
         submit,
         team,
         token,
+        verify,
         wordnet,
         worker,
     )
@@ -34,11 +35,11 @@ def all_commands() -> list[click.Command]:
         worker.ranker_command,
         queue.queue_group, serve.serve_command, benchmark.benchmark_group, board.board_group,
         reference.reference_group, reported.reported_group, rescore.rescore_command,
-        deploy.deploy_group,
+        deploy.deploy_group, verify.verify_command,
     ]
 
 
 # Commands that need no web app (the worker reads its settings from the environment): the
 # console script runs them without importing Flask, even where the app cannot be built.
 # ``ranker`` takes its settings from the app, as the host commands do.
-APP_FREE = {"score", "wordnet", "submit", "worker"}
+APP_FREE = {"score", "wordnet", "submit", "worker", "verify"}

@@ -3,8 +3,9 @@
 Each check returns a :class:`Check`: a name, whether it passed, and one line saying what was
 found. Settings that split a deployment (a secret key of its own, a private Redis) are
 already refused at start (:func:`leaderboard.config.require_shared_settings`); these checks
-catch what only the shared database and Redis can tell: a different key, a Redis or queue
-name no worker uses, a machine without WordNet, a clock that disagrees with the database's.
+catch what only the shared database and Redis can tell: a different key (secret or signing),
+a Redis or queue name no worker uses, a machine without WordNet, a clock that disagrees with
+the database's.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from leaderboard.models import DeploymentSetting
 FINGERPRINT_NAME = "secret_key_fingerprint"
 #: The fixed message signed under the secret key: its HMAC identifies the key, reveals nothing.
 FINGERPRINT_MESSAGE = b"swords-leaderboard deployment secret key fingerprint v1"
+#: The id of the key that signs result certificates (public: it is in every certificate).
+SIGNING_KEY_NAME = "signing_key_id"
 #: The reconciler compares heartbeats written by other machines' clocks (HEARTBEAT_STALE_SECONDS).
 DEFAULT_MAX_SKEW_SECONDS = 3.0
 
@@ -48,11 +51,15 @@ def secret_fingerprint(secret_key: str) -> str:
 
 def record_fingerprint(*, engine: Engine, secret_key: str) -> bool:
     """Store this key's fingerprint unless the deployment has one; True when stored now."""
+    return _store_once(engine, FINGERPRINT_NAME, secret_fingerprint(secret_key))
+
+
+def _store_once(engine: Engine, name: str, value: str) -> bool:
+    """Store the deployment's setting ``name`` unless it has one; True when stored now."""
     with Session(engine) as session:
-        if session.get(DeploymentSetting, FINGERPRINT_NAME) is not None:
+        if session.get(DeploymentSetting, name) is not None:
             return False
-        session.add(DeploymentSetting(name=FINGERPRINT_NAME,
-                                      value=secret_fingerprint(secret_key)))
+        session.add(DeploymentSetting(name=name, value=value))
         try:
             session.commit()
         except Exception:  # another machine stored its own at the same moment: compare to it
@@ -75,6 +82,22 @@ def check_secret_key(*, engine: Engine, secret_key: str) -> Check:
                  f"differs from the deployment's (fingerprint {mine[:12]}…, the database holds "
                  f"{row.value[:12]}…): sessions, forms and links from other machines would be "
                  f"refused; set the deployment's LEADERBOARD_SECRET_KEY")
+
+
+def check_signing_key(*, engine: Engine, key_id: str) -> Check:
+    """This machine signs certificates with the deployment's key: its id (public) equals
+    the one stored in the database by the first check of a web machine."""
+    stored_now = _store_once(engine, SIGNING_KEY_NAME, key_id)
+    with Session(engine) as session:
+        row = session.get(DeploymentSetting, SIGNING_KEY_NAME)
+    if stored_now:
+        return Check("signing key", True, f"key {key_id} stored as the deployment's")
+    if row.value == key_id:
+        return Check("signing key", True, f"the deployment's key {key_id}")
+    return Check("signing key", False,
+                 f"key {key_id} is not the deployment's ({row.value}): this machine's "
+                 f"certificates would name another key than the others'; set the "
+                 f"deployment's LEADERBOARD_SIGNING_KEY_FILE")
 
 
 def check_database(*, engine: Engine) -> Check:
@@ -159,9 +182,11 @@ def check_clock(*, engine: Engine, max_skew: float) -> Check:
 
 
 def run_checks(*, settings: dict[str, Any], engine: Engine, secret_key: str, connection,
-               wordnet: bool = True,
+               wordnet: bool = True, signing: Check | str | None = None,
                max_skew: float = DEFAULT_MAX_SKEW_SECONDS) -> list[Check]:
-    """Every check of this machine against the deployment, in a stable order."""
+    """Every check of this machine against the deployment, in a stable order; ``signing``
+    is the id of the key this machine signs certificates with (a web machine), or the
+    failed Check of reading it."""
     from leaderboard.config import shared_database
 
     checks = [Check("settings", True,
@@ -175,6 +200,10 @@ def run_checks(*, settings: dict[str, Any], engine: Engine, secret_key: str, con
     checks.append(database)
     if database.ok:
         checks.append(check_secret_key(engine=engine, secret_key=secret_key))
+        if isinstance(signing, str):
+            checks.append(check_signing_key(engine=engine, key_id=signing))
+    if isinstance(signing, Check):
+        checks.append(signing)
     checks.extend(check_redis(connection=connection, queue_name=settings["QUEUE_NAME"]))
     if wordnet:
         checks.append(check_wordnet())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 from rq import Queue, Worker
@@ -107,8 +108,8 @@ def test_check_passes_on_a_consistent_machine_and_fails_on_another_key_and_on_sk
     ok = _check(app_overrides)
     assert ok.exit_code == 0, ok.output
     names = [line.split(":")[0].split(None, 1)[1] for line in ok.output.splitlines()[:-1]]
-    assert names == ["settings", "database", "secret key", "redis", "workers", "rankers",
-                     "wordnet", "clock"]
+    assert names == ["settings", "database", "secret key", "signing key", "redis", "workers",
+                     "rankers", "wordnet", "clock"]
     assert all(line.startswith("ok") for line in ok.output.splitlines()[:-1]), ok.output
     assert "test-secret-key" not in ok.output
 
@@ -116,6 +117,21 @@ def test_check_passes_on_a_consistent_machine_and_fails_on_another_key_and_on_sk
     assert other_key.exit_code == 1, other_key.output
     assert "FAIL  secret key: differs from the deployment's" in other_key.output
     assert "1 check(s) failed: secret key" in other_key.output
+
+    # another machine's signing key: its certificates would name another key id
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    theirs = Path(app_overrides["INSTANCE_PATH"]).parent / "other-site.pem"
+    theirs.write_bytes(Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()))
+    other_signer = _check({**app_overrides, "SIGNING_KEY_FILE": str(theirs)}, "--role", "web")
+    assert other_signer.exit_code == 1, other_signer.output
+    assert "FAIL  signing key: key " in other_signer.output
+    assert "1 check(s) failed: signing key" in other_signer.output
+    missing = _check({**app_overrides, "SIGNING_KEY_FILE": str(theirs) + ".gone"}, "--role", "web")
+    assert "FAIL  signing key: SIGNING_KEY_FILE" in missing.output
 
     other_queue = _check({**app_overrides, "QUEUE_NAME": app_overrides["QUEUE_NAME"] + "-x"})
     assert other_queue.exit_code == 1

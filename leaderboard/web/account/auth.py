@@ -149,10 +149,11 @@ def logout_everywhere():
 def home():
     """The account page: team, members, and where to go next."""
     session = get_session()
-    members = []
+    members, team = [], None
     if current_user.team_id is not None:
         members = accounts.team_members(session=session, team_id=current_user.team_id)
-    return render_template("account/home.html", members=members,
+        team = session.get(Team, current_user.team_id)
+    return render_template("account/home.html", members=members, team=team,
                            smtp=smtp_configured(current_app.config["LEADERBOARD"]))
 
 

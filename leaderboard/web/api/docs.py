@@ -263,6 +263,14 @@ def _system_paths(auth_errors: dict[str, Any]) -> dict[str, Any]:
             "Show on the public ranking once scored",
             **{"409": _error("withdrawn: a withdrawn submission stays private")})},
         "/submissions/{id}/unpublish": {"post": visibility("Take off the public ranking")},
+        "/authorship-secret": {"post": {
+            "summary": "Make the team a new authorship secret, shown on this answer only "
+                       "(the site keeps its hash); it replaces the previous one",
+            "responses": {"201": {"description": "{team_id, secret, replaced}: with the "
+                                                 "team id, the secret proves the team's "
+                                                 "result certificates (leaderboard verify "
+                                                 "--team-id --secret)"},
+                          **auth_errors}}},
     }
 
 
@@ -337,6 +345,19 @@ def _ranking_paths() -> dict[str, Any]:
                 "split_checksum, bootstrap {seed, samples}, file_sha256, scored_at, "
                 "superseded_by (the record of its re-score, or null), permalink, bibtex, "
                 "model_index (Hugging Face model-card YAML) and citation")},
+                          "404": _error("No such result, or it is not public")}}},
+        "/results/{public_id}/certificate": {"get": {
+            "summary": "A result's certificate, signed with the site's Ed25519 key (no "
+                       "token); it names no team or system", "security": [],
+            "parameters": [{"name": "public_id", "in": "path", "required": True,
+                            "schema": {"type": "string"}}],
+            "responses": {"200": {"description": (
+                "certificate (format), result, permalink, board {slug, title}, benchmark "
+                "{name, version, split}, split_checksum, scorer_version, file_sha256, "
+                "metrics, intervals, bootstrap {seed, samples}, scored_at, "
+                "identity_commitment (or null), key_id, signature (base64 Ed25519 over the "
+                "canonical JSON of the other fields); check it with `leaderboard verify` "
+                "against /.well-known/leaderboard-signing-key.pem")},
                           "404": _error("No such result, or it is not public")}}},
     }
 

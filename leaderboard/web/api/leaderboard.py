@@ -1,5 +1,6 @@
 """api blueprint: the leaderboards and their public rankings as JSON (no token needed), read
-from each board's snapshot, with each board's citation; a result's frozen record."""
+from each board's snapshot, with each board's citation; a result's frozen record and its
+signed certificate."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from leaderboard.services.ranking.ranking_table import BadQuery, paged, parse_pa
 from leaderboard.services.ranking.records import result_record
 from leaderboard.web.api.blueprint import bp
 from leaderboard.web.api.submissions import error_response, rate_limited
+from leaderboard.web.public.certificates import certificate_for
 from leaderboard.web.public.common import ranking_response
 from leaderboard.web.public.results import record_citation, site_url
 
@@ -86,3 +88,14 @@ def result(public_id: str):
     if record is None:
         return error_response(404, "unknown_result", f"no public result {public_id!r}")
     return jsonify({**record, **record_citation(record)})
+
+
+@bp.get("/results/<public_id>/certificate")
+@rate_limited
+def result_certificate(public_id: str):
+    """A result's signed certificate (as ``/results/<id>/certificate.json`` gives it); 404
+    for an unknown id and for a result that is not public, alike."""
+    certificate = certificate_for(public_id)
+    if certificate is None:
+        return error_response(404, "unknown_result", f"no public result {public_id!r}")
+    return jsonify(certificate)

@@ -1,5 +1,5 @@
-"""api blueprint: a team's systems (metadata edits) and its submissions' visibility
-(publish, unpublish, withdraw)."""
+"""api blueprint: a team's systems (metadata edits), its submissions' visibility
+(publish, unpublish, withdraw) and its authorship secret."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from flask import g, jsonify, request
 
 from leaderboard.db import get_session
 from leaderboard.infra.queue import announce_visibility
+from leaderboard.models import Team
+from leaderboard.services.access.authorship import new_authorship_secret
 from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake import systems
 from leaderboard.services.intake.submissions import SubmissionError
@@ -78,3 +80,17 @@ def unpublish_submission(submission_id: int):
 def withdraw_submission(submission_id: int):
     """Withdraw: off every public surface for good; the hosts keep it."""
     return _visibility(submission_id, "withdraw")
+
+
+@bp.post("/authorship-secret")
+@rate_limited
+@token_required("submit")
+def create_authorship_secret():
+    """A new authorship secret for the token's team, on this answer and nowhere else."""
+    session = get_session()
+    team = session.get(Team, g.api_team.id)
+    replaced = team.authorship_key is not None
+    secret = new_authorship_secret(session=session, team=team)
+    session.commit()
+    return jsonify({"team_id": team.id, "secret": secret, "replaced": replaced}), 201, {
+        "Cache-Control": "no-store"}

@@ -8,6 +8,7 @@ leaderboard snapshot only (see :mod:`leaderboard.services.ranking.snapshots`).
 from leaderboard.web.public import (  # noqa: F401
     about,
     analysis,
+    certificates,
     common,
     paper,
     ranking,

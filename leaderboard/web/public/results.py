@@ -20,9 +20,14 @@ def site_url() -> str:
     return (current_app.config["LEADERBOARD"]["PUBLIC_URL"] or request.host_url).rstrip("/")
 
 
+def permalink(public_id: str) -> str:
+    """The full URL of the result ``public_id``'s record."""
+    return site_url() + url_for("public.result", public_id=public_id)
+
+
 def record_citation(record: dict[str, Any]) -> dict[str, Any]:
     """A record's permalink, BibTeX entry, model-index block and its benchmark's citation."""
-    url = site_url() + url_for("public.result", public_id=record["public_id"])
+    url = permalink(record["public_id"])
     return {"permalink": url, "bibtex": result_bibtex(record, url),
             "model_index": model_index(record, url),
             "citation": board_citation(record["benchmark"]["name"], site_url() + "/")}
