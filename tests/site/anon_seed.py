@@ -30,6 +30,8 @@ class AnonSeeded:
     tag: str
     anon_ids: list[int] = field(default_factory=list)
     other_id: int = 0
+    #: Result row ids of the anonymous entry (sequential too: never public).
+    result_ids: list[int] = field(default_factory=list)
 
 
 def seed_anonymous(session: Session, *, other_public: bool = False) -> AnonSeeded:
@@ -54,8 +56,10 @@ def seed_anonymous(session: Session, *, other_public: bool = False) -> AnonSeede
     session.commit()
     refresh_snapshot(session=session, board_id=seeded.board_id)
     session.commit()
+    results = [int(r) for r in session.exec(select(Result.id).where(
+        Result.submission_id == anon.id)).all()]
     return AnonSeeded(seeded, int(team.id), system.slug, system.anonymous_tag,  # type: ignore
-                      [int(anon.id)], int(other.id))  # type: ignore[arg-type]
+                      [int(anon.id)], int(other.id), results)  # type: ignore[arg-type]
 
 
 def public_ids_of_results(session: Session) -> list[str]:

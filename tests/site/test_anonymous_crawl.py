@@ -93,6 +93,7 @@ def _needles(anon) -> list[re.Pattern]:
     patterns += [re.compile(re.escape(quote(w)), re.I) for w in words if quote(w) != w]
     patterns += [re.compile(rf"/teams/{team}\b"), re.compile(rf'"team_id": ?{team}\b'),
                  re.compile(rf"team_id={team}\b")]
+    patterns += [re.compile(rf'"result_ids?": ?\[?([0-9, ]*, )?{rid}\b') for rid in anon.result_ids]
     for sid in anon.anon_ids + [anon.other_id]:
         patterns += [re.compile(rf"/systems/{sid}\b"), re.compile(rf"[?&;](a|b|around|compare)="
                                                                   rf"{sid}\b"),

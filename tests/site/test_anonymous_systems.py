@@ -183,3 +183,26 @@ def test_the_system_form_reveals_by_hand(app, session):
     assert not _system(session, anon.system_slug).anonymous
     shown = app.test_client().get(f"/systems/{anon.system_slug}").get_data(as_text=True)
     assert ANON_SYSTEM in shown and "named since" in shown
+
+
+def test_the_rankers_beat_reveals_a_due_system_and_queues_its_board(app, session):
+    """The ranker's periodic look: a system whose reveal date has passed is named, and its
+    board gets a refresh job on the real queue."""
+    from leaderboard.infra.queue import refresh_keys
+    from leaderboard.ranker.refresh import reveal_due_systems
+
+    anon = seed_anonymous(session)
+    system = _system(session, anon.system_slug)
+    system.reveal_on = datetime(2020, 1, 1, tzinfo=UTC)
+    session.add(system)
+    session.commit()
+    from leaderboard.infra.redis_conn import connect_redis
+
+    settings = app.config["LEADERBOARD"]
+    connection = connect_redis(settings["REDIS_URL"], settings["INSTANCE_PATH"])
+    queue = settings["QUEUE_NAME"]
+    engine = app.extensions["db_engine"]
+    assert reveal_due_systems(connection, queue, engine) == [anon.system_slug]
+    assert reveal_due_systems(connection, queue, engine) == []
+    assert connection.get(refresh_keys(anon.seeded.board_id, queue)["pending"]) is not None
+    assert not _system(session, anon.system_slug).anonymous
