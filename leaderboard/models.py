@@ -242,7 +242,8 @@ class System(SQLModel, table=True):
     open_weights: bool | None = None
     # Double-blind review: while set, every public surface names the system "Anonymous
     # <anonymous_tag>" and withholds its team, links and free text (services/ranking/anonymity).
-    anonymous: bool = False
+    # indexed: every public read asks which systems are anonymous now
+    anonymous: bool = Field(default=False, index=True)
     # Random and kept once made, so "Anonymous 7f3k" stays the same name across boards and
     # across anonymous spells; never derived from an id.
     anonymous_tag: str = Field(default="", max_length=8)

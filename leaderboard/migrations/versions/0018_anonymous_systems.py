@@ -27,8 +27,11 @@ def upgrade() -> None:
     op.add_column("system", sa.Column("anonymous_tag", sqlmodel.sql.sqltypes.AutoString(length=8),
                                       nullable=False, server_default=""))
     op.add_column("system", sa.Column("reveal_on", sa.DateTime(), nullable=True))
+    # every public read asks which systems are anonymous now: one index range, not a scan
+    op.create_index("ix_system_anonymous", "system", ["anonymous"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_system_anonymous", table_name="system")
     for column in ("reveal_on", "anonymous_tag", "anonymous"):
         op.drop_column("system", column)
