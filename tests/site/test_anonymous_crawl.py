@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from sqlmodel import select
 
-from leaderboard.models import Board, Submission, System, Team
+from leaderboard.models import Board, Result, Submission, System, Team
 from tests.backends import ALL_DATABASES
 from tests.site.anon_seed import (
     ANON_SYSTEM,
@@ -178,3 +178,24 @@ def test_after_reveal_the_name_appears_at_the_same_permalink(app, session):
     session.commit()
     names = [r["system"] for r in client.get("/api/v1/leaderboard").get_json()["rows"]]
     assert ANON_SYSTEM in names and f"Anonymous {anon.tag}" not in names
+
+
+def test_beside_a_named_system_of_its_team_nothing_links_the_two(app, session):
+    """The team's other system is public: the team page lists it alone (so the count and
+    order are those of a team without the anonymous one), the anonymous entry's own pages
+    name no team, and "best per team" keeps both (the anonymous one is a team of its own)."""
+    anon = seed_anonymous(session, other_public=True)
+    client = app.test_client()
+    team_page = client.get(f"/teams/{anon.team_id}").get_data(as_text=True)
+    assert OTHER_SYSTEM in team_page
+    assert anon.system_slug not in team_page and f"Anonymous {anon.tag}" not in team_page
+    assert team_page.count("<tr>") == 1 + 1  # its header row and the named system's
+    record = session.exec(select(Result.public_id).where(
+        Result.submission_id == anon.anon_ids[0])).one()
+    # its neighbours on the board are named, but not their teams: one may be its own
+    for url in (f"/systems/{anon.system_slug}", f"/results/{record}",
+                f"/api/v1/results/{record}"):
+        text = client.get(url).get_data(as_text=True)
+        assert TEAM not in text and f"/teams/{anon.team_id}" not in text, url
+    best = [r["system"] for r in client.get("/api/v1/leaderboard").get_json()["rows"]]
+    assert OTHER_SYSTEM in best and f"Anonymous {anon.tag}" in best
