@@ -243,6 +243,15 @@ class System(SQLModel, table=True):
     # Free text ("WordNet, CoInCo"): resources beyond the training data can leak the gold.
     extra_resources: str = Field(default="", max_length=1000)
     open_weights: bool | None = None
+    # Double-blind review: while set, every public surface names the system "Anonymous
+    # <anonymous_tag>" and withholds its team, links and free text (services/ranking/anonymity).
+    # indexed: every public read asks which systems are anonymous now
+    anonymous: bool = Field(default=False, index=True)
+    # Random and kept once made, so "Anonymous 7f3k" stays the same name across boards and
+    # across anonymous spells; never derived from an id.
+    anonymous_tag: str = Field(default="", max_length=8)
+    # When the name is revealed by itself (the ranker notices the day); None: by hand.
+    reveal_on: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
 
 

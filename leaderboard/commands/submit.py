@@ -100,13 +100,19 @@ def _visibility(is_public: bool, base: str, submission_id: int) -> str:
 @click.option("--paper-url", default="", help="Link to the paper (http:// or https://).")
 @click.option("--code-url", default="", help="Link to the code (http:// or https://).")
 @click.option("--public", is_flag=True, help="Publish on the ranking once scored.")
+@click.option("--anonymous", is_flag=True,
+              help="Make the system anonymous for double-blind review: the public sees "
+              "'Anonymous <id>', not the team, links or description, until it is revealed.")
+@click.option("--reveal-on", default="", metavar="YYYY-MM-DD",
+              help="With --anonymous: the day the name appears by itself (default: when the "
+              "team reveals it).")
 @click.option("--wait", is_flag=True, help="Poll until scored; exit non-zero if not.")
 @click.option("--timeout", default=1800.0, show_default=True, help="Seconds to wait at most.")
 @click.option("--retry-for", default=300.0, show_default=True,
               help="Keep retrying connection errors and 502/503/504 for this many seconds.")
 def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
                    name: str | None, description: str, paper_url: str, code_url: str,
-                   public: bool, wait: bool,
+                   public: bool, anonymous: bool, reveal_on: str, wait: bool,
                    timeout: float, retry_for: float) -> None:
     """Upload FILE to the leaderboard API: a result JSON, or on LS07/CoInCo boards RANKED
     lines, .best/.oot lines or both (cat run.best run.oot), on TSAR-2022 boards the task's
@@ -126,6 +132,10 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
     form = {"system": name or file.name, "description": description,
             "paper_url": paper_url, "code_url": code_url,
             "public": "true" if public else "false"}
+    if reveal_on and not anonymous:
+        raise click.UsageError("--reveal-on needs --anonymous")
+    if anonymous:
+        form.update(anonymous="true", reveal_on=reveal_on)
     if leaderboard:
         form["leaderboard"] = leaderboard
     response = _request_with_retry("POST", f"{base}/api/v1/submissions", retry_for=retry_for,
@@ -137,7 +147,12 @@ def submit_command(file: Path, url: str, token: str, leaderboard: str | None,
     click.echo(f"submission {body['id']} to {body.get('leaderboard', 'the default leaderboard')}"
                f": {body['status']}  {body['status_url']}")
     if body.get("system"):
-        click.echo(f"system {body['system']['name']!r}: {base}/systems/{body['system']['id']}")
+        shown = body["system"]
+        click.echo(f"system {shown['name']!r}: {base}/systems/{shown['id']}")
+        if shown.get("anonymous"):
+            click.echo(f"anonymous: the public sees {shown['public_name']!r}"
+                       + (f" until {shown['reveal_on']}" if shown.get("reveal_on") else
+                          " until you reveal it"))
     click.echo(_visibility(body.get("is_public", public), base, body["id"]))
     if wait:
         _report_outcome(_wait_for_outcome(body["status_url"], headers, timeout, retry_for))

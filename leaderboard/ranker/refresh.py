@@ -117,6 +117,27 @@ def _refresh_behind(connection: Redis, queue_name: str, engine: Any) -> None:
                  boards)
 
 
+#: How often a ranker looks for anonymous systems whose reveal date has come (seconds):
+#: a reveal is due on a day, so a minute late is on time.
+REVEAL_SECONDS = 60.0
+
+
+def reveal_due_systems(connection: Redis, queue_name: str, engine: Any) -> list[str]:
+    """Name the anonymous systems whose reveal date has come and ask for the refresh of
+    their boards (then the name shows at the same permalinks); their slugs."""
+    from leaderboard.services.intake.systems import reveal_due
+
+    def refresh(boards: dict[int, list[int]]) -> None:
+        for board_id in sorted(boards):
+            request_snapshot_refresh(board_id, connection=connection, queue_name=queue_name)
+
+    with Session(engine) as session:
+        revealed = reveal_due(session=session, request_refresh=refresh)
+    if revealed:
+        log.info("revealed anonymous systems %s: their reveal date has come", revealed)
+    return revealed
+
+
 def _count_refresh(connection: Redis, queue_name: str, board_id: int) -> None:
     """Count the refresh warm or cold, incremental or full (``bench_scaleout.py`` reads the
     counts)."""
@@ -181,14 +202,19 @@ def take_over_gone(connection: Redis, queue_name: str, now: float | None = None)
     return sorted(boards)
 
 
-def _beat_loop(stop: threading.Event, connection: Redis, queue_name: str, name: str) -> None:
+def _beat_loop(stop: threading.Event, connection: Redis, queue_name: str, name: str,
+               engine: Any = None) -> None:
+    last_reveal = 0.0
     while not stop.wait(BEAT_SECONDS):
         try:
             register(connection, queue_name, name)
             moved = take_over_gone(connection, queue_name)
             if moved:
                 log.info("took over refreshes of gone rankers: boards %s", moved)
-        except Exception:  # Redis away for a moment: try at the next beat
+            if engine is not None and time.monotonic() - last_reveal >= REVEAL_SECONDS:
+                last_reveal = time.monotonic()
+                reveal_due_systems(connection, queue_name, engine)
+        except Exception:  # Redis or the database away for a moment: try at the next beat
             log.warning("ranker beat failed", exc_info=True)
 
 
@@ -220,7 +246,7 @@ def run_ranker(settings: dict[str, Any], *, burst: bool = False,
     log.info("ranker %s ready", name)
     stop = threading.Event()
     threading.Thread(target=_beat_loop, daemon=True, name="ranker-beat",
-                     args=(stop, connection, queue_name, name)).start()
+                     args=(stop, connection, queue_name, name, engine)).start()
     try:
         return work_until_stopped(connection, [ranking_queue_name(queue_name, name),
                                                ranking_queue_name(queue_name)],

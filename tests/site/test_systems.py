@@ -209,7 +209,10 @@ def test_uploads_choose_or_make_the_system_by_name(client, session, seeded):
     response = client.post("/api/v1/submissions", headers=mine, data={
         "system": "Contextual ranker", "file": (io.BytesIO(raw), "weak.json")})
     assert response.status_code == 202
-    assert response.get_json()["system"] == {"id": system.slug, "name": "Contextual ranker"}
+    assert response.get_json()["system"] == {"id": system.slug, "name": "Contextual ranker",
+                                             "anonymous": False,
+                                             "public_name": "Contextual ranker",
+                                             "reveal_on": None}
     made = client.post("/api/v1/submissions", headers=mine, data={
         "system": "Brand new", "code_url": "https://github.com/x/y",
         "file": (io.BytesIO(raw + b" "), "weak.json")}).get_json()["system"]

@@ -138,8 +138,9 @@ def create_submission(*, session: Session, team: Team, board: Board, raw: bytes,
     """
     now = now or utcnow()
     system_name = _checked_name(system_name, filename)
+    # An upload may make its system anonymous, never name it: a reveal is its own act.
     changes = {k: v for k, v in systems.parse_changes(metadata or {}).items()
-               if v not in ("", None)}
+               if v not in ("", None) and not (k == "anonymous" and v is False)}
     if len(raw) > settings["MAX_UPLOAD_BYTES"]:
         raise SubmissionError(413, "file_too_large", f"the file is larger than the limit of "
                               f"{settings['MAX_UPLOAD_BYTES']:,} bytes")

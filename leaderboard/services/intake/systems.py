@@ -4,12 +4,14 @@ rule for the form, the token API and the CLI."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from leaderboard.models import Submission, System, SystemEdit, utcnow
 from leaderboard.services.intake.errors import SubmissionError
+from leaderboard.services.ranking.anonymity import due_reveals, new_tag, public_name
 from leaderboard.services.text_fields import TextRefused, check_text, valid_url
 
 #: Editable text fields: (label, longest, multi-line).
@@ -21,6 +23,12 @@ FLAGS = {"external_llm_api": "external LLM API used", "open_weights": "open weig
 FIELDS = (*TEXTS, "parameter_count", *FLAGS)
 FIELD_LABELS = {**{k: v[0] for k, v in TEXTS.items()}, "parameter_count": "parameter count",
                 **FLAGS}
+#: Double-blind review: whether the public sees the system as "Anonymous <tag>", and the
+#: day it is named by itself (empty: by hand). Kept in the history like the metadata.
+ANONYMITY = ("anonymous", "reveal_on")
+#: What an edit (form, upload, API, CLI) may set.
+EDITABLE = (*FIELDS, *ANONYMITY)
+FIELD_LABELS.update(anonymous="anonymous", reveal_on="reveal date")
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
 
@@ -33,6 +41,31 @@ def _flag(key: str, value: Any) -> bool | None:
     if text in _TRUE | _FALSE:
         return text in _TRUE
     raise SubmissionError(400, "bad_field", f"{FLAGS[key]} must be true, false or empty")
+
+
+def _anonymous(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = "" if value is None else str(value).strip().lower()
+    if text in _TRUE | _FALSE | {""}:
+        return text in _TRUE
+    raise SubmissionError(400, "bad_field", "anonymous must be true or false")
+
+
+def _day(value: Any) -> datetime | None:
+    """A reveal date (YYYY-MM-DD, UTC; empty: none): the name appears from its start."""
+    text = "" if value is None else str(value).strip()
+    if not text:
+        return None
+    try:
+        return (datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC) if len(text) == 10
+                else _bad_day())
+    except ValueError:
+        return _bad_day()
+
+
+def _bad_day() -> datetime:
+    raise SubmissionError(400, "bad_field", "reveal_on must be a date, YYYY-MM-DD")
 
 
 def _count(value: Any) -> int | None:
@@ -64,12 +97,14 @@ def _text(key: str, value: Any) -> str:
 def parse_changes(fields: dict[str, Any]) -> dict[str, Any]:
     """The metadata ``fields`` (form or JSON values) checked and typed; unknown keys are
     refused so a misspelt field is not silently dropped. Raises :class:`SubmissionError`."""
-    unknown = sorted(set(fields) - set(FIELDS))
+    unknown = sorted(set(fields) - set(EDITABLE))
     if unknown:
         raise SubmissionError(400, "unknown_field", f"no such field: {', '.join(unknown)}; "
-                              f"editable: {', '.join(FIELDS)}")
+                              f"editable: {', '.join(EDITABLE)}")
     return {key: (_text(key, value) if key in TEXTS else _flag(key, value) if key in FLAGS
-                  else _count(value)) for key, value in fields.items()}
+                  else _anonymous(value) if key == "anonymous"
+                  else _day(value) if key == "reveal_on" else _count(value))
+            for key, value in fields.items()}
 
 
 def system_for(session: Session, team_id: int, name: str) -> System:
@@ -91,6 +126,8 @@ def team_systems(session: Session, team_id: int | None) -> list[System]:
 
 
 def _shown(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.date().isoformat()
     return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -98,8 +135,13 @@ def apply_changes(session: Session, system: System, changes: dict[str, Any], *,
                   user_id: int | None, via: str) -> list[str]:
     """Set ``changes`` (from :func:`parse_changes`) and keep one :class:`SystemEdit` per
     field whose value changed; the names of those fields. The caller commits."""
+    changes = dict(changes)
+    if not changes.get("anonymous", system.anonymous):
+        changes["reveal_on"] = None  # a named system has no reveal date
+    if changes.get("anonymous") and not system.anonymous_tag:
+        system.anonymous_tag = new_tag()
     changed = []
-    for key in (k for k in FIELDS if k in changes):  # one order, whatever the client's
+    for key in (k for k in EDITABLE if k in changes):  # one order, whatever the client's
         old, value = getattr(system, key), changes[key]
         if old == value:
             continue
@@ -143,6 +185,26 @@ def boards_of(session: Session, system_id: int) -> dict[int, list[int]]:
 
 
 def system_json(system: System) -> dict[str, Any]:
-    """A system as the API gives it: its public id, name and every metadata field."""
+    """A system as its team's API gives it: its public id, name, every metadata field, and
+    whether (and as what, until when) the public sees it anonymous."""
     return {"id": system.slug, "name": system.name,
-            **{key: getattr(system, key) for key in FIELDS}}
+            **{key: getattr(system, key) for key in FIELDS},
+            "anonymous": system.anonymous,
+            "public_name": public_name(system.anonymous_tag) if system.anonymous else system.name,
+            "reveal_on": system.reveal_on.date().isoformat() if system.reveal_on else None}
+
+
+def reveal_due(*, session: Session, now: datetime | None = None,
+               request_refresh: Callable[[dict[int, list[int]]], object] | None = None
+               ) -> list[str]:
+    """Name every anonymous system whose reveal date has come (kept in its history as an
+    edit through ``reveal``), commit, and ask for its boards to be recomputed; their slugs."""
+    revealed = []
+    for system in due_reveals(session, now):
+        apply_changes(session, system, {"anonymous": False}, user_id=None, via="reveal")
+        revealed.append(system)
+    session.commit()
+    for system in revealed:
+        if request_refresh is not None:
+            request_refresh(boards_of(session, system.id))  # type: ignore[arg-type]
+    return [s.slug for s in revealed]

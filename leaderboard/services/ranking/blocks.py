@@ -24,6 +24,7 @@ from leaderboard.scoring.rank_state import RankState
 from leaderboard.scoring.resample_ranks import ranking_values
 from leaderboard.scoring.significance import p_beats_rows, p_value
 from leaderboard.services.ranking import ranking_stats as rs
+from leaderboard.services.ranking.anonymity import team_key
 from leaderboard.services.ranking.board_state import BoardState
 from leaderboard.services.ranking.resamples import Resamples
 
@@ -34,11 +35,12 @@ def best_per_team(systems: list[dict[str, Any]], points: np.ndarray,
                   tiebreak: list | np.ndarray) -> list[int]:
     """Global indices of each team's best system on ``points`` (earliest wins a tie), in
     snapshot order."""
-    best: dict[int, int] = {}
+    best: dict[Any, int] = {}
     for i, system in enumerate(systems):
-        j = best.get(system["team_id"])
+        team = team_key(system)
+        j = best.get(team)
         if j is None or (-points[i], tiebreak[i]) < (-points[j], tiebreak[j]):
-            best[system["team_id"]] = i
+            best[team] = i
     return sorted(best.values())
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.scoring.printing import printed, shown
+from leaderboard.services.ranking.anonymity import shown_id
 from leaderboard.services.ranking.ranking_table import RankingTable, shown_style
 from leaderboard.services.ranking.table_rows import TableRow, row_values
 
@@ -60,7 +61,7 @@ def export_record(row: dict, kind: str, scores: bool = True, family: str = "") -
     ``family``'s rule (``scores`` False: each metric's four values left out)."""
     record = [kind, row.get("rank"), row.get("rank_lo"), row.get("rank_hi"),
               row.get("conservative_rank"), row.get("tied_with_next_better"),
-              row.get("system", row.get("name")), row.get("team", ""), row.get("id"),
+              row.get("system", row.get("name")), row.get("team", ""), shown_id(row),
               row.get("date", ""), _note(row, kind), row.get("above_rank"),
               # set apart (own group, after the ranked rows): why, and the flags behind it
               row.get("set_apart") or None, " ".join(row.get("flags") or []) or None,
@@ -155,7 +156,7 @@ def _system_line(row: TableRow) -> str:
         "system", "" if rank is None else str(int(rank)), "" if low is None else str(int(low)),
         "" if high is None else str(int(high)), "" if cons is None else str(int(cons)),
         str(row["tied_with_next_better"]), _csv_text(row["system"]), _csv_text(row["team"]),
-        "" if row["id"] is None else str(int(row["id"])), _csv_text(row["date"]), "", "",
+        "" if shown_id(row) is None else str(int(row["id"])), _csv_text(row["date"]), "", "",
         _csv_text(row["set_apart"]), _csv_text(" ".join(flags)) if flags else "",
         "" if items is None else str(int(items)), _system_scores(row),
         "" if pct is None else _csv_text(pct),

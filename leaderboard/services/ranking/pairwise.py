@@ -12,6 +12,7 @@ import numpy as np
 
 from leaderboard.scoring.printing import printed
 from leaderboard.scoring.significance import compact_letters, significant
+from leaderboard.services.ranking.anonymity import page_path, public_ids, shown_id
 from leaderboard.services.ranking.metric_info import LABELS, displayed, track_of
 from leaderboard.services.ranking.neighbours import WINDOW
 from leaderboard.services.ranking.ranking_table import BadQuery, shown_style
@@ -57,7 +58,7 @@ def set_apart(data: dict[str, Any], metric: str) -> list[dict[str, Any]]:
     """Systems set apart on ``metric`` (:mod:`.set_apart`), best first: never compared, listed
     below the grid with why."""
     family = shown_style(data)[0]
-    rows = [{"id": s["id"], "system": s["system"], "team": s["team"],
+    rows = [{"id": shown_id(s), "page": page_path(s), "system": s["system"], "team": s["team"],
              "score": printed(s["metrics"].get(metric), family), "why": why(s, metric)}
             for s in data.get("systems", []) if is_apart(s, metric)]
     return sorted(rows, key=lambda r: -(r["score"] if r["score"] is not None else -1e9))
@@ -84,7 +85,10 @@ def window_start(data: dict[str, Any], metric: str, around: int) -> int:
         raise BadQuery(f"the window around a system is kept for the ranked metrics only "
                        f"({', '.join(data.get('neighbours', {})) or 'none on this board'})")
     try:
-        at = band["ids"].index(around)
+        # an anonymous system's submission id answers as one the board does not rank
+        at = -1 if around in public_ids(data) else band["ids"].index(around)
+        if at < 0:
+            raise ValueError(around)
     except ValueError:
         raise BadQuery(f"submission {around} is not ranked on this board's "
                        f"{LABELS.get(metric, metric)}") from None
@@ -120,7 +124,8 @@ def _table(by_id: dict[int, dict[str, Any]], metric: str, ids: list[int],
     systems = []
     for n, i in enumerate(ids):
         s = by_id[i]
-        systems.append({"id": i, "system": s["system"], "team": s["team"],
+        systems.append({"id": shown_id(s), "page": page_path(s), "system": s["system"],
+                        "team": s["team"],
                         "score": printed(s["metrics"].get(metric), family),
                         "letters": letters[n]})
     return {"metric": metric, "label": LABELS.get(metric, metric), "systems": systems,

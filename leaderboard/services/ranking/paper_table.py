@@ -22,6 +22,7 @@ from sqlmodel import Session
 from leaderboard.scoring.families import family_for
 from leaderboard.services.catalog.boards import board_title, list_boards, view_set
 from leaderboard.services.catalog.reported import short_citation
+from leaderboard.services.ranking.anonymity import page_path
 from leaderboard.services.ranking.exports import neutralise_cell
 from leaderboard.services.ranking.metric_info import LABELS, default_sort, displayed
 from leaderboard.services.ranking.ranking_table import BadQuery, parse_q, shown_style
@@ -229,6 +230,7 @@ def _cell(row: dict[str, Any], column: Column, style: Style) -> dict[str, Any]:
                      (entry.get("intervals") or {}).get(column.metric), style=style)
     cell["apart"] = why(entry, column.metric) if entry.get("flags") else ""
     cell["id"] = entry.get("id") if row["kind"] == "system" else None
+    cell["page"] = page_path(entry) if cell["id"] is not None else None
     return cell
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from leaderboard.scoring.families import SWORDS, family_for
 from leaderboard.scoring.printing import printed
 from leaderboard.scoring.significance import significant
+from leaderboard.services.ranking.anonymity import shown_id
 from leaderboard.services.ranking.metric_info import (
     POS_VALUES,
     TRACK_VIEWS,
@@ -141,6 +142,8 @@ class RankingTable:
 
 def _row_json(row: dict[str, Any], row_type: str, family: str) -> dict[str, Any]:
     out = {k: v for k, v in row.items() if k not in ("cells", "kind")}
+    if "id" in out:
+        out["id"] = shown_id(row)
     out["row_type"] = row_type
     out["metrics"] = {key: cell_json(value, interval, p, family)
                       for key, value, interval, p in row_values(row)}
@@ -403,6 +406,7 @@ def _full_rows(source: WholeSource, light: list[dict[str, Any]], view: View, pos
             "team_id": system["team_id"], "date": system["date"][:10],
             "submitted_at": system["date"],   # the full time: the date sort is not by day
             "paper_url": system.get("paper_url"), "code_url": system.get("code_url"),
+            "anonymous": system.get("anonymous"), "system_slug": system.get("system_slug"),
             "rank": _at(ranks, "rank", i), "rank_lo": _at(ranks, "lo", i),
             "rank_hi": _at(ranks, "hi", i),
             "conservative_rank": _at(ranks, "conservative", i),
@@ -509,6 +513,7 @@ def matrix_of(source: WholeSource, metric: str,
         start = (page - 1) * HTML_PAGE_SIZE
         order = order[start:start + HTML_PAGE_SIZE]
     systems = [{"id": s["id"], "system": s["system"], "team": s["team"],
+                "anonymous": s.get("anonymous"), "system_slug": s.get("system_slug"),
                 "cells": [make_cell(metric, values[g], intervals[g], style=style)
                           for values, intervals in pos_columns],
                 "set_apart": apart} for apart, g, s in order]

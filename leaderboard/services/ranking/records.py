@@ -9,11 +9,12 @@ from typing import Any
 import yaml
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Board, Result, Submission, Team
+from leaderboard.models import Board, Result, Submission, System, Team
 from leaderboard.scoring.bibtex import entry, plain
 from leaderboard.scoring.printing import printed_all
 from leaderboard.services.catalog.benchmarks import get_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title, board_views
+from leaderboard.services.ranking.anonymity import masked_entry
 from leaderboard.services.ranking.metric_info import LABELS, board_metrics, headlines
 from leaderboard.services.ranking.systems import publicly_visible
 
@@ -40,9 +41,11 @@ def result_record(session: Session, public_id: str) -> dict[str, Any] | None:
     current = result if result.is_current else session.exec(
         select(Result).where(Result.submission_id == submission.id,
                              col(Result.is_current).is_(True))).first()
-    return {
+    system = session.get(System, submission.system_id)
+    record = {
         "public_id": result.public_id, "system": submission.system_name,
         "team": team.name if team else "", "system_id": submission.id,
+        "system_slug": system.slug if system else "",
         "board": {"slug": board.slug, "title": board_title(board, split)},
         "benchmark": {"name": split.name, "version": split.version, "split": split.split,
                       "title": benchmark_title(split)},
@@ -57,6 +60,12 @@ def result_record(session: Session, public_id: str) -> dict[str, Any] | None:
         "superseded_by": (current.public_id
                           if current is not None and current.id != result.id else None),
     }
+    if system is not None and system.anonymous:
+        record = masked_entry(record, system.anonymous_tag)
+        # to the day, like its submission date: a time to the microsecond would line it up
+        # with its team's other uploads
+        record["system_id"], record["scored_at"] = None, record["scored_at"][:10]
+    return record
 
 
 def result_bibtex(record: dict[str, Any], url: str) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from leaderboard.models import LeaderboardSnapshot
+from leaderboard.services.ranking.anonymity import anonymous_now, masked_data
 from leaderboard.services.ranking.ranking_table import RankingTable, build_table
 from leaderboard.services.ranking.read_filter import filtered
 from leaderboard.services.ranking.snapshots import (
@@ -48,7 +49,7 @@ CACHE_MAX = 128
 
 _lock = threading.Lock()
 #: Per board: (snapshot key without the filter, parsed data, the submission ids it lists).
-_data: dict[tuple[str, int], tuple[tuple, dict[str, Any], frozenset[int]]] = {}
+_data: dict[tuple[str, int], tuple[tuple, dict[str, Any], frozenset[int], frozenset[str]]] = {}
 #: Per board: (snapshot key, parsed data without the withdrawn systems).
 _shown: dict[tuple[str, int], tuple[tuple, dict[str, Any]]] = {}
 _load_locks: dict[tuple[str, int], threading.Lock] = {}
@@ -65,12 +66,16 @@ class SnapshotRef:
     id: int
     created_at: datetime
     hidden: frozenset[int] = frozenset()
+    #: (slug, tag) of the systems it lists named that are anonymous now.
+    masked: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def key(self) -> tuple:
         """Cache key: ids restart in a fresh database, the creation time tells them apart;
-        every page built from the snapshot also depends on who was withdrawn since."""
-        return (self.engine, self.board_id, self.id, str(self.created_at), self.hidden)
+        every page built from the snapshot also depends on who was withdrawn since, and on
+        who was made anonymous since."""
+        return (self.engine, self.board_id, self.id, str(self.created_at), self.hidden,
+                self.masked)
 
 
 #: zlib level of the gzipped copies: a fast level, as each is made once per process and
@@ -145,11 +150,12 @@ def latest_snapshot(session: Session, board_id: int) -> SnapshotRef:
             return SnapshotRef(engine, board_id, 0, _EPOCH)
         latest = (snapshot.id, snapshot.created_at)
     ref = SnapshotRef(engine, board_id, int(latest[0]), latest[1])
-    withdrawn = withdrawn_ids(session, board_id)
-    if not withdrawn:
+    withdrawn, anonymous = withdrawn_ids(session, board_id), anonymous_now(session)
+    if not withdrawn and not anonymous:
         return ref
-    listed = _parsed(session, ref)[1]
-    return SnapshotRef(engine, board_id, ref.id, ref.created_at, withdrawn & listed)
+    _, listed, slugs = _parsed(session, ref)
+    masked = frozenset((slug, tag) for slug, tag in anonymous.items() if slug in slugs)
+    return SnapshotRef(engine, board_id, ref.id, ref.created_at, withdrawn & listed, masked)
 
 
 def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
@@ -161,25 +167,28 @@ def load_data(session: Session, ref: SnapshotRef) -> dict[str, Any]:
     data = _parsed(session, ref)[0]
     if ref.hidden and data is not UPDATING:
         data = filtered(data, ref.hidden)
+    if ref.masked and data is not UPDATING:
+        data = masked_data(data, dict(ref.masked))
     _shown[ref.key[:2]] = (ref.key, data)
     return data
 
 
-def _parsed(session: Session, ref: SnapshotRef) -> tuple[dict[str, Any], frozenset[int]]:
-    """The snapshot's data and the submission ids it lists, parsed once per process
-    (concurrent callers wait for one parse)."""
+def _parsed(session: Session, ref: SnapshotRef
+            ) -> tuple[dict[str, Any], frozenset[int], frozenset[str]]:
+    """The snapshot's data, the submission ids it lists and the slugs of those it lists
+    named, parsed once per process (concurrent callers wait for one parse)."""
     slot, base = ref.key[:2], ref.key[:4]
     cached = _data.get(slot)
     if cached is not None and cached[0] == base:
-        return cached[1], cached[2]
+        return cached[1], cached[2], cached[3]
     if ref.id == 0:
-        return UPDATING, frozenset()
+        return UPDATING, frozenset(), frozenset()
     with _lock:
         load_lock = _load_locks.setdefault(slot, threading.Lock())
     with load_lock:
         cached = _data.get(slot)
         if cached is not None and cached[0] == base:
-            return cached[1], cached[2]
+            return cached[1], cached[2], cached[3]
         row = session.get(LeaderboardSnapshot, ref.id)
         data = row.data if row is not None else {}
         if row is not None:
@@ -187,8 +196,10 @@ def _parsed(session: Session, ref: SnapshotRef) -> tuple[dict[str, Any], frozens
             session.expunge(row)
             data = _upgraded(session, ref, data)
         listed = frozenset(int(s["id"]) for s in data.get("systems", []))
-        _data[slot] = (base, data, listed)
-        return data, listed
+        named = frozenset(str(s.get("system_slug")) for s in data.get("systems", [])
+                          if not s.get("anonymous"))
+        _data[slot] = (base, data, listed, named)
+        return data, listed, named
 
 
 def _upgraded(session: Session, ref: SnapshotRef, data: dict[str, Any]) -> dict[str, Any]:

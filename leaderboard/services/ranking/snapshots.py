@@ -43,6 +43,7 @@ from leaderboard.scoring.rank_state import RankState
 from leaderboard.services.catalog.benchmarks import base_split
 from leaderboard.services.catalog.boards import benchmark_title, board_title, view_set
 from leaderboard.services.ranking import ranking_stats as rs
+from leaderboard.services.ranking.anonymity import masked_entry
 from leaderboard.services.ranking.blocks import (
     BlockBuilder,
     PreviousPairs,
@@ -305,7 +306,7 @@ def _system_entry(sub: Submission, result: Result, team: Team, system: System,
                              for pos, block in (result.by_pos or {}).items()},
                      coverage=coverage_of(result.counts), **repeat_facts(result.counts))
     entry["signature"] = signature_of(result)
-    return entry
+    return masked_entry(entry, system.anonymous_tag) if system.anonymous else entry
 
 
 #: Decimals of the numbers a snapshot keeps (percent): those the printing rule reads

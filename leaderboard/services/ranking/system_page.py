@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 from leaderboard.models import Submission, System, SystemEdit, Team
 from leaderboard.scoring.significance import format_p, significant
 from leaderboard.services.catalog.boards import board_title, list_boards
+from leaderboard.services.ranking.anonymity import hidden_from, public_name
 from leaderboard.services.ranking.metric_info import LABELS
 from leaderboard.services.ranking.snapshot_reader import ranking_rows
 from leaderboard.services.ranking.systems import can_view, publicly_visible
@@ -69,7 +70,16 @@ def system_page(*, session: Session, slug: str, viewer: Any) -> dict[str, Any] |
     boards = [{"board": board, "title": board_title(board, split),
                "results": board_results(session, board.id, shown[board.id])}  # type: ignore
               for board, split in list_boards(session) if board.id in shown]
-    edits = session.exec(select(SystemEdit).where(SystemEdit.system_id == system.id)
-                         .order_by(col(SystemEdit.id))).all()
-    return {"system": system, "team": team, "own": own, "uploads": seen,
-            "boards": [b for b in boards if b["results"]], "history": list(edits)}
+    edits = list(session.exec(select(SystemEdit).where(SystemEdit.system_id == system.id)
+                              .order_by(col(SystemEdit.id))).all())
+    public = [s.created_at for s in uploads if publicly_visible(s, team)]
+    named = [e.created_at for e in edits if e.field == "anonymous" and e.new == "false"]
+    masked = hidden_from(system, viewer)
+    return {"system": system, "team": None if masked else team, "own": own,
+            "uploads": seen, "boards": [b for b in boards if b["results"]],
+            # While anonymous the public sees no edit: old values name the authors.
+            "history": [] if masked else edits,
+            "anonymous": system.anonymous_tag if system.anonymous else None,
+            "masked": masked, "name": public_name(system.anonymous_tag) if masked else system.name,
+            "public_since": min(public) if public else None,
+            "named_since": None if system.anonymous else (max(named) if named else None)}

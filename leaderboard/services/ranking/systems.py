@@ -20,6 +20,7 @@ from leaderboard.models import (
 )
 from leaderboard.scoring.families import FAMILIES
 from leaderboard.services.catalog.benchmarks import get_split
+from leaderboard.services.ranking.anonymity import hidden_from, is_own
 from leaderboard.services.ranking.ladder import NOT_HELD, held_message, visible_result
 from leaderboard.services.ranking.ranking_table import shown_style
 from leaderboard.services.ranking.set_apart import repeat_facts
@@ -121,16 +122,19 @@ def system_detail(*, session: Session, submission_id: int, viewer: Any) -> dict[
     if sub is None:
         return None
     team = session.get(Team, sub.team_id)
-    if not can_view(sub, viewer, team):
+    system = session.get(System, sub.system_id)
+    # An anonymous system's uploads are named by their slug only: to anyone else their
+    # integer ids answer as unknown ones do.
+    if not can_view(sub, viewer, team) or hidden_from(system, viewer):
         return None
     # The hosts see a held result (to release it); nobody else sees a number of it.
     result = visible_result(session, sub, include_held=bool(getattr(viewer, "is_admin", False)))
-    system = session.get(System, sub.system_id)
     return {
         "id": sub.id, "system": sub.system_name, "team": team.name if team else "",
         "team_id": sub.team_id, "benchmark_id": sub.split_id,
         "board_id": sub.board_id,
         "system_slug": system.slug, "description": system.description,
+        "anonymous": system.anonymous_tag if system.anonymous else None,
         "paper_url": system.paper_url, "code_url": system.code_url,
         "withdrawn": sub.withdrawn_at is not None,
         "date": sub.created_at.isoformat()[:10], "status": sub.status,
@@ -164,12 +168,18 @@ def _reproduce(session: Session, sub: Submission, result: Result) -> str:
 
 
 def team_systems(*, session: Session, team_id: int, viewer: Any) -> list[Submission]:
-    """A team's scored submissions the viewer may see, newest first."""
+    """A team's scored submissions the viewer may see, newest first: its anonymous systems'
+    for its members and the hosts only (nobody else learns they are the team's, nor how
+    many there are)."""
     team = session.get(Team, team_id)
     subs = session.exec(select(Submission).where(Submission.team_id == team_id,
                                                  Submission.status == SubmissionStatus.SCORED)
                         .order_by(col(Submission.created_at).desc())).all()
-    return [s for s in subs if can_view(s, viewer, team)]
+    masked: set[int] = set()
+    if not is_own(viewer, team_id):
+        masked = set(session.exec(select(System.id).where(
+            System.team_id == team_id, col(System.anonymous).is_(True))).all())
+    return [s for s in subs if can_view(s, viewer, team) and s.system_id not in masked]
 
 
 def current_results(session: Session, submission_ids: list[int]) -> dict[int, Result]:

@@ -56,10 +56,15 @@ class SubmitForm(FlaskForm):
     paper_url = StringField("Paper URL", validators=[Optional(), Length(max=500)])
     code_url = StringField("Code URL", validators=[Optional(), Length(max=500)])
     public = BooleanField("Show on the public ranking once scored")
+    anonymous = BooleanField("Anonymous, for double-blind review (the public sees "
+                             "\"Anonymous\" and a short id, not your team, links or "
+                             "description, until it is revealed)")
+    reveal_on = StringField("Reveal on (YYYY-MM-DD; empty: when you reveal it)",
+                            validators=[Optional(), Length(max=10)])
 
 
 #: The system's metadata the upload form sets (on a new system, or as edits of an old one).
-METADATA_FIELDS = ("description", "paper_url", "code_url")
+METADATA_FIELDS = ("description", "paper_url", "code_url", "reveal_on")
 
 
 class VisibilityForm(FlaskForm):
@@ -159,7 +164,8 @@ def create_submission():
         accepted = service.create_submission(
             session=session, team=own_team(), board=board, raw=raw,
             system_name=form.name.data or "", settings=settings,
-            metadata={key: getattr(form, key).data or "" for key in METADATA_FIELDS},
+            metadata={**{key: getattr(form, key).data or "" for key in METADATA_FIELDS},
+                      "anonymous": bool(form.anonymous.data)},
             filename=form.file.data.filename or "",
             is_public=bool(form.public.data), submitted_by_id=current_user.id)
     except SubmissionError as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from flask import abort, flash, redirect, render_template, url_for
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
@@ -27,9 +29,14 @@ class SystemForm(FlaskForm):
     parameter_count = StringField("Parameter count (a whole number: 7000000000 for 7B)")
     external_llm_api = SelectField("External LLM API used", choices=_YES_NO)
     open_weights = SelectField("Open weights", choices=_YES_NO)
+    anonymous = SelectField("Anonymous, for double-blind review (no: named; revealing "
+                            "keeps its address)", choices=[("no", "no"), ("yes", "yes")])
+    reveal_on = StringField("Reveal on (YYYY-MM-DD, UTC; empty: when you set it to no)")
 
 
 def _shown(value: object) -> str:
+    if isinstance(value, datetime):
+        return value.date().isoformat()
     return "" if value is None else ("yes" if value else "no") if isinstance(value, bool) \
         else str(value)
 
@@ -43,13 +50,13 @@ def edit_system(slug: str):
         system = systems.team_system(session, current_user.team_id, slug)
     except SubmissionError:
         abort(404)
-    form = SystemForm(data={key: _shown(getattr(system, key)) for key in systems.FIELDS})
+    form = SystemForm(data={key: _shown(getattr(system, key)) for key in systems.EDITABLE})
     error = None
     if form.validate_on_submit():
         try:
             changed = systems.edit_system(
                 session=session, system=system, via="form", user_id=current_user.id,
-                fields={key: getattr(form, key).data for key in systems.FIELDS},
+                fields={key: getattr(form, key).data for key in systems.EDITABLE},
                 request_refresh=lambda boards: announce_visibility(shown=boards))
         except SubmissionError as exc:
             session.rollback()

@@ -31,7 +31,15 @@ SYSTEM_FIELDS: dict[str, Any] = {
     "extra_resources": {"type": "string", "maxLength": 1000},
     "parameter_count": {"type": ["integer", "null"], "minimum": 0},
     "external_llm_api": {"type": ["boolean", "null"]},
-    "open_weights": {"type": ["boolean", "null"]}}
+    "open_weights": {"type": ["boolean", "null"]},
+    "anonymous": {"type": "boolean", "description":
+                  "Double-blind review: the public sees the system as 'Anonymous <tag>' "
+                  "(a stable 4-character tag), without its team, paper and code links or "
+                  "description, and its uploads by no integer id; false reveals it at the "
+                  "same permalink. An upload can set it, never clear it"},
+    "reveal_on": {"type": ["string", "null"], "format": "date", "description":
+                  "YYYY-MM-DD (UTC): the day an anonymous system is revealed by itself; "
+                  "empty or null: when the team sets anonymous to false"}}
 
 
 def _upload_body() -> dict[str, Any]:
@@ -253,8 +261,10 @@ def _system_paths(auth_errors: dict[str, Any]) -> dict[str, Any]:
             "requestBody": {"required": True, "content": {"application/json": {"schema": {
                 "type": "object", "additionalProperties": False,
                 "properties": SYSTEM_FIELDS}}}},
-            "responses": {"200": {"description": "The system (id, name, every field) and "
-                                                 "changed: the fields this edit changed"},
+            "responses": {"200": {"description": "The system (id, name, every field, "
+                                                 "anonymous, public_name: what the public "
+                                                 "sees it as, reveal_on) and changed: the "
+                                                 "fields this edit changed"},
                           "400": _error("bad_url (not http(s) with a host and no spaces), "
                                         "bad_field, unknown_field, field_too_long"),
                           "404": _error("No such system, or another team's"),

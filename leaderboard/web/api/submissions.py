@@ -139,10 +139,16 @@ def _form_field(*names: str) -> str:
 
 def _metadata() -> dict[str, str]:
     """The system's metadata fields the upload form carries."""
-    fields = {key: request.form[key] for key in systems.FIELDS if key in request.form}
+    fields = {key: request.form[key] for key in systems.EDITABLE if key in request.form}
     if "paper_url" not in fields and "url" in request.form:
         fields["paper_url"] = request.form["url"]
     return fields
+
+
+def _system_brief(system: System) -> dict[str, Any]:
+    """The upload's system as its team sees it: slug, name, and how the public sees it."""
+    full = systems.system_json(system)
+    return {key: full[key] for key in ("id", "name", "anonymous", "public_name", "reveal_on")}
 
 
 def _status_body(submission) -> dict[str, Any]:
@@ -178,7 +184,7 @@ def create_submission():
     system = session.get(System, submission.system_id)
     body = {**_status_body(submission), "leaderboard": board.slug,
             "is_public": submission.is_public,
-            "system": {"id": system.slug, "name": system.name} if system else None}
+            "system": _system_brief(system) if system else None}
     if accepted.reason == "duplicate":
         body["duplicate"] = True
         body["message"] = "identical file already submitted; this is that submission"

@@ -187,9 +187,11 @@ def snapshot_or_empty() -> dict[str, Any]:
 
 
 def choices_of(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """Public systems of a snapshot for a "compare with" selector: id and label."""
+    """Public systems of a snapshot for a "compare with" selector: id and label. Anonymous
+    ones are not offered: the selector names systems by submission id, which would link them
+    to their team by its sequence."""
     return [{"id": s["id"], "label": f"{s['system']} ({s['team']})"}
-            for s in data.get("systems", [])]
+            for s in data.get("systems", []) if not s.get("anonymous")]
 
 
 def personal_page() -> bool:

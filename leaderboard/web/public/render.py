@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 from leaderboard.scoring.printing import printed, shown
 from leaderboard.scoring.significance import format_p, significant
 from leaderboard.services.catalog.reported import short_citation
+from leaderboard.services.ranking.anonymity import page_path
 from leaderboard.services.ranking.ranking_table import RankingTable
 from leaderboard.services.ranking.systems import coverage_text
 from leaderboard.services.ranking.table_rows import RowCells, Style, TableRow
@@ -111,8 +112,8 @@ def matrix_rows_html(rows: list[dict[str, Any]], sys_base: str) -> Markup:
         apart = f'<span class="apart-why">set apart: {escape(why)}</span>' if why else ""
         cells = "".join(f'<td class="num">{cell_html(cell)}</td>' for cell in r["cells"])
         parts.append(f'<tr{_APART if why else ""}><th scope="row" class="col-system sticky">'
-                     f'<a href="{sys_base}{r["id"]}">{escape(r["system"])}</a>{apart}</th>'
-                     f'<td>{escape(r["team"])}</td>{cells}</tr>\n    ')
+                     f'<a href="{sys_base}{page_path(r)}">{escape(r["system"])}</a>{apart}'
+                     f'</th><td>{escape(r["team"])}</td>{cells}</tr>\n    ')
     return Markup("".join(parts))
 
 
@@ -124,6 +125,13 @@ def options_html(choices: list[dict[str, Any]], *, exclude: int | None = None,
     return Markup("".join(
         f'<option value="{c["id"]}"{" selected" if c["id"] == selected else ""}>'
         f'{escape(c["label"])}</option>' for c in choices if c["id"] != exclude))
+
+
+def _team_link(r: dict[str, Any], team_base: str, team: str) -> str:
+    """The team column: a link to the team's page, or (an anonymous row) no team at all."""
+    if r.get("team_id") is None:
+        return f'<span class="muted">{team}</span>'
+    return f'<a href="{team_base}{r["team_id"]}">{team}</a>'
 
 
 def _link(url: str | None, text: str) -> str:
@@ -164,7 +172,7 @@ def _row(r: TableRow, table: RankingTable, sys_base: str, team_base: str,
     cons = "" if r["conservative_rank"] is None else r["conservative_rank"]
     parts.append(
         f'</td><th scope="row" class="col-system sticky2" data-value="{system}">'
-        f'<a href="{sys_base}{r["id"]}">{system}</a>{_coverage_mark(r.get("coverage"))}'
+        f'<a href="{sys_base}{page_path(r)}">{system}</a>{_coverage_mark(r.get("coverage"))}'
         f'{_flag_note(r)}</th>')
     pct = None
     if table.human_defined:
@@ -172,7 +180,7 @@ def _row(r: TableRow, table: RankingTable, sys_base: str, team_base: str,
     parts.append(_score_cells(r, table.view.headline, table.sort, pct))
     parts.append(
         f'<td class="num col-cons" data-value="{cons}">{cons}</td>'
-        f'<td data-value="{team}"><a href="{team_base}{r["team_id"]}">{team}</a></td>'
+        f'<td data-value="{team}">{_team_link(r, team_base, team)}</td>'
         f'<td data-value="{r.get("submitted_at", r["date"])}"><time datetime="{r["date"]}">'
         f'{r["date"]}</time></td>'
         f'<td>{_link(r.get("paper_url"), "paper")}</td>'
