@@ -7,7 +7,7 @@ itself is shown once to the team and never stored. Null: no secret yet (the colu
 empty; no team has one before this migration).
 
 Revision ID: 0019_authorship_key
-Revises: 0017_result_public_id
+Revises: 0018_anonymous_systems
 Create Date: 2026-12-02 16:00:00
 """
 
@@ -16,7 +16,7 @@ import sqlmodel
 from alembic import op
 
 revision = "0019_authorship_key"
-down_revision = "0017_result_public_id"
+down_revision = "0018_anonymous_systems"
 branch_labels = None
 depends_on = None
 
