@@ -11,7 +11,7 @@ import re
 import pytest
 from sqlmodel import select
 
-from leaderboard.models import Submission, System, SystemEdit, Team, User
+from leaderboard.models import Result, Submission, System, SystemEdit, Team, User
 from leaderboard.services.catalog.benchmarks import import_benchmark
 from leaderboard.services.intake.admin import list_submissions
 from leaderboard.services.ranking.snapshots import refresh_snapshot
@@ -74,6 +74,12 @@ def test_the_system_page_lists_its_rank_on_two_boards(client, session, seeded, t
     assert re.search(r"(significantly above|not significantly different from) Frequency "
                      r"baseline \(East Lab, p (= [0-9.]+|&lt; 0.001)\)", dev_row)
     assert re.fullmatch(r"[a-z][a-z2-7]{9}", system.slug)
+    # each row links its result's frozen record and certificate
+    page = response.get_data(as_text=True)
+    record = session.exec(select(Result.public_id).where(
+        Result.submission_id == dev_sub.id, Result.is_current)).one()
+    assert f'href="/results/{record}">permalink</a>' in page
+    assert client.get(f"/results/{record}/certificate.json").get_json()["result"] == record
 
 
 def test_another_teams_patch_is_404_and_the_owners_edits_are_all_kept(client, session,

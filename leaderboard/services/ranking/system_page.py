@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from leaderboard.models import Submission, System, SystemEdit, Team
+from leaderboard.models import Result, Submission, System, SystemEdit, Team
 from leaderboard.scoring.significance import format_p, significant
 from leaderboard.services.catalog.boards import board_title, list_boards
 from leaderboard.services.ranking.anonymity import hidden_from, public_name
@@ -49,6 +49,14 @@ def board_results(session: Session, board_id: int, ids: set[int]) -> list[dict[s
     return out
 
 
+def _record_ids(session: Session, submission_ids: set[int]) -> dict[int, str]:
+    """Each submission's current result's permalink id."""
+    if not submission_ids:
+        return {}
+    return dict(session.exec(select(Result.submission_id, Result.public_id).where(
+        col(Result.submission_id).in_(submission_ids), col(Result.is_current).is_(True))).all())
+
+
 def system_page(*, session: Session, slug: str, viewer: Any) -> dict[str, Any] | None:
     """What a system's page shows, or None (404) when there is no such system or the viewer
     may see none of its uploads (its name is not public before a result of it is)."""
@@ -70,6 +78,10 @@ def system_page(*, session: Session, slug: str, viewer: Any) -> dict[str, Any] |
     boards = [{"board": board, "title": board_title(board, split),
                "results": board_results(session, board.id, shown[board.id])}  # type: ignore
               for board, split in list_boards(session) if board.id in shown]
+    records = _record_ids(session, {i for ids in shown.values() for i in ids})
+    for board in boards:
+        for row in board["results"]:
+            row["public_id"] = records.get(row["id"])
     edits = list(session.exec(select(SystemEdit).where(SystemEdit.system_id == system.id)
                               .order_by(col(SystemEdit.id))).all())
     public = [s.created_at for s in uploads if publicly_visible(s, team)]
