@@ -165,6 +165,9 @@ def test_after_reveal_the_name_appears_at_the_same_permalink(app, session):
     client = app.test_client()
     url = f"/systems/{anon.system_slug}"
     assert ANON_SYSTEM not in client.get(url).get_data(as_text=True)
+    api = client.get(f"/api/v1/systems/{anon.system_slug}").get_json()
+    assert (api["name"], api["team"], api["anonymous"]) == (f"Anonymous {anon.tag}", None, True)
+    assert "paper_url" not in api["metadata"] and api["history"] == []
     from leaderboard.services.intake.systems import edit_system
     from leaderboard.services.ranking.snapshots import refresh_snapshot
 
@@ -174,6 +177,9 @@ def test_after_reveal_the_name_appears_at_the_same_permalink(app, session):
     page = client.get(url).get_data(as_text=True)
     assert ANON_SYSTEM in page and TEAM in page and PAPER in page
     assert "named since" in page and "Public since" in page
+    api = client.get(f"/api/v1/systems/{anon.system_slug}").get_json()
+    assert (api["name"], api["team"]["name"], api["metadata"]["paper_url"]) == (
+        ANON_SYSTEM, TEAM, PAPER)
     refresh_snapshot(session=session, board_id=anon.seeded.board_id)
     session.commit()
     names = [r["system"] for r in client.get("/api/v1/leaderboard").get_json()["rows"]]

@@ -80,6 +80,14 @@ def test_the_system_page_lists_its_rank_on_two_boards(client, session, seeded, t
         Result.submission_id == dev_sub.id, Result.is_current)).one()
     assert f'href="/results/{record}">permalink</a>' in page
     assert client.get(f"/results/{record}/certificate.json").get_json()["result"] == record
+    # the API gives the same across boards
+    api = client.get(f"/api/v1/systems/{system.slug}").get_json()
+    assert api["id"] == system.slug and api["name"] == "Contextual ranker"
+    assert api["team"]["id"] == system.team_id and api["anonymous"] is False
+    test_api = next(r for r in api["results"] if r["leaderboard"] == SWORDS_DEMO)
+    assert (test_api["rank"], test_api["of"]) == (mine["rank"], 5)
+    assert {r["result"] for r in api["results"]} >= {record}
+    assert client.get("/api/v1/systems/nosuchsys1").status_code == 404
 
 
 def test_another_teams_patch_is_404_and_the_owners_edits_are_all_kept(client, session,

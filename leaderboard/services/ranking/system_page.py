@@ -95,3 +95,39 @@ def system_page(*, session: Session, slug: str, viewer: Any) -> dict[str, Any] |
             "masked": masked, "name": public_name(system.anonymous_tag) if masked else system.name,
             "public_since": min(public) if public else None,
             "named_since": None if system.anonymous else (max(named) if named else None)}
+
+
+#: What a masked system's metadata withholds (free text and links name the authors).
+_WITHHELD_FIELDS = ("description", "paper_url", "code_url")
+
+
+def system_page_json(page: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    """:func:`system_page` as the public API gives it, with the metadata ``fields``: the same
+    facts as the page, masked alike (no team, links, description, history or integer id of
+    an anonymous system)."""
+    system, masked = page["system"], page["masked"]
+    team = page["team"]
+
+    def result(board: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+        return {"leaderboard": board["board"].slug, "title": board["title"],
+                **{k: row[k] for k in ("rank", "rank_lo", "rank_hi", "of", "metric", "value",
+                                       "interval", "set_apart")},
+                "result": row.get("public_id"),
+                **{side: None if row[side] is None else {
+                    "system": row[side]["system"], "p": row[side]["p"],
+                    "significant": row[side]["significant"],
+                    **({} if masked else {"team": row[side]["team"]})}
+                   for side in ("above", "below")}}
+
+    def day(value: Any) -> str | None:
+        return value.date().isoformat() if value is not None else None
+
+    return {
+        "id": system.slug, "name": page["name"], "anonymous": bool(masked),
+        "team": None if team is None else {"id": team.id, "name": team.name},
+        "metadata": {k: getattr(system, k) for k in fields
+                     if not (masked and k in _WITHHELD_FIELDS)},
+        "results": [result(b, r) for b in page["boards"] for r in b["results"]],
+        "public_since": day(page["public_since"]), "named_since": day(page["named_since"]),
+        "history": [{"field": e.field, "old": e.old, "new": e.new, "via": e.via,
+                     "at": e.created_at.isoformat()} for e in page["history"]]}

@@ -253,7 +253,18 @@ def _system_paths(auth_errors: dict[str, Any]) -> dict[str, Any]:
         return {"summary": summary, "parameters": sub_id, "responses": {**visible, **extra}}
 
     return {
-        "/systems/{slug}": {"patch": {
+        "/systems/{slug}": {"get": {
+            "summary": "One system across boards, as its public page shows it: rank, headline "
+                       "and interval, neighbours' verdicts and result permalink on each board, "
+                       "metadata, history (an anonymous system masked alike); no token needed",
+            "security": [],
+            "parameters": [{"name": "slug", "in": "path", "required": True, "schema": {
+                "type": "string"}, "description": "The system's public id (10 characters)"}],
+            "responses": {"200": {"description": "id, name, anonymous, team (null while "
+                                                 "anonymous), metadata, results, public_since, "
+                                                 "named_since, history"},
+                          "404": _error("No such system, or none of its results is public")}},
+                            "patch": {
             "summary": "Edit a system's metadata; every change is kept and shown on "
                        "/systems/{slug}",
             "parameters": [{"name": "slug", "in": "path", "required": True, "schema": {

@@ -12,13 +12,24 @@ from leaderboard.services.access.authorship import new_authorship_secret
 from leaderboard.services.intake import submissions as service
 from leaderboard.services.intake import systems
 from leaderboard.services.intake.submissions import SubmissionError
+from leaderboard.services.ranking.system_page import system_page, system_page_json
 from leaderboard.web.api.blueprint import bp, token_required
-from leaderboard.web.api.submissions import rate_limited, submission_error
+from leaderboard.web.api.submissions import error_response, rate_limited, submission_error
 
 
 def _refresh(board_id: int) -> None:
     if not announce_visibility(hidden={board_id: []}):
         raise ConnectionError("Redis unreachable")  # set_public refreshes here instead
+
+
+@bp.get("/systems/<slug>")
+@rate_limited
+def get_system(slug: str):
+    """One system across boards, as its public page shows it (an anonymous one masked)."""
+    page = system_page(session=get_session(), slug=slug, viewer=None)
+    if page is None:
+        return error_response(404, "unknown_system", f"no public system {slug!r}")
+    return jsonify(system_page_json(page, systems.FIELDS))
 
 
 @bp.patch("/systems/<slug>")
