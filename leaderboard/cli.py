@@ -61,8 +61,18 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: app-free commands skip the web stack entirely. A reader
     that stops reading (``leaderboard score ... | head``) ends the command quietly, as a
     Unix tool does, not with a traceback."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["serve"]:
+        # Ctrl-C stops a serve still importing, even one whose parent (a script's background
+        # job, a test runner) started it with SIGINT ignored: Python then installs no
+        # handler, and the signal would be dropped until serve installs its own.
+        import signal
+
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        _main(sys.argv[1:] if argv is None else argv)
+        _main(args)
+    except KeyboardInterrupt:
+        sys.exit(130)  # interrupted before the command ran: nothing was started
     except BrokenPipeError:
         # Python's advice: point stdout at devnull, so that the flush at exit fails no more
         import os

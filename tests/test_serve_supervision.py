@@ -39,6 +39,10 @@ def marked_processes(marker: str) -> dict[int, str]:
     return found
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Serve:
     """One `leaderboard serve` in a session of its own, as a terminal would run it."""
 
@@ -52,7 +56,10 @@ class Serve:
             self.process = subprocess.Popen(
                 [str(Path(sys.executable).with_name("leaderboard")), "serve", "--port",
                  str(self.port)], cwd=PROJECT_ROOT, env=env, stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True)
+                stderr=subprocess.STDOUT, start_new_session=True,
+                # a terminal's job takes Ctrl-C; a suite run as a script's background job
+                # would hand down SIGINT ignored
+                preexec_fn=_sigint_default)
 
     @property
     def log(self) -> str:
@@ -117,7 +124,7 @@ def test_interrupt_during_set_up_leaves_nothing(serve, point):
         serve.wait_log("$ leaderboard benchmark load-demo")
         time.sleep(0.5)
     code = serve.interrupt()
-    assert code in (0, 1, -signal.SIGINT), serve.log
+    assert code in (0, 1, 130, -signal.SIGINT), serve.log
     serve.assert_nothing_left()
 
 
@@ -189,3 +196,19 @@ def test_serve_killed_outright_takes_its_children_with_it(serve):
     while serve.children() and time.monotonic() < deadline:
         time.sleep(0.2)
     serve.assert_nothing_left()
+
+
+def test_serve_takes_ctrl_c_while_importing_even_when_started_with_sigint_ignored():
+    """A script's background job starts serve with SIGINT ignored, so Python installs no
+    handler: the console script installs it for serve before the imports a Ctrl-C may land
+    in (other commands keep what they were given)."""
+    def handler_when_the_command_runs(command: str) -> str:
+        probe = ("import signal; signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                 "from leaderboard import cli\n"
+                 "cli._main = lambda args: print(signal.getsignal(signal.SIGINT))\n"
+                 f"cli.main([{command!r}])\n")
+        return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                              timeout=60, cwd=PROJECT_ROOT, check=True).stdout.strip()
+
+    assert handler_when_the_command_runs("serve") == "<built-in function default_int_handler>"
+    assert handler_when_the_command_runs("score") == str(signal.SIG_IGN.value)
