@@ -210,4 +210,6 @@ def verify_text(text: str | bytes, key: Ed25519PublicKey, *, team_id: int | None
         certificate = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
         return Verdict(False, f"malformed: not JSON ({exc})")
+    except RecursionError:  # brackets nested past the parser's depth: no certificate is
+        return Verdict(False, "malformed: nested far deeper than a certificate")
     return verify(certificate, key, team_id=team_id, secret=secret)

@@ -150,6 +150,10 @@ def test_text_that_is_not_a_certificate_is_refused():
     assert c.verify_text(b"{not json", KEY.public_key()).reason.startswith("malformed: not JSON")
     assert c.verify_text(b"[]", KEY.public_key()).reason == (
         "malformed: the certificate is not an object")
+    # a bracket bomb inside /verify's 64 KiB: refused, not an error of the site
+    deep = b"[" * 30_000 + b"]" * 30_000
+    assert c.verify_text(deep, KEY.public_key()).reason == (
+        "malformed: nested far deeper than a certificate")
 
 
 def test_authorship_is_proven_by_the_right_secret_only():

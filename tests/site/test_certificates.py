@@ -170,6 +170,8 @@ def test_the_verify_page_gives_the_verdict_in_words(client, session, seeded):
     assert "No certificate: paste one" in _verify_page(client, certificate="")
     assert "Malformed: missing field &#39;key_id&#39;" in _verify_page(
         client, certificate=json.dumps({k: v for k, v in certificate.items() if k != "key_id"}))
+    bomb = _verify_page(client, certificate="[" * 30_000 + "]" * 30_000)
+    assert "Malformed: nested far deeper than a certificate" in bomb
     form = client.get("/verify").get_data(as_text=True)
     key = c.load_public_key(client.get("/.well-known/leaderboard-signing-key.pem").get_data())
     assert 'name="certificate"' in form and f"<code>{c.key_id(key)}</code>" in form
