@@ -131,6 +131,7 @@ def test_patch_masks_at_once_and_the_reveal_names_it_at_the_same_permalink(
     assert "Contextual ranker" in _names(client) and f"Anonymous {tag}" not in _names(client)
 
 
+@ALL_DATABASES
 def test_the_reveal_date_passing_names_the_system_and_asks_for_its_boards(
         app, session):
     anon = seed_anonymous(session)

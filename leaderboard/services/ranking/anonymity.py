@@ -109,11 +109,12 @@ def set_anonymous(system: System, anonymous: bool, reveal_on: datetime | None) -
 
 
 def due_reveals(session: Session, now: datetime | None = None) -> list[System]:
-    """Anonymous systems whose reveal date has come."""
+    """Anonymous systems whose reveal date has come, locked until the caller commits (on
+    PostgreSQL; rows another ranker is revealing are skipped, so each reveal is kept once)."""
     now = now or utcnow()
     return list(session.exec(select(System).where(
         col(System.anonymous).is_(True), col(System.reveal_on).is_not(None),
-        col(System.reveal_on) <= now)).all())
+        col(System.reveal_on) <= now).with_for_update(skip_locked=True)).all())
 
 
 def shown_id(entry: dict[str, Any]) -> int | None:
