@@ -165,6 +165,18 @@ def publish_scored(app: Flask, session: Session, files: list[tuple[Board, dict[s
     return ids
 
 
+def assert_fits(page: Any) -> None:
+    """The page is no wider than its window; the failure names what sticks out (a table in a
+    ``.table-scroll`` box may, it scrolls there)."""
+    body, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
+        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1
+                     && !e.closest('.table-scroll'))
+        .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))
+        .slice(0, 8)""") if body > window else []
+    assert body <= window, (body, window, wide)
+
+
 def walk_pages(browser: Any, base: str, pages: dict[str, str], width: int,
                height: int = 900) -> None:
     """Visit every page (name -> path) at ``width``: each answers 200, draws its charts, is

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 from leaderboard.models import Submission, System, User
 from leaderboard.services.intake.systems import edit_system
 from tests.factories import DEFAULT_PASSWORD
-from tests.live_site import ARTIFACTS, live_site
+from tests.live_site import ARTIFACTS, assert_fits, live_site
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -37,7 +37,7 @@ def live(tmp_path_factory, chromium):
 
 
 def _fits(page, width: int, name: str) -> None:
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert_fits(page)
     page.screenshot(path=str(ARTIFACTS / f"anonymous-{name}-{width}.png"), full_page=True)
 
 

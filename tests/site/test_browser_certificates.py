@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from leaderboard.models import Result
 from tests.factories import DEFAULT_PASSWORD
-from tests.live_site import ARTIFACTS, live_site
+from tests.live_site import ARTIFACTS, assert_fits, live_site
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -36,14 +36,9 @@ def site(tmp_path_factory, chromium):
         yield live
 
 
-def _fits(page) -> None:
-    width, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert width <= window
-
-
 def _shot(page, name: str, width: int, full_page: bool = True) -> None:
-    for path in (ARTIFACTS / f"certificate-{name}-{width}.png", f"/tmp/h-cert-{name}-{width}.png"):
-        page.screenshot(path=str(path), full_page=full_page)
+    page.screenshot(path=str(ARTIFACTS / f"certificate-{name}-{width}.png"),
+                    full_page=full_page)
 
 
 @pytest.mark.parametrize("width", sorted(CASES))
@@ -58,13 +53,13 @@ def test_secret_certificate_and_verdict_in_the_browser(site, width, tmp_path):
     expect(page.locator("h1")).to_have_text(f"Team {team}")
     expect(page.locator("#authorship-state")).to_contain_text("no secret yet")
     page.locator("#authorship").scroll_into_view_if_needed()
-    _fits(page)
+    assert_fits(page)
     _shot(page, "account", width)
     page.click("text=Create an authorship secret")
     secret = page.locator("#new-secret").input_value()
     assert len(secret) >= 40
     team_id = page.locator("#new-secret-hint strong").inner_text()
-    _fits(page)
+    assert_fits(page)
     _shot(page, "secret", width)
 
     public_id = site.extra[system]
@@ -77,7 +72,7 @@ def test_secret_certificate_and_verdict_in_the_browser(site, width, tmp_path):
     certificate = json.loads(path.read_text())
     assert team not in path.read_text() and system not in path.read_text()
     page.locator("#certificate").scroll_into_view_if_needed()
-    _fits(page)
+    assert_fits(page)
     _shot(page, "result", width, full_page=False)  # the link, not the whole record
 
     page.goto(f"{site.url}/verify")
@@ -87,7 +82,7 @@ def test_secret_certificate_and_verdict_in_the_browser(site, width, tmp_path):
     page.click("form.verify-form button[type=submit]")
     expect(page.locator("#verdict-h")).to_have_text("Valid")
     expect(page.locator("#verdict-authorship")).to_be_visible()
-    _fits(page)
+    assert_fits(page)
     _shot(page, "valid", width)
 
     changed = {**certificate, "scored_at": "2020-01-01T00:00:00+00:00"}
@@ -95,5 +90,5 @@ def test_secret_certificate_and_verdict_in_the_browser(site, width, tmp_path):
     page.click("form.verify-form button[type=submit]")
     expect(page.locator("#verdict-h")).to_have_text("Refused")
     expect(page.locator("#verdict-reason")).to_contain_text("The signature does not match")
-    _fits(page)
+    assert_fits(page)
     _shot(page, "refused", width)

@@ -11,7 +11,7 @@ from sqlmodel import Session
 from leaderboard.services.catalog.lexsub import lexsub_board
 from leaderboard.services.catalog.tsar import tsar_board
 from tests.lexsub_files import write_coinco, write_semeval07
-from tests.live_site import ARTIFACTS, live_site, publish_scored
+from tests.live_site import ARTIFACTS, assert_fits, live_site, publish_scored
 from tests.scoring.tsar.files import SYSTEM, write_tsar
 
 pytestmark = pytest.mark.browser
@@ -45,11 +45,6 @@ def site(tmp_path_factory, chromium):
         yield live
 
 
-def _fits(page) -> None:
-    width, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert width <= window
-
-
 @pytest.mark.parametrize("width", (1366, 390))
 def test_each_board_cites_its_own_benchmark_beside_the_leaderboard(site, width):
     context = site.browser.new_context(viewport={"width": width, "height": 900})
@@ -67,17 +62,16 @@ def test_each_board_cites_its_own_benchmark_beside_the_leaderboard(site, width):
         assert entries[-1].startswith("@software{swords-leaderboard,")
         assert not any(KEYS["swords"] in e for e in entries) or board == "swords"
         block.scroll_into_view_if_needed()
-        _fits(page)
+        assert_fits(page)
         block.screenshot(path=str(ARTIFACTS / f"cite-{board}-{width}.png"))
-        block.screenshot(path=f"/tmp/h-cite-{board}-{width}.png")
     button = page.locator("section#cite button.copy").first
     button.click()
     assert page.evaluate("navigator.clipboard.readText()").startswith(
         "@inproceedings{" + KEYS["tsar"])
     page.goto(f"{site.url}/about#cite-semeval07")
     assert page.locator("#cite-semeval07").is_visible()
-    _fits(page)
-    page.screenshot(path=f"/tmp/h-cite-about-{width}.png")
+    assert_fits(page)
+    page.screenshot(path=str(ARTIFACTS / f"cite-about-{width}.png"))
     context.close()
 
 
@@ -90,11 +84,10 @@ def test_a_system_page_gives_the_permalink_bibtex_and_model_index(site, width):
     assert "@misc{result-" in block.locator("#result-bibtex").inner_text()
     assert "type: lexical-simplification" in block.locator("#model-index-yaml").inner_text()
     block.scroll_into_view_if_needed()
-    _fits(page)
-    block.screenshot(path=f"/tmp/h-cite-system-{width}.png")
+    assert_fits(page)
+    block.screenshot(path=str(ARTIFACTS / f"cite-system-{width}.png"))
     page.locator("#permalink").click()
     assert page.locator("h1").inner_text().startswith("Simplifier on ")
-    _fits(page)
-    page.screenshot(path=f"/tmp/h-cite-result-{width}.png", full_page=True)
+    assert_fits(page)
     page.screenshot(path=str(ARTIFACTS / f"cite-result-{width}.png"), full_page=True)
     context.close()

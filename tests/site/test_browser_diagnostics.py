@@ -20,7 +20,7 @@ from leaderboard.services.intake.results import score_submission_now
 from leaderboard.services.intake.submissions import create_submission
 from tests.dev_split import TID, dev_split_bytes, dev_submission_bytes
 from tests.factories import DEFAULT_PASSWORD, make_team
-from tests.live_site import ARTIFACTS, live_site
+from tests.live_site import ARTIFACTS, assert_fits, live_site
 
 REAL_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "swords" / \
     "swords-v1.1_dev.json.gz"
@@ -101,15 +101,6 @@ def _arrived(page, query: str) -> None:
     page.wait_for_load_state()
 
 
-def _fits(page) -> None:
-    body, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
-        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1
-                     && !e.closest('.table-scroll'))
-        .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))
-        .slice(0, 8)""")
-    assert body <= window, (body, window, wide)
-
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_diagnostics_table_sorts_filters_and_fits(live, width):
@@ -119,7 +110,7 @@ def test_diagnostics_table_sorts_filters_and_fits(live, width):
     page.goto(f"{base}/account/submissions/{ids['tiny']}")
     expect(page.locator("#targets h2")).to_have_text("Per-target diagnostics")
     assert _rows(page) == ["big", "car", "summit"]  # worst first by F^10
-    _fits(page)
+    assert_fits(page)
     page.screenshot(path=str(ARTIFACTS / f"diagnostics-tiny-{width}.png"), full_page=True)
 
     page.click("#targets thead a.sort:has-text('GAP ratio')")
@@ -133,7 +124,7 @@ def test_diagnostics_table_sorts_filters_and_fits(live, width):
     _arrived(page, "pos=NOUN")
     assert _rows(page) == ["car", "summit"]
     expect(page.locator("[data-diagnostics-count]")).to_contain_text("NOUN only: 2 of 2")
-    _fits(page)
+    assert_fits(page)
     page.screenshot(path=str(ARTIFACTS / f"diagnostics-tiny-sorted-{width}.png"),
                     full_page=True)
     context.close()
@@ -150,7 +141,7 @@ def test_real_dev_diagnostics_page_fits_the_window(live, width):
     page.goto(f"{base}/account/submissions/{ids['real']}?sort=gap")
     expect(page.locator("tr[data-target]")).to_have_count(50)
     expect(page.locator("[data-diagnostics-count]")).to_contain_text("50 of 370 targets")
-    _fits(page)
+    assert_fits(page)
     box = page.locator("#targets .table-scroll")
     inner, outer = box.evaluate("b => [b.scrollWidth, b.clientWidth]")
     if width == 390:
@@ -164,6 +155,6 @@ def test_real_dev_diagnostics_page_fits_the_window(live, width):
     page.screenshot(path=str(ARTIFACTS / f"diagnostics-real-{width}.png"))
     page.click("#targets a:text-is('show all')")
     expect(page.locator("tr[data-target]")).to_have_count(370)
-    _fits(page)
+    assert_fits(page)
     assert errors == []
     context.close()

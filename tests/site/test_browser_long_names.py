@@ -1,6 +1,6 @@
 """A long system name without a space (a model id) in chromium at 390 px: wrapped inside its
 cell on every page that lists it, never drawn over the scores beside it. Screenshots in
-/tmp/h-print-*.png (looked at by eye)."""
+test-artifacts/long-name-*.png (looked at by eye)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from leaderboard.models import Submission
 from leaderboard.services.ranking.snapshots import refresh_snapshot
-from tests.live_site import live_site
+from tests.live_site import ARTIFACTS, live_site
 
 pytestmark = pytest.mark.browser
 LONG = "ParaLS_large_BERT_wwm_whole_word_masking_finetuned_on_CoInCo_and_thesaurus_v2"
@@ -46,5 +46,5 @@ def test_a_long_system_name_wraps_in_its_column_at_390_px(tmp_path_factory, chro
             page.goto(site.url + path)
             assert page.get_by_text(LONG).count(), path
             found[path] = page.evaluate(_OVERFLOWING, LONG)
-            page.screenshot(path=f"/tmp/h-print-long-name-{name}-390.png", full_page=True)
+            page.screenshot(path=str(ARTIFACTS / f"long-name-{name}-390.png"), full_page=True)
         assert found == {path: [] for path in found}
