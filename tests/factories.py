@@ -48,3 +48,15 @@ def login(client, email: str, password: str = DEFAULT_PASSWORD):
     token = csrf_token_from(page.get_data(as_text=True))
     return client.post("/account/login", data={"email": email, "password": password,
                                                "csrf_token": token})
+
+
+def leaves(value, path=()):
+    """Every (path, value) of the non-container values of a JSON value."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaves(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from leaves(item, (*path, index))
+    else:
+        yield path, value

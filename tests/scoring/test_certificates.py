@@ -12,6 +12,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from leaderboard.scoring import certificates as c
+from tests.factories import leaves
 
 KEY, OTHER = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
 SECRET = "s3cret-of-north-lab"
@@ -29,18 +30,6 @@ def body(result_id: str = "0123456789abcdef", team_id: int = 7) -> dict:
         "bootstrap": {"seed": 0, "samples": 1000}, "scored_at": "2026-12-01T10:00:00+00:00",
         "identity_commitment": c.commitment(c.authorship_key(team_id, SECRET), result_id),
     }
-
-
-def leaves(value, path=()):
-    """Every (path, value) of the non-container values of a JSON value."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from leaves(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from leaves(item, (*path, index))
-    else:
-        yield path, value
 
 
 def changed(value, path: tuple):

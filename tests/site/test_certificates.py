@@ -16,7 +16,7 @@ from sqlmodel import col, select
 from leaderboard.infra.signing_key import SigningKeyError
 from leaderboard.models import Result, Submission, Team, User
 from leaderboard.scoring import certificates as c
-from tests.factories import csrf_token_from, login, make_token
+from tests.factories import csrf_token_from, leaves, login, make_token
 
 LEADERBOARD = str(Path(sys.executable).with_name("leaderboard"))
 
@@ -85,19 +85,9 @@ def test_a_certificate_names_no_team_system_member_or_row_id(client, session, se
     team = session.get(Team, team_id)
     assert team.authorship_key not in text
     # no integer anywhere but the bootstrap's seed and B: no team, submission or result id
-    ints = [v for _p, v in _leaves(certificate) if isinstance(v, int) and not isinstance(v, bool)]
+    ints = [v for _p, v in leaves(certificate) if isinstance(v, int) and not isinstance(v, bool)]
     assert sorted(ints) == sorted(certificate["bootstrap"].values())
 
-
-def _leaves(value, path=()):
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _leaves(item, (*path, index))
-    else:
-        yield path, value
 
 
 def test_two_certificates_of_one_team_have_different_commitments(client, session, seeded):
