@@ -181,7 +181,9 @@ def main() -> int:
                or k in ("LEADERBOARD_WORDNET_TABLE", "LEADERBOARD_WORDNET_DIR")}
         env.update(LEADERBOARD_INSTANCE_PATH=f"{tmp}/instance",
                    LEADERBOARD_LEXSUB_DIR=str(LEXSUB),
-                   LEADERBOARD_API_RATE_LIMIT="600 per minute", PYTHONUNBUFFERED="1")
+                   LEADERBOARD_API_RATE_LIMIT="600 per minute",
+                   # every phase is one team's: its dry-run budget must not answer for the file
+                   LEADERBOARD_DRY_RUN_RATE_LIMIT="600 per minute", PYTHONUNBUFFERED="1")
         port, started = free_port(), time.perf_counter()
         log(f"starting leaderboard serve from {source} on port {port}")
         serve = start_serve(env, port, Path(tmp) / "serve.log", source)
